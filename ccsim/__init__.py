@@ -1,0 +1,38 @@
+"""ccsim: TCP congestion control, simulated.
+
+The five lines every doc starts with::
+
+    import ccsim
+
+    sc = ccsim.dumbbell(bandwidth="10Mbps", rtt="20ms", buffer="1BDP",
+                        flows=["reno", ccsim.Flow("vegas", start="10s")],
+                        duration="60s", seed=1)
+    res = ccsim.run(sc)                  # packet engine
+    res.summary                          # pandas DataFrame, one row per flow
+    res.plot()                           # cwnd, goodput and queue over time
+
+Units: time in seconds, rates in bit/s, sizes in bytes, windows in segments;
+every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
+``"64KB"`` and buffers as ``"1BDP"``.
+"""
+
+from . import algorithms, recovery
+from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
+                     UnknownAlgorithmError)
+from .results import Result
+from .run import run
+from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, path
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # describe
+    "dumbbell", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
+    # simulate
+    "run", "Result",
+    # extend
+    "algorithms", "recovery",
+    # errors
+    "CcsimError", "ScenarioError", "ScenarioTypeError", "UnitError",
+    "UnknownAlgorithmError",
+]

@@ -1,0 +1,18 @@
+"""Congestion-control algorithms: one module per algorithm, and the registry.
+
+Every module in this package other than ``base`` and ``registry`` defines one
+window law and registers it; importing the package imports them all, so a new
+algorithm is one new file.
+"""
+
+import importlib as _importlib
+import pkgutil as _pkgutil
+
+from .base import Ack, CongestionControl, Loss, RttSample
+from .registry import get, names, register
+
+for _mod in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
+    if _mod not in ("base", "registry"):
+        _importlib.import_module(f"{__name__}.{_mod}")
+
+__all__ = ["Ack", "CongestionControl", "Loss", "RttSample", "get", "names", "register"]

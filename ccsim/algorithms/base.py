@@ -1,0 +1,176 @@
+"""The congestion-control contract: a window law with three hooks.
+
+An algorithm is a small class holding ``cwnd`` and ``ssthresh`` (segments,
+floats) that the sender reads and that the three hooks update:
+
+* :meth:`CongestionControl.on_ack` — new data was cumulatively acknowledged
+  outside loss recovery: grow (or shrink) the window.
+* :meth:`CongestionControl.on_loss` — the sender detected a loss (third
+  duplicate ACK or retransmission timeout): set ``ssthresh``, and on a
+  timeout the window falls to the loss window.
+* :meth:`CongestionControl.on_rtt` — a valid RTT sample was taken (Karn's
+  rule applied), during recovery too.
+
+The decision itself is kept pure, as in ns-3's ``GetSsThresh``:
+:meth:`~CongestionControl.ssthresh_after` returns the new ``ssthresh`` and
+changes nothing; ``on_loss`` applies it. Loss *recovery* (what happens to
+``cwnd`` between fast retransmit and the end of recovery) is not the
+algorithm's business: it belongs to a recovery strategy
+(:mod:`ccsim.recovery`), so window laws and recovery combine freely.
+
+Algorithms know no engine: the events below are all they see, and the same
+class runs in any engine that produces them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+__all__ = ["Ack", "Loss", "RttSample", "CongestionControl"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """An ACK that acknowledged new data, as seen by the window law.
+
+    Attributes:
+        now: simulation time the ACK arrived at the sender (s).
+        acked: segments newly acknowledged by this ACK (> 0).
+        rtt: RTT sample carried by this ACK (s), or ``None`` when Karn's rule
+            excludes it (the acknowledged segment had been retransmitted).
+        min_rtt: smallest RTT sample seen on the flow so far (s).
+        srtt: smoothed RTT per RFC 6298 (s).
+        inflight: segments still outstanding after this ACK.
+        delivered: segments delivered to the receiver since the flow began.
+        delivery_rate: delivery-rate sample (bit/s) over the interval since
+            the acknowledged segment was sent, or ``None`` if unavailable.
+    """
+
+    now: float
+    acked: float
+    rtt: float | None
+    min_rtt: float
+    srtt: float
+    inflight: float
+    delivered: float
+    delivery_rate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Loss:
+    """A loss the sender detected.
+
+    Attributes:
+        now: simulation time of detection (s).
+        kind: ``"fast"`` (duplicate ACKs / recovery trigger) or ``"timeout"``
+            (retransmission timer expired).
+        inflight: segments outstanding when the loss was detected (RFC 5681's
+            FlightSize, in segments).
+        min_rtt: smallest RTT sample seen so far (s); ``inf`` before the first.
+        srtt: smoothed RTT (s); ``nan`` before the first sample.
+    """
+
+    now: float
+    kind: Literal["fast", "timeout"]
+    inflight: float
+    min_rtt: float
+    srtt: float
+
+
+@dataclass(frozen=True, slots=True)
+class RttSample:
+    """A valid RTT measurement (Karn's rule applied).
+
+    Attributes:
+        now: simulation time of the measurement (s).
+        rtt: the sample (s).
+        min_rtt: smallest sample so far, this one included (s).
+        srtt: smoothed RTT after this sample (s).
+        inflight: segments outstanding when the sample was taken.
+    """
+
+    now: float
+    rtt: float
+    min_rtt: float
+    srtt: float
+    inflight: float
+
+
+class CongestionControl:
+    """Base class of every window law.
+
+    Subclasses set the class attributes ``name`` (registry key),
+    ``recovery`` (name of the default loss-recovery strategy) and
+    ``min_cwnd`` (the floor of the window, segments), take their tunables as
+    keyword arguments stored untouched (scikit-learn style), and override
+    the hooks they need.
+
+    Attributes:
+        cwnd: congestion window (segments); the engine sets the initial value
+            through :meth:`start`.
+        ssthresh: slow-start threshold (segments); ``inf`` until the first
+            loss.
+        mss: segment payload size (bytes), set by :meth:`start`, for laws that
+            convert between rates and windows.
+    """
+
+    name: ClassVar[str] = ""
+    recovery: ClassVar[str] = "reno"
+    min_cwnd: ClassVar[float] = 1.0
+    #: Window after a retransmission timeout (segments); RFC 5681 §3.1.
+    loss_window: ClassVar[float] = 1.0
+
+    cwnd: float
+    ssthresh: float
+    mss: int
+
+    def __init__(self, **params: Any) -> None:
+        if params:
+            raise TypeError(
+                f"{type(self).__name__} takes no parameters; got {sorted(params)}")
+
+    def params(self) -> dict[str, Any]:
+        """The constructor keywords and their current values."""
+        import inspect
+
+        sig = inspect.signature(type(self).__init__)
+        return {p: getattr(self, p) for p in sig.parameters if p != "self"
+                and sig.parameters[p].kind is inspect.Parameter.KEYWORD_ONLY}
+
+    def start(self, initial_window: float, mss: int) -> None:
+        """Reset to a fresh connection: ``cwnd`` = initial window (segments)."""
+        self.cwnd = float(initial_window)
+        self.ssthresh = math.inf
+        self.mss = mss
+
+    @property
+    def in_slow_start(self) -> bool:
+        """True while ``cwnd < ssthresh`` (RFC 5681 §3.1)."""
+        return self.cwnd < self.ssthresh
+
+    # -- hooks ---------------------------------------------------------------
+    def on_ack(self, ack: Ack) -> None:
+        """New data acknowledged outside recovery. Default: no change."""
+
+    def on_rtt(self, sample: RttSample) -> None:
+        """A valid RTT sample. Default: ignored."""
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        """The ``ssthresh`` this law sets after ``loss`` (pure: changes nothing).
+
+        Default: RFC 5681 eq. (4), ``max(FlightSize / 2, 2)`` segments.
+        """
+        return max(loss.inflight / 2.0, 2.0)
+
+    def on_loss(self, loss: Loss) -> None:
+        """Apply the law's reaction: new ``ssthresh``; on a timeout the window
+        falls to the loss window (RFC 5681 §3.1: one segment)."""
+        self.ssthresh = self.ssthresh_after(loss)
+        if loss.kind == "timeout":
+            self.cwnd = self.loss_window
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({args})"

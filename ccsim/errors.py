@@ -1,0 +1,71 @@
+"""Exceptions raised by ccsim.
+
+Every error names the offending field, its value and what is allowed, e.g.
+``link.rate='fast': a rate such as '100Mbps' ...``.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+
+def _describe(err: ScenarioError | ScenarioTypeError, field: str, value: object,
+              allowed: str, hint: str | None) -> str:
+    """Store the error's fields on ``err`` and return its message."""
+    err.field, err.value, err.allowed, err.hint = field, value, allowed, hint
+    return f"{field}={value!r}: {allowed}" + (f" ({hint})" if hint else "")
+
+
+class CcsimError(Exception):
+    """Base class of every error raised by ccsim."""
+
+
+class ScenarioError(CcsimError, ValueError):
+    """A scenario value is out of range or otherwise invalid.
+
+    ``.field``, ``.value``, ``.allowed`` and ``.hint`` hold the parts of the message.
+    """
+
+    field: str
+    value: object
+    allowed: str
+    hint: str | None
+
+    def __init__(self, field: str, value: object, allowed: str, hint: str | None = None) -> None:
+        super().__init__(_describe(self, field, value, allowed, hint))
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), (self.field, self.value, self.allowed, self.hint)
+
+
+class UnitError(ScenarioError):
+    """A quantity string with an unparseable or wrong-dimension unit (e.g. a time given as a rate)."""
+
+
+class UnknownAlgorithmError(ScenarioError):
+    """An algorithm name that is not registered; ``.suggestion`` is the closest known name or None."""
+
+    def __init__(self, field: str, value: object, known: list[str]) -> None:
+        self.known = sorted(known)
+        close = difflib.get_close_matches(str(value), self.known, n=1, cutoff=0.6)
+        self.suggestion: str | None = close[0] if close else None
+        hint = f"did you mean {self.suggestion!r}?" if self.suggestion else None
+        super().__init__(field, value, "must be one of: " + ", ".join(self.known), hint)
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), (self.field, self.value, self.known)
+
+
+class ScenarioTypeError(CcsimError, TypeError):
+    """A scenario value has the wrong type (e.g. a bool or None where a quantity is expected)."""
+
+    field: str
+    value: object
+    allowed: str
+    hint: str | None
+
+    def __init__(self, field: str, value: object, allowed: str, hint: str | None = None) -> None:
+        super().__init__(_describe(self, field, value, allowed, hint))
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), (self.field, self.value, self.allowed, self.hint)

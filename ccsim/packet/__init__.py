@@ -1,0 +1,5 @@
+"""The packet-level engine (SimPy): links, queues, senders and receivers."""
+
+from .engine import PacketEngine
+
+__all__ = ["PacketEngine"]

@@ -1,0 +1,187 @@
+"""The packet engine: a scenario's links, senders and receivers on SimPy.
+
+SimPy's event heap and clock drive time. What needs an event is what a
+sender reacts to — an ACK's arrival, its retransmission timer, a flow's
+start and stop — plus a delayed-ACK timer and the trace sampler.
+
+A data packet needs none: every link is a FIFO queue with a fixed
+propagation delay, and every flow crosses the whole chain of links, so the
+order in which packets reach each link (and each receiver) is the order in
+which they reach the first one. When a packet enters the first link, its
+passage through every queue and its arrival time at the receiver are
+therefore already determined, and are computed there and then (exactly, not
+approximately: each link sees its arrivals in time order). A sender-side
+access delay, when a flow has one, is the only hop before the first link
+and costs one event. The receiver's state is updated at the packet's
+arrival time, which may lie ahead of the clock; everything it emits (ACKs)
+is scheduled at its own time, so the senders see a causal world.
+
+Assumptions, stated once: the reverse path is uncongested (an ACK takes the
+propagation delay back, and its 40 bytes of serialisation are neglected);
+every data packet is full-size on the wire (``mss + header`` bytes).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any, Callable
+
+import numpy as np
+import simpy
+from simpy.events import NORMAL
+
+from ..results import Result, build
+from ..scenario import Scenario
+from .link import LinkState
+from .tcp import Receiver, Sender
+
+
+class _Call(simpy.Event):
+    """A pre-triggered SimPy event that calls ``fn(payload)`` when it is due.
+
+    Lighter than :class:`simpy.Timeout` (no checks, no generator process):
+    the engine creates one per ACK.
+    """
+
+    def __init__(self, env: simpy.Environment, fn: Callable, payload: Any) -> None:
+        self.env = env
+        self.callbacks = [_fire]
+        self._ok = True
+        self._value = payload
+        self.fn = fn
+
+
+def _fire(event: _Call) -> None:
+    event.fn(event._value)
+
+
+class PacketEngine:
+    """Builds the run-time objects of one scenario and runs it.
+
+    Attributes:
+        env: the SimPy environment.
+        links: run-time link states, in path order.
+        senders, receivers: one per flow, in scenario order.
+        times: sample times of the traces (s).
+        cwnd, ssthresh, rtt: sampled per flow, arrays of shape
+            ``(len(times), n_flows)`` (segments, segments, s).
+        queue: the bottleneck's backlog at each sample time (packets).
+    """
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = sc = scenario
+        self.env = env = simpy.Environment()
+        dt = sc.trace_interval
+        n_bins = int(math.ceil(sc.duration / dt - 1e-9))  # bins/samples in [0, duration)
+        self.n_bins = n_bins
+        seeds = np.random.SeedSequence(sc.seed).generate_state(2 * len(sc.links))
+        self.links = [LinkState(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
+                                n_bins, dt) for i, link in enumerate(sc.links)]
+        self.data_packets = 0
+        one_way = sum(link.delay for link in sc.links)
+        self.senders: list[Sender] = []
+        self.receivers: list[Receiver] = []
+        for i, flow in enumerate(sc.flows):
+            access = (sc.flow_rtt(i) - sc.path_rtt) / 2.0  # one way, both sides together
+            access = max(access, 0.0)  # rtt == path rtt up to rounding
+            rec = flow.make_recovery()
+            sender = Sender(
+                flow.make_algorithm(), rec, now=lambda: env.now, transmit=None,
+                schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
+                rwnd=math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
+                min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
+                end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
+                         else math.inf))
+            receiver = Receiver(
+                sack=sc.sack or rec.uses_sack, delayed_ack=sc.delayed_ack,
+                ack_delay=sc.delayed_ack_timeout, back=one_way + access,
+                schedule=self.schedule, deliver_ack=sender.on_ack, n_bins=n_bins,
+                bin_width=dt)
+            sender._send_segment = self._path(receiver, access / 2.0, access / 2.0)
+            self.senders.append(sender)
+            self.receivers.append(receiver)
+            env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, flow.start)
+            if flow.stop is not None and flow.stop < sc.duration:
+                env.schedule(_Call(env, lambda s: s.stop(), sender), NORMAL, flow.stop)
+        n_samples = n_bins
+        self.times = np.arange(n_samples) * dt
+        shape = (n_samples, len(sc.flows))
+        self.cwnd = np.full(shape, np.nan)
+        self.ssthresh = np.full(shape, np.nan)
+        self.rtt = np.full(shape, np.nan)
+        self.queue = np.zeros(n_samples)
+        env.schedule(_Call(env, self._sample, 0), NORMAL, 0.0)
+
+    def schedule(self, at: float, fn: Callable, payload: Any) -> None:
+        """Call ``fn(payload)`` at simulation time ``at`` (s, not in the past)."""
+        env = self.env
+        env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
+
+    def _path(self, receiver: Receiver, before: float, after: float) -> Callable:
+        """The function a sender transmits with: across every link to ``receiver``.
+
+        ``before`` and ``after`` are the flow's one-way access delays in front
+        of the first link and behind the last (s).
+        """
+        links = [link.forward for link in self.links]
+        receive = receiver.receive
+        engine = self
+
+        def enter(seq: int, t: float) -> None:
+            for forward in links:
+                t = forward(t)
+                if t < 0.0:
+                    return
+            receive(seq, t + after)
+
+        if before <= 0.0:
+            def transmit(seq: int, now: float) -> None:
+                engine.data_packets += 1
+                enter(seq, now)
+        else:
+            def transmit(seq: int, now: float) -> None:
+                engine.data_packets += 1
+                self.schedule(now + before, _enter_later, (enter, seq, now + before))
+        return transmit
+
+    def _sample(self, k: int) -> None:
+        """Record the traced state at ``k · trace_interval`` and re-arm."""
+        t = self.times[k]
+        for i, s in enumerate(self.senders):
+            if s.started and s.done_at is None:
+                self.cwnd[k, i] = s.cc.cwnd
+                self.ssthresh[k, i] = s.cc.ssthresh
+                self.rtt[k, i] = s.last_rtt
+        self.queue[k] = self.links[self.scenario.bottleneck].backlog(t)
+        if k + 1 < len(self.times):
+            self.env.schedule(_Call(self.env, self._sample, k + 1), NORMAL,
+                              self.times[k + 1] - self.env.now)
+
+    def run(self) -> Result:
+        """Simulate until the scenario's duration and assemble the result."""
+        sc = self.scenario
+        start = time.perf_counter()
+        self.env.run(until=sc.duration)
+        wall = time.perf_counter() - start
+        n = self.n_bins
+        flows = []
+        for flow, s in zip(sc.flows, self.senders):
+            stop = flow.stop if flow.stop is not None and flow.stop < sc.duration else sc.duration
+            flows.append({"end": s.done_at if s.done_at is not None else stop,
+                          "done_at": s.done_at, "retransmits": s.retransmits,
+                          "timeouts": s.timeouts, "recoveries": s.recoveries,
+                          "rtt_sum": s.rtt_sum, "rtt_count": s.rtt_count})
+        bottleneck = self.links[sc.bottleneck]
+        delivered = np.array([r.delivered_per_bin[:n] for r in self.receivers], float).T
+        return build(sc, "packet", times=self.times, cwnd=self.cwnd, ssthresh=self.ssthresh,
+                     rtt=self.rtt, queue=self.queue, delivered=delivered,
+                     departures=np.array(bottleneck.departures_per_bin[:n], float),
+                     flows=flows,
+                     extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
+                            "data_packets": self.data_packets, "wall_time": wall})
+
+
+def _enter_later(args: tuple[Callable, int, float]) -> None:
+    enter, seq, t = args
+    enter(seq, t)

@@ -1,0 +1,332 @@
+"""TCP sender and receiver of the packet engine.
+
+Sequence numbers count segments of ``mss`` payload bytes; an ACK number is
+the next segment expected. The sender is ACK-clocked, times retransmissions
+per RFC 6298 (Karn's rule, exponential backoff, a minimum RTO) and hands
+duplicate ACKs and ACKs during recovery to its recovery strategy
+(:mod:`ccsim.recovery`); its window law (:mod:`ccsim.algorithms`) sees
+:class:`~ccsim.algorithms.Ack`, :class:`~ccsim.algorithms.Loss` and
+:class:`~ccsim.algorithms.RttSample` events. The receiver sends cumulative
+ACKs, SACK blocks (RFC 2018) when asked, and may delay ACKs (RFC 5681 §4.2).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Callable
+
+from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+
+if TYPE_CHECKING:
+    from ..recovery.base import Recovery
+
+CLOCK_GRANULARITY = 0.001
+"""G of RFC 6298 §2 (s): 1 ms, a Linux jiffy at HZ=1000."""
+
+MAX_SACK_BLOCKS = 3
+"""SACK blocks per ACK: what fits beside the timestamp option (RFC 2018 §3)."""
+
+Schedule = Callable[[float, Callable, object], object]
+"""``schedule(time, callback, payload)``: call ``callback(payload)`` at ``time`` (s)."""
+
+
+class Receiver:
+    """The receiving end of one flow.
+
+    It is told of each data segment at the time the segment arrives (which may
+    be ahead of the simulation clock: see :mod:`ccsim.packet.engine`) and
+    schedules each ACK's arrival back at the sender.
+
+    Attributes:
+        rcv_nxt: next segment expected in order.
+        delivered_per_bin: segments delivered in order in each trace bin.
+    """
+
+    __slots__ = ("rcv_nxt", "ooo", "blocks", "sack", "delayed", "ack_delay", "held",
+                 "held_until", "back", "schedule", "deliver_ack", "delivered_per_bin",
+                 "bin_rate")
+
+    def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
+                 schedule: Schedule, deliver_ack: Callable, n_bins: int,
+                 bin_width: float) -> None:
+        self.rcv_nxt = 0
+        self.ooo: set[int] = set()        # segments held above rcv_nxt
+        self.blocks: list[list[int]] = []  # SACK blocks [start, end), most recent first
+        self.sack = sack
+        self.delayed = delayed_ack
+        self.ack_delay = ack_delay         # longest an ACK is held (s)
+        self.held = 0                      # in-order segments not yet acknowledged
+        self.held_until = 0.0              # when the held ACK must go (s)
+        self.back = back                   # ACK travel time back to the sender (s)
+        self.schedule = schedule
+        self.deliver_ack = deliver_ack
+        self.delivered_per_bin = [0] * (n_bins + 1)
+        self.bin_rate = 1.0 / bin_width
+
+    def receive(self, seq: int, t: float) -> None:
+        """Data segment ``seq`` arrives at time ``t`` (s)."""
+        if self.held and t >= self.held_until:  # the delayed-ACK timer went first
+            self._ack(self.held_until)
+        nxt = self.rcv_nxt
+        in_order = seq == nxt
+        if in_order:
+            nxt += 1
+            ooo = self.ooo
+            while ooo and nxt in ooo:
+                ooo.remove(nxt)
+                nxt += 1
+            b = int(t * self.bin_rate)
+            if b < len(self.delivered_per_bin):
+                self.delivered_per_bin[b] += nxt - self.rcv_nxt
+            self.rcv_nxt = nxt
+        elif seq > nxt:
+            self.ooo.add(seq)
+        if self.sack:
+            self._update_blocks(seq)
+        # RFC 5681 §4.2: ACK out-of-order and gap-filling segments at once,
+        # otherwise (with delayed ACKs) every second segment or on the timer.
+        if not self.delayed or not in_order or self.ooo or nxt != seq + 1:
+            self._ack(t)
+        elif self.held:
+            self._ack(t)
+        else:
+            self.held = 1
+            self.held_until = t + self.ack_delay
+            self.schedule(self.held_until, self._timer, self.held_until)
+
+    def _timer(self, deadline: float) -> None:
+        if self.held and self.held_until == deadline:
+            self._ack(deadline)
+
+    def _ack(self, t: float) -> None:
+        self.held = 0
+        blocks = tuple(map(tuple, self.blocks[:MAX_SACK_BLOCKS])) if self.blocks else ()
+        self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks))
+
+    def _update_blocks(self, seq: int) -> None:
+        """Keep SACK blocks above ``rcv_nxt``, the one holding ``seq`` first
+        (RFC 2018 §4)."""
+        nxt = self.rcv_nxt
+        if seq < nxt:
+            self.blocks = [b for b in self.blocks if b[1] > nxt]
+            return
+        start, end = seq, seq + 1
+        others = []
+        for b in self.blocks:
+            if b[1] < start or b[0] > end:
+                others.append(b)
+            else:
+                start, end = min(start, b[0]), max(end, b[1])
+        head = [[start, end]] if start >= nxt else []
+        self.blocks = head + [b for b in others if b[1] > nxt]
+
+
+class Sender:
+    """The sending end of one flow.
+
+    Attributes:
+        cc: the window law; ``cc.cwnd`` and ``cc.ssthresh`` in segments.
+        recovery: the loss-recovery strategy.
+        snd_una, snd_nxt, high_tx, dupacks, in_recovery, recover: see
+            :class:`ccsim.recovery.SenderView`.
+        srtt, rttvar, rto: RFC 6298 estimator state (s).
+        min_rtt: smallest RTT sample (s). last_rtt: latest sample (s).
+        delivered: segments acknowledged so far.
+        retransmits, timeouts, recoveries: counters.
+        end_seq: the flow sends segments below this (grows without bound for
+            bulk flows).
+        done_at: time the last segment was acknowledged (s), or ``None``.
+    """
+
+    def __init__(self, cc: CongestionControl, recovery: "Recovery", *, now: Callable[[], float],
+                 transmit: Callable[[int, float], None], schedule: Schedule,
+                 initial_window: float, mss: int, rwnd: float, min_rto: float,
+                 initial_rto: float, max_rto: float, end_seq: float) -> None:
+        self.cc = cc
+        self.recovery = recovery
+        self.now = now
+        self._send_segment = transmit
+        self.schedule = schedule
+        self.mss = mss
+        self.rwnd = rwnd                # receiver window (segments)
+        self.min_rto, self.max_rto = min_rto, max_rto
+        self.initial_window = initial_window
+        self.snd_una = self.snd_nxt = self.high_tx = 0
+        self.end_seq = end_seq
+        self.dupacks = 0
+        self.in_recovery = False
+        self.recover = 0
+        self.sent: dict[int, tuple[float, bool, float, float]] = {}
+        self.srtt = math.nan
+        self.rttvar = math.nan
+        self.rto = initial_rto
+        self.min_rtt = math.inf
+        self.last_rtt = math.nan
+        self.rtt_sum = 0.0
+        self.rtt_count = 0
+        self.delivered = 0.0
+        self.delivered_time = 0.0
+        self.retransmits = self.timeouts = self.recoveries = 0
+        self.rto_seq = -1               # segment last resent by the timer
+        self.deadline: float | None = None  # retransmission timer (s), None: off
+        self.timer_at: float | None = None  # earliest pending timer event (s)
+        self.started = False
+        self.done_at: float | None = None
+        self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
+
+    # -- life cycle ----------------------------------------------------------
+    def start(self) -> None:
+        """Open the connection: fresh window, first flight."""
+        self.cc.start(self.initial_window, self.mss)
+        self.started = True
+        self.send(self.now())
+
+    def stop(self) -> None:
+        """Send no new data from now on (bulk flows with a stop time)."""
+        self.end_seq = min(self.end_seq, self.high_tx)
+        if self.snd_una >= self.end_seq:
+            self._finish(self.now())
+
+    def _finish(self, now: float) -> None:
+        self.done_at = now
+        self.deadline = None
+
+    # -- the per-ACK path ------------------------------------------------------
+    def on_ack(self, ack: tuple[int, tuple]) -> None:
+        """An ACK arrives: ``(ack number, SACK blocks)``."""
+        ackno = ack[0]
+        una = self.snd_una
+        now = self.now()
+        if ackno > una:
+            sent = self.sent
+            resent = False
+            for seq in range(una, ackno):
+                record = sent.pop(seq)
+                resent = resent or record[1]
+            acked = ackno - una
+            self.snd_una = ackno
+            if self.snd_nxt < ackno:
+                self.snd_nxt = ackno
+            self.dupacks = 0
+            rtt = None
+            if not resent:  # Karn: no sample if the ACK covers a retransmission
+                rtt = now - record[0]
+                self._rtt_sample(rtt, now)
+            self.delivered += acked
+            interval = now - record[3]
+            rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
+                    if interval > 0 else None)
+            self.delivered_time = now
+            if self.in_recovery:
+                self.recovery.on_ack(self, acked)
+            else:
+                self.cc.on_ack(Ack(now, acked, rtt, self.min_rtt, self.srtt,
+                                   self.snd_nxt - ackno, self.delivered, rate))
+            if ackno >= self.end_seq:
+                self._finish(now)
+                return
+            if ackno >= self.high_tx:
+                self.deadline = None
+            else:
+                self.restart_timer()
+        elif ackno == una and self.high_tx > una and self.done_at is None:
+            self.dupacks += 1
+            self.recovery.on_dupack(self)
+        self.send(now)
+
+    def send(self, now: float) -> None:
+        """Send new segments while the window allows (RFC 5681 §3.1)."""
+        window = self.cc.cwnd
+        if window > self.rwnd:
+            window = self.rwnd
+        nxt, una, end = self.snd_nxt, self.snd_una, self.end_seq
+        if nxt - una + 1 > window or nxt >= end:
+            return
+        while nxt - una + 1 <= window and nxt < end:
+            self._transmit(nxt, now)
+            nxt += 1
+        self.snd_nxt = nxt
+        if self.deadline is None:
+            self.restart_timer()
+
+    def _transmit(self, seq: int, now: float) -> None:
+        retransmission = seq < self.high_tx
+        if retransmission:
+            self.retransmits += 1
+        else:
+            self.high_tx = seq + 1
+        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time)
+        self._send_segment(seq, now)
+
+    def _rtt_sample(self, rtt: float, now: float) -> None:
+        """RFC 6298 §2 estimator; a valid sample also clears the backoff (§5.7)."""
+        if self.rtt_count == 0:
+            self.srtt, self.rttvar = rtt, rtt / 2.0
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+        rto = self.srtt + max(CLOCK_GRANULARITY, 4.0 * self.rttvar)
+        self.rto = min(max(rto, self.min_rto), self.max_rto)
+        self.rtt_sum += rtt
+        self.rtt_count += 1
+        self.last_rtt = rtt
+        if rtt < self.min_rtt:
+            self.min_rtt = rtt
+        if self.wants_rtt:
+            self.cc.on_rtt(RttSample(now, rtt, self.min_rtt, self.srtt,
+                                     self.snd_nxt - self.snd_una))
+
+    # -- what recovery strategies call (SenderView) ---------------------------------
+    def signal_loss(self, kind: str) -> None:
+        """Tell the window law of a loss; counts fast recoveries."""
+        if kind == "fast":
+            self.recoveries += 1
+        self.cc.on_loss(Loss(self.now(), kind, float(self.snd_nxt - self.snd_una),
+                             self.min_rtt, self.srtt))
+
+    def retransmit(self, seq: int) -> None:
+        """Send segment ``seq`` again, now."""
+        self._transmit(seq, self.now())
+
+    def restart_timer(self) -> None:
+        """(Re)arm the retransmission timer to fire one RTO from now (RFC 6298 §5.3).
+
+        Pending timer events are reused: one that fires before the deadline
+        re-arms itself, so moving the deadline later costs no event.
+        """
+        self.deadline = deadline = self.now() + self.rto
+        if self.timer_at is None or deadline < self.timer_at:
+            self.timer_at = deadline
+            self.schedule(deadline, self._on_timer, deadline)
+
+    # -- the retransmission timer ------------------------------------------------
+    def _on_timer(self, at: float) -> None:
+        if at != self.timer_at:
+            return  # superseded by an earlier event
+        self.timer_at = None
+        if self.deadline is None:
+            return
+        if at < self.deadline:
+            self.timer_at = self.deadline
+            self.schedule(self.deadline, self._on_timer, self.deadline)
+            return
+        self._timeout()
+
+    def _timeout(self) -> None:
+        """RFC 6298 §5.4–5.6 and RFC 5681 §3.1: back off, go back to the first
+        unacknowledged segment with the loss window."""
+        now = self.now()
+        self.timeouts += 1
+        if self.snd_una != self.rto_seq:  # RFC 5681: ssthresh once per segment
+            self.signal_loss("timeout")
+        else:
+            self.cc.cwnd = self.cc.loss_window
+        self.rto_seq = self.snd_una
+        self.recovery.on_timeout(self)
+        self.in_recovery = False
+        self.dupacks = 0
+        self.recover = self.high_tx
+        self.rto = min(self.rto * 2.0, self.max_rto)
+        self.snd_nxt = self.snd_una
+        self.deadline = None
+        self.send(now)

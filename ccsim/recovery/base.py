@@ -1,0 +1,82 @@
+"""The loss-recovery seam: what the sender does between detecting a loss by
+duplicate ACKs and the end of recovery.
+
+A strategy is told about every duplicate ACK and, while the sender is in
+recovery, about every ACK of new data; it may retransmit, adjust ``cwnd`` and
+leave recovery. The window law (:mod:`ccsim.algorithms`) decides the new
+``ssthresh`` when the strategy calls :meth:`SenderView.signal_loss`. Window
+laws and strategies combine freely (ns-3's ``TcpRecoveryOps``).
+
+Sequence numbers count segments: segment ``i`` carries payload bytes
+``[i·MSS, (i+1)·MSS)`` and an ACK number is the next segment expected.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from ..algorithms.base import CongestionControl
+
+
+class SenderView(Protocol):
+    """What a recovery strategy may read and do on the sender.
+
+    Attributes:
+        cc: the flow's window law (``cwnd``, ``ssthresh`` in segments).
+        snd_una: oldest unacknowledged segment.
+        snd_nxt: next segment to send (a strategy may move it back for
+            go-back-N).
+        high_tx: one past the highest segment ever sent.
+        dupacks: duplicate ACKs counted since the last ACK of new data.
+        in_recovery: whether the sender is in loss recovery (strategies set it).
+        recover: duplicate ACKs start a recovery only once ``snd_una >=
+            recover`` (RFC 6582 §3.2 step 1; the sender sets it on a timeout).
+    """
+
+    cc: "CongestionControl"
+    snd_una: int
+    snd_nxt: int
+    high_tx: int
+    dupacks: int
+    in_recovery: bool
+    recover: int
+
+    def signal_loss(self, kind: str) -> None:
+        """Tell the window law a loss was detected (sets ``ssthresh``)."""
+
+    def retransmit(self, seq: int) -> None:
+        """Send segment ``seq`` again, now."""
+
+    def restart_timer(self) -> None:
+        """Restart the retransmission timer (RFC 6298 §5.3)."""
+
+
+class Recovery:
+    """Base class of loss-recovery strategies (stateless by default).
+
+    Attributes:
+        name: registry key, as used by ``Flow(recovery=...)``.
+        uses_sack: whether the receiver must send SACK blocks.
+        dupthresh: duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
+    """
+
+    name: ClassVar[str] = ""
+    uses_sack: ClassVar[bool] = False
+    dupthresh: ClassVar[int] = 3
+
+    def triggered(self, tcp: SenderView) -> bool:
+        """Whether this duplicate ACK starts fast retransmit: the
+        ``dupthresh``-th in a row, outside recovery, past ``recover``."""
+        return (tcp.dupacks == self.dupthresh and not tcp.in_recovery
+                and tcp.snd_una >= tcp.recover)
+
+    def on_dupack(self, tcp: SenderView) -> None:
+        """A duplicate ACK arrived (``tcp.dupacks`` already counts it)."""
+
+    def on_ack(self, tcp: SenderView, acked: int) -> None:
+        """An ACK of ``acked`` new segments arrived while in recovery."""
+
+    def on_timeout(self, tcp: SenderView) -> None:
+        """The retransmission timer expired: recovery is abandoned."""
+        tcp.in_recovery = False

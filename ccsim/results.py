@@ -1,0 +1,189 @@
+"""What a run returns: per-flow summary, aggregate metrics, time series.
+
+:class:`Result` is the same type for both engines. Its measurement interval
+is the time in which every flow was active (from the last start to the first
+end); ``share``, Jain's index, UF and utilisation are taken over it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from . import metrics as _m
+from .scenario import Scenario
+
+if TYPE_CHECKING:
+    import matplotlib.figure
+
+SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
+                   "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
+                   "mean_rtt", "fct")
+TRACE_VARIABLES = ("cwnd", "ssthresh", "rtt", "goodput", "queue")
+
+
+@dataclass
+class Result:
+    """The outcome of one run.
+
+    Attributes:
+        scenario: what was simulated.
+        mode: ``"packet"`` or ``"fluid"``.
+        summary: one row per flow (index ``flow``), columns:
+            ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``end`` is the
+            completion, stop or the duration); ``base_rtt`` (two-way
+            propagation delay, s); ``goodput_bps`` (payload delivered in order
+            between start and end, bit/s); ``share`` (of all flows' goodput
+            over the measurement interval); ``delivered_bytes``;
+            ``retransmits`` (segments sent again); ``timeouts``;
+            ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
+            s); ``fct`` (flow completion time of sized flows, s, else NaN).
+        metrics: ``utilisation`` (fraction of the bottleneck's capacity used
+            by data packets over the measurement interval), ``jain`` (Jain's
+            index of the flows' goodput over it), ``uf`` (seed 004's
+            unfairness index, %, only when flows differ in base RTT),
+            ``interval`` (start, end; s), ``drops`` (queue drops at the
+            bottleneck), ``losses`` (random losses), ``data_packets`` (data
+            packets sent), ``wall_time`` (s).
+        traces: tidy time series, columns ``time`` (s), ``flow`` (index;
+            <NA> for the queue), ``variable`` and ``value``. Variables:
+            ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
+            ``goodput`` (bit/s over the trace interval ending at ``time``),
+            ``queue`` (bottleneck backlog, packets).
+    """
+
+    scenario: Scenario
+    mode: str
+    summary: pd.DataFrame
+    metrics: dict[str, Any]
+    traces: pd.DataFrame = field(repr=False)
+
+    def to_pandas(self) -> pd.DataFrame:
+        """The summary with the scenario's key, seed and the run's metrics
+        repeated on each row: one table that stacks across runs."""
+        out = self.summary.reset_index()
+        out.insert(0, "scenario", self.scenario.key)
+        out.insert(1, "seed", self.scenario.seed)
+        out.insert(2, "mode", self.mode)
+        for name in ("utilisation", "jain", "uf"):
+            out[name] = self.metrics.get(name, math.nan)
+        return out
+
+    def series(self, variable: str) -> pd.DataFrame:
+        """One traced variable as a wide table: index ``time``, a column per
+        flow (the queue: a single column)."""
+        if variable not in TRACE_VARIABLES:
+            from .errors import ScenarioError
+
+            raise ScenarioError("variable", variable, "one of " + ", ".join(TRACE_VARIABLES))
+        rows = self.traces[self.traces["variable"] == variable]
+        if variable == "queue":
+            return rows.set_index("time")[["value"]].rename(columns={"value": "queue"})
+        return rows.pivot(index="time", columns="flow", values="value")
+
+    def plot(self, **kwargs: Any) -> "matplotlib.figure.Figure":
+        """cwnd, goodput and queue over time; see :func:`ccsim.plot.plot_result`."""
+        from .plot import plot_result
+
+        return plot_result(self, **kwargs)
+
+    def _repr_html_(self) -> str:
+        return (f"<b>ccsim {self.mode} result</b> — scenario <code>{self.scenario.key}</code>"
+                + self.summary._repr_html_())
+
+
+def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
+          ssthresh: np.ndarray, rtt: np.ndarray, queue: np.ndarray,
+          delivered: np.ndarray, departures: np.ndarray, flows: list[dict[str, Any]],
+          extra: dict[str, Any]) -> Result:
+    """Assemble a :class:`Result` from an engine's raw output.
+
+    Args:
+        times: sample times (s), ``n`` of them, ``trace_interval`` apart.
+        cwnd, ssthresh, rtt: ``(n, flows)`` samples (NaN where inactive).
+        queue: ``(n,)`` bottleneck backlog (packets).
+        delivered: ``(n, flows)`` segments delivered in order per bin.
+        departures: ``(n,)`` data packets leaving the bottleneck per bin.
+        flows: per flow ``end`` (s), ``retransmits``, ``timeouts``,
+            ``recoveries``, ``rtt_sum`` (s), ``rtt_count``, ``done_at`` (s or
+            None).
+        extra: engine figures merged into ``metrics``.
+    """
+    sc = scenario
+    dt = sc.trace_interval
+    bottleneck = sc.links[sc.bottleneck]
+    n_flows = len(sc.flows)
+    starts = np.array([f.start for f in sc.flows])
+    ends = np.array([f["end"] for f in flows])
+    t0, t1 = float(starts.max()), float(ends.min())
+    bits = sc.mss * 8.0  # payload bits per segment
+    rows = []
+    for i, (flow, raw) in enumerate(zip(sc.flows, flows)):
+        seg = float(_m.integrate_bins(delivered[:, i], dt, flow.start, raw["end"]))
+        delivered_bytes = seg * sc.mss
+        if flow.size is not None:
+            delivered_bytes = min(delivered_bytes, flow.size)
+        fct = raw["done_at"] - flow.start if raw["done_at"] is not None and flow.size else math.nan
+        span = raw["end"] - flow.start
+        rows.append({
+            "algorithm": flow.algorithm,
+            "recovery": flow.make_recovery().name,
+            "start": flow.start,
+            "end": raw["end"],
+            "base_rtt": sc.flow_rtt(i),
+            "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
+            "delivered_bytes": delivered_bytes,
+            "retransmits": raw["retransmits"],
+            "timeouts": raw["timeouts"],
+            "recoveries": raw["recoveries"],
+            "mean_rtt": raw["rtt_sum"] / raw["rtt_count"] if raw["rtt_count"] else math.nan,
+            "fct": fct,
+        })
+    if t1 > t0:
+        shared = _m.integrate_bins(delivered, dt, t0, t1) * bits  # bits per flow
+        total = shared.sum()
+        share = shared / total if total > 0 else np.full(n_flows, math.nan)
+        utilisation = float(_m.integrate_bins(departures, dt, t0, t1)) \
+            * sc.packet_size * 8.0 / (bottleneck.rate * (t1 - t0))
+        jain = _m.jain(shared)
+        uf = _m.unfairness(shared / (t1 - t0), [sc.flow_rtt(i) for i in range(n_flows)])
+    else:
+        share = np.full(n_flows, math.nan)
+        utilisation = jain = uf = math.nan
+    for row, s in zip(rows, share):
+        row["share"] = float(s)
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    summary.index.name = "flow"
+    metrics: dict[str, Any] = {"utilisation": utilisation, "jain": jain}
+    if not math.isnan(uf):
+        metrics["uf"] = uf
+    metrics["interval"] = (t0, t1)
+    metrics.update(extra)
+    goodput = delivered * bits / dt  # bit/s in each bin
+    traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
+                               "goodput": goodput}, queue)
+    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces)
+
+
+def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],
+          queue: np.ndarray) -> pd.DataFrame:
+    """Stack per-flow arrays and the queue into (time, flow, variable, value)."""
+    frames = []
+    for name, arr in per_flow.items():
+        n, k = arr.shape
+        t = times + dt if name == "goodput" else times  # goodput: end of its bin
+        frames.append(pd.DataFrame({
+            "time": np.repeat(t, k),
+            "flow": pd.array(np.tile(np.arange(k), n), dtype="Int64"),
+            "variable": name,
+            "value": arr.reshape(-1).astype(float),
+        }))
+    frames.append(pd.DataFrame({"time": times, "flow": pd.array([pd.NA] * len(times), dtype="Int64"),
+                                "variable": "queue", "value": queue.astype(float)}))
+    out = pd.concat(frames, ignore_index=True)
+    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES))
+    return out

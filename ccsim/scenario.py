@@ -1,0 +1,628 @@
+"""Scenario: an immutable, validated description of what to simulate.
+
+A scenario is a chain of links that every flow crosses in order (a dumbbell is
+a chain of one: the bottleneck), per-flow access delays that give flows
+different RTTs, the flows themselves, and the TCP stack's knobs. Every value
+is checked when the scenario is built and stored in base units (seconds,
+bit/s, bytes, segments), so a scenario round-trips through dict, JSON and
+TOML unchanged and has a stable content hash, :attr:`Scenario.key`.
+
+Build one with :func:`dumbbell` or :func:`path`; the dataclasses below are
+what those return and what the engines read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import numbers
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterable, Mapping
+
+from . import algorithms, recovery
+from .errors import ScenarioError, ScenarioTypeError
+from .units import parse_buffer, parse_rate, parse_size, parse_time
+
+__all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "path"]
+
+SCHEMA = 1
+"""Version of the dict layout written by :meth:`Scenario.to_dict`."""
+
+
+# -- small validators ----------------------------------------------------------
+def _real(value: Any, field: str, allowed: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ScenarioTypeError(field, value, allowed)
+    value = float(value)
+    if not math.isfinite(value):
+        raise ScenarioError(field, value, allowed)
+    return value
+
+
+def _positive(value: Any, field: str, what: str = "a number") -> float:
+    value = _real(value, field, f"{what} > 0")
+    if value <= 0:
+        raise ScenarioError(field, value, f"{what} > 0")
+    return value
+
+
+def _probability(value: Any, field: str) -> float:
+    allowed = "a probability in [0, 1)"
+    value = _real(value, field, allowed)
+    if not 0.0 <= value < 1.0:
+        raise ScenarioError(field, value, allowed)
+    return value
+
+
+def _time(value: Any, field: str, *, positive: bool) -> float:
+    seconds = parse_time(value, field)
+    if positive and seconds <= 0:
+        raise ScenarioError(field, value, "a time > 0, such as '20ms'")
+    return seconds
+
+
+def _set(obj: Any, **values: Any) -> None:
+    """Store normalised values on a frozen dataclass during validation."""
+    for name, value in values.items():
+        object.__setattr__(obj, name, value)
+
+
+# -- queues ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class DropTail:
+    """First-in first-out queue that drops arrivals when full.
+
+    Attributes:
+        limit: capacity, in packets waiting (the one being transmitted is not
+            counted) or in bytes, per ``unit``.
+        unit: ``"packets"`` or ``"bytes"``.
+    """
+
+    limit: float
+    unit: str = "packets"
+    kind: ClassVar[str] = "droptail"
+
+    def __post_init__(self) -> None:
+        if self.unit not in ("packets", "bytes"):
+            raise ScenarioError("queue.unit", self.unit, "'packets' or 'bytes'")
+        limit = _positive(self.limit, "queue.limit", "a buffer")
+        if self.unit == "packets" and not limit.is_integer():
+            raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
+        _set(self, limit=limit)
+
+    def packets(self, packet_size: int) -> int:
+        """Capacity in whole packets of ``packet_size`` bytes."""
+        return int(self.limit if self.unit == "packets" else self.limit // packet_size)
+
+
+@dataclass(frozen=True)
+class RED:
+    """Random Early Detection (Floyd & Jacobson, IEEE/ACM ToN 1(4), 1993).
+
+    On each arrival the average queue ``avg`` (packets) follows an EWMA with
+    gain ``weight``, decayed over idle periods as if ``m`` small packets had
+    arrived (§4, the ``m = (time − q_time)/s`` rule); below ``min_th`` nothing
+    is dropped, between the thresholds the drop probability rises linearly to
+    ``max_p`` and is spread by the count of packets since the last drop
+    (``p_a = p_b / (1 − count·p_b)``), above ``max_th`` every arrival is dropped
+    — or, with ``gentle`` (Floyd, 2000), the probability rises from ``max_p``
+    to 1 between ``max_th`` and ``2·max_th``. ``limit`` is the physical buffer.
+
+    Defaults are those of the paper's simulations (§6, Fig. 5): ``min_th`` 5
+    and ``max_th`` 15 packets, ``weight`` 0.002, ``max_p`` 1/50.
+
+    Attributes:
+        limit: physical buffer (packets waiting).
+        min_th, max_th: thresholds on the average queue (packets).
+        max_p: drop probability at ``max_th``.
+        weight: EWMA gain ``w_q``.
+        gentle: use the gentle variant above ``max_th``.
+    """
+
+    limit: float
+    min_th: float = 5.0
+    max_th: float = 15.0
+    max_p: float = 0.02
+    weight: float = 0.002
+    gentle: bool = False
+    kind: ClassVar[str] = "red"
+
+    def __post_init__(self) -> None:
+        limit = _positive(self.limit, "queue.limit", "a buffer in packets")
+        if not limit.is_integer():
+            raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
+        min_th = _real(self.min_th, "queue.min_th", "a threshold ≥ 0 (packets)")
+        max_th = _real(self.max_th, "queue.max_th", "a threshold > min_th (packets)")
+        if min_th < 0:
+            raise ScenarioError("queue.min_th", min_th, "a threshold ≥ 0 (packets)")
+        if max_th <= min_th:
+            raise ScenarioError("queue.max_th", max_th, f"a threshold > min_th={min_th}")
+        max_p = _real(self.max_p, "queue.max_p", "a probability in (0, 1]")
+        if not 0 < max_p <= 1:
+            raise ScenarioError("queue.max_p", max_p, "a probability in (0, 1]")
+        weight = _real(self.weight, "queue.weight", "an EWMA gain in (0, 1]")
+        if not 0 < weight <= 1:
+            raise ScenarioError("queue.weight", weight, "an EWMA gain in (0, 1]")
+        if not isinstance(self.gentle, bool):
+            raise ScenarioTypeError("queue.gentle", self.gentle, "True or False")
+        _set(self, limit=limit, min_th=min_th, max_th=max_th, max_p=max_p, weight=weight)
+
+    unit: ClassVar[str] = "packets"
+
+    def packets(self, packet_size: int) -> int:
+        """Physical capacity in packets."""
+        return int(self.limit)
+
+
+QUEUES = {"droptail": DropTail, "red": RED}
+
+
+def make_queue(queue: Any, buffer: Any, rate: float, rtt: float, packet_size: int,
+               field: str) -> DropTail | RED:
+    """Build a queue from a name (``"droptail"``, ``"red"``) and a buffer spec.
+
+    ``buffer`` is packets, bytes (``"64KB"``) or a multiple of the
+    bandwidth-delay product ``rate · rtt`` (``"1BDP"``), rounded to the nearest
+    whole packet of ``packet_size`` bytes. A queue object is returned as it
+    is, and then ``buffer`` must be ``None``.
+    """
+    if isinstance(queue, (DropTail, RED)):
+        if buffer is not None:
+            raise ScenarioError(f"{field}.buffer", buffer,
+                                "None when a queue object is given (it carries its limit)")
+        return queue
+    if queue not in QUEUES:
+        raise ScenarioError(f"{field}.queue", queue,
+                            "'droptail', 'red', or a ccsim.DropTail / ccsim.RED object")
+    amount, kind = parse_buffer("1BDP" if buffer is None else buffer, f"{field}.buffer")
+    if kind == "bdp":
+        bdp = rate * rtt / (8.0 * packet_size)  # bits in flight / bits per packet
+        amount, kind = float(round(amount * bdp)), "packets"
+        if amount < 1:
+            raise ScenarioError(f"{field}.buffer", buffer,
+                                "at least one packet", f"1 BDP is {bdp:.3g} packets here")
+    if kind == "bytes" and amount < packet_size:
+        raise ScenarioError(f"{field}.buffer", buffer,
+                            f"at least one packet ({packet_size} bytes)")
+    if kind == "packets" and amount < 1:
+        raise ScenarioError(f"{field}.buffer", buffer, "at least one packet")
+    if queue == "red":
+        if kind == "bytes":
+            amount = float(amount // packet_size)
+        return RED(limit=amount)
+    return DropTail(limit=amount, unit=kind)
+
+
+# -- links and flows ------------------------------------------------------------
+@dataclass(frozen=True)
+class Link:
+    """A link: transmission at ``rate``, then ``delay`` of propagation.
+
+    Attributes:
+        rate: transmission rate (bit/s); strings such as ``"10Mbps"`` accepted.
+        delay: one-way propagation delay (s); ``"5ms"`` accepted; may be 0.
+        queue: the egress queue in front of the link.
+        loss: probability that a data packet is lost on this link after being
+            transmitted (random link error), in [0, 1).
+    """
+
+    rate: float
+    delay: float
+    queue: DropTail | RED = field(default_factory=lambda: DropTail(1000))
+    loss: float = 0.0
+
+    def __post_init__(self) -> None:
+        rate = parse_rate(self.rate, "link.rate")
+        if rate <= 0:
+            raise ScenarioError("link.rate", self.rate, "a rate > 0, such as '10Mbps'")
+        if not isinstance(self.queue, (DropTail, RED)):
+            raise ScenarioTypeError("link.queue", self.queue, "a ccsim.DropTail or ccsim.RED")
+        _set(self, rate=rate, delay=_time(self.delay, "link.delay", positive=False),
+             loss=_probability(self.loss, "link.loss"))
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One TCP connection from a sender to a receiver across the whole path.
+
+    Attributes:
+        algorithm: registered congestion-control name (see
+            ``ccsim.algorithms.names()``); a registered class is accepted and
+            stored by name.
+        start: time the flow opens (s).
+        stop: time a bulk flow stops sending new data (s), or ``None``.
+        size: bytes to transfer; the flow ends when all are acknowledged and
+            reports its completion time. ``None`` is an unlimited backlog.
+        rtt: the flow's two-way propagation delay (s); the difference from the
+            path's own is made up by access delays split evenly between the
+            sender and receiver sides. ``None``: the path's.
+        recovery: loss-recovery strategy (``ccsim.recovery.names()``);
+            ``None``: the algorithm's own default.
+        params: the algorithm's keyword arguments, given as a dict and stored
+            as sorted ``(name, value)`` pairs.
+    """
+
+    algorithm: str
+    start: float = 0.0
+    stop: float | None = None
+    size: float | None = None
+    rtt: float | None = None
+    recovery: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        algo = self.algorithm
+        if isinstance(algo, type):
+            name = getattr(algo, "name", None)
+            if not name or algorithms.registry._REGISTRY.get(name) is not algo:
+                raise ScenarioError("flow.algorithm", algo, "a registered algorithm",
+                                    "call ccsim.algorithms.register(cls) first")
+            algo = name
+        cls = algorithms.get(algo)
+        start = _time(self.start, "flow.start", positive=False)
+        stop = None if self.stop is None else _time(self.stop, "flow.stop", positive=True)
+        if stop is not None and stop <= start:
+            raise ScenarioError("flow.stop", self.stop, f"a time after start={start} s")
+        size = None if self.size is None else parse_size(self.size, "flow.size")
+        if size is not None and size <= 0:
+            raise ScenarioError("flow.size", self.size, "a size > 0 bytes, such as '1MB'")
+        rtt = None if self.rtt is None else _time(self.rtt, "flow.rtt", positive=True)
+        if self.recovery is not None:
+            recovery.get(self.recovery)
+        params = self.params
+        if isinstance(params, Mapping):
+            params = params.items()
+        try:
+            params = tuple(sorted((str(k), v) for k, v in params))
+        except (TypeError, ValueError):
+            raise ScenarioTypeError("flow.params", self.params,
+                                    "a dict of the algorithm's keyword arguments") from None
+        try:
+            cls(**dict(params))
+        except TypeError as exc:
+            raise ScenarioTypeError("flow.params", dict(params),
+                                    f"keyword arguments {algo!r} accepts", str(exc)) from None
+        _set(self, algorithm=algo, start=start, stop=stop, size=size, rtt=rtt, params=params)
+
+    def make_algorithm(self) -> algorithms.CongestionControl:
+        """A fresh instance of the flow's window law with its parameters."""
+        return algorithms.get(self.algorithm)(**dict(self.params))
+
+    def make_recovery(self) -> recovery.Recovery:
+        """A fresh instance of the flow's recovery strategy."""
+        name = self.recovery or algorithms.get(self.algorithm).recovery
+        return recovery.get(name)()
+
+    @property
+    def label(self) -> str:
+        """Short human label: the algorithm, plus the recovery if overridden."""
+        return self.algorithm + (f"+{self.recovery}" if self.recovery else "")
+
+
+def _as_flow(spec: Any, i: int) -> Flow:
+    if isinstance(spec, Flow):
+        return spec
+    if isinstance(spec, Mapping):
+        return Flow(**spec)
+    if isinstance(spec, (str, type)):
+        return Flow(spec)
+    raise ScenarioTypeError(f"flows[{i}]", spec, "an algorithm name, a ccsim.Flow or a dict")
+
+
+# -- the scenario ---------------------------------------------------------------
+@dataclass(frozen=True)
+class Scenario:
+    """Everything a run needs: path, flows, duration, seed and stack knobs.
+
+    Attributes:
+        links: the links every flow crosses, in order.
+        flows: the flows.
+        duration: simulated time (s).
+        seed: seed of every random draw (random loss, RED); same seed, same
+            result.
+        bottleneck: index of the link whose queue and utilisation are
+            reported; default the slowest (the first of equals).
+        topology: ``"dumbbell"`` or ``"path"``, for labels.
+        mss: segment payload (bytes). Default 1460: a 1500-byte Ethernet MTU
+            less 40 bytes of IPv4 and TCP headers (RFC 879, RFC 894).
+        header: header bytes added to each data packet on the wire (40).
+        initial_window: initial ``cwnd`` (segments). Default 10, RFC 6928 and
+            Linux's ``TCP_INIT_CWND``.
+        min_rto: lower bound of the retransmission timeout (s). Default 0.2,
+            Linux's ``TCP_RTO_MIN``; RFC 6298 §2.4 says 1 s.
+        initial_rto: RTO before the first RTT sample (s); 1, RFC 6298 §2.1.
+        max_rto: upper bound of the backed-off RTO (s); 60, RFC 6298 §2.5.
+        delayed_ack: receivers acknowledge every second segment (RFC 5681
+            §4.2) instead of every segment. Default off.
+        delayed_ack_timeout: longest an ACK is held (s). Default 0.04,
+            Linux's ``TCP_DELACK_MIN``.
+        sack: receivers send SACK blocks (RFC 2018) to every flow, whatever its
+            recovery strategy; strategies that need SACK turn it on for their
+            flow regardless.
+        rwnd: receiver window (bytes), or ``None`` for no limit.
+        trace_interval: sampling period of the time series (s). Default
+            ``max(0.01, duration / 10_000)``: at most 10,000 samples per
+            variable and flow.
+    """
+
+    links: tuple[Link, ...]
+    flows: tuple[Flow, ...]
+    duration: float
+    seed: int = 0
+    bottleneck: int | None = None
+    topology: str = "path"
+    mss: int = 1460
+    header: int = 40
+    initial_window: float = 10.0
+    min_rto: float = 0.2
+    initial_rto: float = 1.0
+    max_rto: float = 60.0
+    delayed_ack: bool = False
+    delayed_ack_timeout: float = 0.04
+    sack: bool = False
+    rwnd: float | None = None
+    trace_interval: float | None = None
+
+    KNOBS: ClassVar[tuple[str, ...]] = (
+        "mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
+        "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval")
+
+    def __post_init__(self) -> None:
+        links = tuple(self.links) if isinstance(self.links, Iterable) else None
+        if not links or not all(isinstance(x, Link) for x in links):
+            raise ScenarioTypeError("links", self.links, "a non-empty sequence of ccsim.Link")
+        if isinstance(self.flows, (str, Flow)) or not isinstance(self.flows, Iterable):
+            raise ScenarioTypeError("flows", self.flows, "a list of algorithm names or ccsim.Flow")
+        flows = tuple(_as_flow(f, i) for i, f in enumerate(self.flows))
+        if not flows:
+            raise ScenarioError("flows", self.flows, "at least one flow")
+        duration = _time(self.duration, "duration", positive=True)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
+                or self.seed < 0:
+            raise ScenarioError("seed", self.seed, "an integer ≥ 0")
+        if self.topology not in ("dumbbell", "path"):
+            raise ScenarioError("topology", self.topology, "'dumbbell' or 'path'")
+        for name in ("mss", "header"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
+                    or value < (1 if name == "mss" else 0):
+                raise ScenarioError(name, value, "a whole number of bytes"
+                                    + (" ≥ 1" if name == "mss" else " ≥ 0"))
+        packet = int(self.mss) + int(self.header)
+        for i, link in enumerate(links):
+            if link.queue.unit == "bytes" and link.queue.limit < packet:
+                raise ScenarioError(f"links[{i}].queue.limit", link.queue.limit,
+                                    f"at least one packet ({packet} bytes)")
+        bottleneck = self.bottleneck
+        if bottleneck is None:
+            bottleneck = min(range(len(links)), key=lambda i: links[i].rate)
+        elif isinstance(bottleneck, bool) or not isinstance(bottleneck, numbers.Integral) \
+                or not 0 <= bottleneck < len(links):
+            raise ScenarioError("bottleneck", bottleneck,
+                                f"a link index in 0..{len(links) - 1}")
+        path_rtt = 2.0 * sum(link.delay for link in links)
+        for i, flow in enumerate(flows):
+            if flow.start >= duration:
+                raise ScenarioError(f"flows[{i}].start", flow.start,
+                                    f"a time before the end, duration={duration} s")
+            if flow.rtt is not None and flow.rtt < path_rtt * (1 - 1e-12):
+                raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
+                                    f"at least the path's two-way delay {path_rtt} s")
+            if path_rtt <= 0 and flow.rtt is None:
+                raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
+                                    "a round-trip time > 0 (the links have no delay)")
+        iw = _positive(self.initial_window, "initial_window", "a window in segments")
+        times = {name: _time(getattr(self, name), name, positive=True)
+                 for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
+        if times["max_rto"] < times["min_rto"]:
+            raise ScenarioError("max_rto", self.max_rto, f"≥ min_rto={times['min_rto']} s")
+        for name in ("delayed_ack", "sack"):
+            if not isinstance(getattr(self, name), bool):
+                raise ScenarioTypeError(name, getattr(self, name), "True or False")
+        rwnd = self.rwnd
+        if rwnd is not None:
+            rwnd = parse_size(rwnd, "rwnd")
+            if rwnd < self.mss:
+                raise ScenarioError("rwnd", self.rwnd, f"at least one segment ({self.mss} bytes)")
+        interval = self.trace_interval
+        interval = (max(0.01, duration / 10_000) if interval is None
+                    else _time(interval, "trace_interval", positive=True))
+        if interval > duration:
+            raise ScenarioError("trace_interval", self.trace_interval,
+                                f"at most the duration, {duration} s")
+        _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
+             bottleneck=int(bottleneck), mss=int(self.mss), header=int(self.header),
+             initial_window=iw, rwnd=rwnd, trace_interval=interval, **times)
+
+    # -- derived quantities (all computed, none stored) --------------------------
+    @property
+    def packet_size(self) -> int:
+        """Bytes of one full data packet on the wire: ``mss + header``."""
+        return self.mss + self.header
+
+    @property
+    def path_rtt(self) -> float:
+        """Two-way propagation delay of the links alone (s)."""
+        return 2.0 * sum(link.delay for link in self.links)
+
+    def flow_rtt(self, i: int) -> float:
+        """Two-way propagation delay of flow ``i`` (s), access delays included."""
+        rtt = self.flows[i].rtt
+        return self.path_rtt if rtt is None else rtt
+
+    def bdp_packets(self, i: int = 0) -> float:
+        """Bandwidth-delay product of flow ``i`` at the bottleneck (packets)."""
+        return self.links[self.bottleneck].rate * self.flow_rtt(i) / (8.0 * self.packet_size)
+
+    def replace(self, **changes: Any) -> "Scenario":
+        """A copy with ``changes`` applied and validated again."""
+        return dataclasses.replace(self, **changes)
+
+    # -- serialisation -------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready dict in base units (``schema`` names the layout)."""
+        links = [{"rate": l.rate, "delay": l.delay, "loss": l.loss,
+                  "queue": {"kind": l.queue.kind, **dataclasses.asdict(l.queue)}}
+                 for l in self.links]
+        flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)},
+                  "params": dict(flow.params)} for flow in self.flows]
+        scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                   if f.name not in ("links", "flows")}
+        return {"schema": SCHEMA, **scalars, "links": links, "flows": flows}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+        """Inverse of :meth:`to_dict`; missing optional keys take defaults."""
+        data = dict(data)
+        schema = data.pop("schema", SCHEMA)
+        if schema != SCHEMA:
+            raise ScenarioError("schema", schema, f"{SCHEMA}")
+        try:
+            links = []
+            for spec in data.pop("links"):
+                spec = dict(spec)
+                queue = dict(spec.pop("queue", {"kind": "droptail", "limit": 1000}))
+                kind = queue.pop("kind", "droptail")
+                if kind not in QUEUES:
+                    raise ScenarioError("links.queue.kind", kind, "'droptail' or 'red'")
+                links.append(Link(queue=QUEUES[kind](**queue), **spec))
+            flows = [Flow(**spec) for spec in data.pop("flows")]
+            return cls(links=tuple(links), flows=tuple(flows), **data)
+        except (KeyError, TypeError) as exc:
+            if isinstance(exc, ScenarioTypeError):
+                raise
+            raise ScenarioTypeError("scenario", exc.args[0] if exc.args else None,
+                                    "a dict as written by Scenario.to_dict()") from None
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of :meth:`to_dict`; keyword arguments go to ``json.dumps``."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        """Inverse of :meth:`to_json`."""
+        return cls.from_dict(json.loads(text))
+
+    def to_toml(self) -> str:
+        """TOML text of :meth:`to_dict` (``None`` values are left out)."""
+        import tomli_w
+
+        def drop_none(x: Any) -> Any:
+            if isinstance(x, dict):
+                return {k: drop_none(v) for k, v in x.items() if v is not None}
+            if isinstance(x, list):
+                return [drop_none(v) for v in x]
+            return x
+
+        return tomli_w.dumps(drop_none(self.to_dict()))
+
+    @classmethod
+    def from_toml(cls, text: str) -> "Scenario":
+        """Inverse of :meth:`to_toml`."""
+        return cls.from_dict(tomllib.loads(text))
+
+    @property
+    def key(self) -> str:
+        """Stable content hash (16 hex digits): equal scenarios, equal keys,
+        across processes, machines and Python versions."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(knobs) - set(Scenario.KNOBS))
+    if unknown:
+        raise ScenarioTypeError(unknown[0], knobs[unknown[0]],
+                                "a stack knob: " + ", ".join(Scenario.KNOBS))
+    return dict(knobs)
+
+
+def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
+             loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
+             duration: Any = "60s", seed: int = 0, **knobs: Any) -> Scenario:
+    """A dumbbell: every flow crosses one bottleneck link.
+
+    Args:
+        bandwidth: bottleneck rate (bit/s or ``"10Mbps"``).
+        rtt: two-way propagation delay of the flows that do not set their own
+            (s or ``"20ms"``).
+        buffer: bottleneck buffer: packets, bytes (``"64KB"``) or a multiple of
+            the bandwidth-delay product (``"1BDP"``, the default, computed with
+            ``rtt``); ``None`` when ``queue`` is a queue object.
+        queue: ``"droptail"``, ``"red"``, or a :class:`DropTail` / :class:`RED`.
+        loss: random loss probability of data packets on the bottleneck.
+        flows: algorithm names, :class:`Flow` objects or dicts.
+        duration: simulated time (s or ``"60s"``).
+        seed: random seed.
+        **knobs: stack knobs of :class:`Scenario` (``mss``, ``initial_window``,
+            ``min_rto``, ``delayed_ack``, ``sack``, ``rwnd``, ...).
+
+    The bottleneck's propagation delay is half the smallest flow RTT; flows with
+    longer RTTs get access delays that make up the difference.
+    """
+    knobs = _knobs(knobs)
+    rate = parse_rate(bandwidth, "bandwidth")
+    if rate <= 0:
+        raise ScenarioError("bandwidth", bandwidth, "a rate > 0, such as '10Mbps'")
+    base_rtt = _time(rtt, "rtt", positive=True)
+    if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
+        raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
+    flows = [_as_flow(f, i) for i, f in enumerate(flows)]
+    if any(f.rtt is not None for f in flows):
+        flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
+                 for f in flows]
+    min_rtt = min([base_rtt] + [f.rtt for f in flows if f.rtt is not None])
+    packet = knobs.get("mss", Scenario.mss) + knobs.get("header", Scenario.header)
+    q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
+    link = Link(rate=rate, delay=min_rtt / 2.0, queue=q, loss=_probability(loss, "loss"))
+    return Scenario(links=(link,), flows=tuple(flows), duration=duration, seed=seed,
+                    topology="dumbbell", **knobs)
+
+
+def path(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any = "60s",
+         seed: int = 0, bottleneck: int | None = None, **knobs: Any) -> Scenario:
+    """A multi-hop path: every flow crosses ``links`` in order.
+
+    Each link is a :class:`Link` or a dict with ``rate``, ``delay`` and
+    optionally ``buffer`` (as in :func:`dumbbell`; a BDP multiple uses the
+    path's two-way delay and that link's rate), ``queue`` and ``loss``. Seed
+    002's two hosts through four routers with the bottleneck at the first
+    router is five links, the second one the slowest.
+    """
+    knobs = _knobs(knobs)
+    specs = list(links) if isinstance(links, Iterable) else None
+    if not specs:
+        raise ScenarioTypeError("links", links, "a non-empty list of ccsim.Link or dicts")
+    rates, delays = [], []
+    for i, spec in enumerate(specs):
+        if isinstance(spec, Link):
+            rates.append(spec.rate)
+            delays.append(spec.delay)
+        elif isinstance(spec, Mapping) and "rate" in spec and "delay" in spec:
+            rates.append(parse_rate(spec["rate"], f"links[{i}].rate"))
+            delays.append(_time(spec["delay"], f"links[{i}].delay", positive=False))
+        else:
+            raise ScenarioTypeError(f"links[{i}]", spec,
+                                    "a ccsim.Link or a dict with 'rate' and 'delay'")
+    rtt = 2.0 * sum(delays)
+    packet = knobs.get("mss", Scenario.mss) + knobs.get("header", Scenario.header)
+    built = []
+    for i, spec in enumerate(specs):
+        if isinstance(spec, Link):
+            built.append(spec)
+            continue
+        extra = set(spec) - {"rate", "delay", "buffer", "queue", "loss"}
+        if extra:
+            raise ScenarioTypeError(f"links[{i}].{sorted(extra)[0]}", spec[sorted(extra)[0]],
+                                    "link keys: rate, delay, buffer, queue, loss")
+        if rates[i] <= 0:
+            raise ScenarioError(f"links[{i}].rate", spec["rate"], "a rate > 0")
+        q = make_queue(spec.get("queue", "droptail"), spec.get("buffer"), rates[i],
+                       rtt, packet, f"links[{i}]")
+        built.append(Link(rate=rates[i], delay=delays[i], queue=q,
+                          loss=_probability(spec.get("loss", 0.0), f"links[{i}].loss")))
+    return Scenario(links=tuple(built), flows=tuple(flows), duration=duration, seed=seed,
+                    bottleneck=bottleneck, topology="path", **knobs)
