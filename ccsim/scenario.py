@@ -243,6 +243,9 @@ class Flow:
             ``None``: the algorithm's own default.
         params: the algorithm's keyword arguments, given as a dict and stored
             as sorted ``(name, value)`` pairs.
+        drop_segments: segment numbers (0 = the first) whose first
+            transmission is lost on the way into the first link — the chosen
+            drops of Fall & Floyd's multiple-drop experiments (CCR 1996).
     """
 
     algorithm: str
@@ -252,6 +255,7 @@ class Flow:
     rtt: float | None = None
     recovery: str | None = None
     params: tuple[tuple[str, Any], ...] = ()
+    drop_segments: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -285,7 +289,14 @@ class Flow:
         except TypeError as exc:
             raise ScenarioTypeError("flow.params", dict(params),
                                     f"keyword arguments {algo!r} accepts", str(exc)) from None
-        _set(self, algorithm=algo, start=start, stop=stop, size=size, rtt=rtt, params=params)
+        drops = self.drop_segments
+        if isinstance(drops, (str, bytes)) or not isinstance(drops, Iterable) or not all(
+                isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
+                for d in drops):
+            raise ScenarioTypeError("flow.drop_segments", drops,
+                                    "a list of segment numbers, integers ≥ 0")
+        _set(self, algorithm=algo, start=start, stop=stop, size=size, rtt=rtt, params=params,
+             drop_segments=tuple(sorted({int(d) for d in drops})))
 
     def make_algorithm(self) -> algorithms.CongestionControl:
         """A fresh instance of the flow's window law with its parameters."""

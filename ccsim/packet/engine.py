@@ -98,7 +98,8 @@ class PacketEngine:
                 ack_delay=sc.delayed_ack_timeout, back=one_way + access,
                 schedule=self.schedule, deliver_ack=sender.on_ack, n_bins=n_bins,
                 bin_width=dt)
-            sender._send_segment = self._path(receiver, access / 2.0, access / 2.0)
+            sender._send_segment = self._path(receiver, access / 2.0, access / 2.0,
+                                              set(flow.drop_segments))
             self.senders.append(sender)
             self.receivers.append(receiver)
             env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, flow.start)
@@ -118,11 +119,13 @@ class PacketEngine:
         env = self.env
         env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
 
-    def _path(self, receiver: Receiver, before: float, after: float) -> Callable:
+    def _path(self, receiver: Receiver, before: float, after: float,
+              drops: set[int]) -> Callable:
         """The function a sender transmits with: across every link to ``receiver``.
 
         ``before`` and ``after`` are the flow's one-way access delays in front
-        of the first link and behind the last (s).
+        of the first link and behind the last (s); the first transmission of
+        each segment in ``drops`` is lost on the way in.
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
@@ -143,7 +146,16 @@ class PacketEngine:
             def transmit(seq: int, now: float) -> None:
                 engine.data_packets += 1
                 self.schedule(now + before, _enter_later, (enter, seq, now + before))
-        return transmit
+        if not drops:
+            return transmit
+
+        def transmit_or_drop(seq: int, now: float) -> None:
+            if seq in drops:
+                drops.remove(seq)
+                engine.data_packets += 1
+                return
+            transmit(seq, now)
+        return transmit_or_drop
 
     def _sample(self, k: int) -> None:
         """Record the traced state at ``k · trace_interval`` and re-arm."""

@@ -155,7 +155,7 @@ class Sender:
         self.end_seq = end_seq
         self.dupacks = 0
         self.in_recovery = False
-        self.recover = 0
+        self.recover = -1
         self.sent: dict[int, tuple[float, bool, float, float]] = {}
         self.srtt = math.nan
         self.rttvar = math.nan
@@ -227,7 +227,7 @@ class Sender:
                 return
             if ackno >= self.high_tx:
                 self.deadline = None
-            else:
+            elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
                 self.restart_timer()
         elif ackno == una and self.high_tx > una and self.done_at is None:
             self.dupacks += 1

@@ -30,8 +30,11 @@ class SenderView(Protocol):
         high_tx: one past the highest segment ever sent.
         dupacks: duplicate ACKs counted since the last ACK of new data.
         in_recovery: whether the sender is in loss recovery (strategies set it).
-        recover: duplicate ACKs start a recovery only once ``snd_una >=
-            recover`` (RFC 6582 §3.2 step 1; the sender sets it on a timeout).
+        recover: one past the highest segment sent when the last recovery or
+            timeout began; duplicate ACKs start a new recovery only when
+            ``snd_una > recover`` (RFC 6582 §3.2 step 1, with ns-2's reading:
+            the ACK must cover a segment sent after that event, so duplicates
+            of go-back-N retransmissions cannot trigger it). Starts at -1.
     """
 
     cc: "CongestionControl"
@@ -67,15 +70,20 @@ class Recovery:
 
     def triggered(self, tcp: SenderView) -> bool:
         """Whether this duplicate ACK starts fast retransmit: the
-        ``dupthresh``-th in a row, outside recovery, past ``recover``."""
+        ``dupthresh``-th in a row, outside recovery, beyond ``recover``."""
         return (tcp.dupacks == self.dupthresh and not tcp.in_recovery
-                and tcp.snd_una >= tcp.recover)
+                and tcp.snd_una > tcp.recover)
 
     def on_dupack(self, tcp: SenderView) -> None:
         """A duplicate ACK arrived (``tcp.dupacks`` already counts it)."""
 
     def on_ack(self, tcp: SenderView, acked: int) -> None:
-        """An ACK of ``acked`` new segments arrived while in recovery."""
+        """An ACK of ``acked`` new segments arrived while in recovery.
+
+        While the sender stays in recovery it does not restart the
+        retransmission timer itself: the strategy calls ``restart_timer``
+        when its rules say so (RFC 6582's "Impatient" variant does once).
+        """
 
     def on_timeout(self, tcp: SenderView) -> None:
         """The retransmission timer expired: recovery is abandoned."""

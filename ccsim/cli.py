@@ -1,0 +1,348 @@
+"""The ``ccsim`` command line: run one scenario, the README demo, list algorithms.
+
+The only module that prints or reads argv. Console entry point:
+``ccsim = "ccsim.cli:main"``; also ``python -m ccsim``.
+
+Examples::
+
+    ccsim run --flows reno vegas@10s --bandwidth 10Mbps --rtt 20ms --duration 60s --plot out.png
+    ccsim run --flows cubic cubic --loss 1% --json
+    ccsim demo
+    ccsim algorithms
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+from typing import Any, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import __version__
+from .errors import CcsimError, ScenarioError
+from .units import format_rate, format_size, format_time
+
+__all__ = ["main"]
+
+DEMO_PLOT = "ccsim-demo.png"
+PLOT_DPI = 120
+
+
+# -- argument parsing -------------------------------------------------------------
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ccsim", description="TCP congestion control, simulated.",
+        epilog="Quantities take units: 10Mbps, 20ms, 64KB, 1BDP. "
+               "'ccsim COMMAND --help' describes each command.")
+    parser.add_argument("--version", action="version", version=f"ccsim {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run", help="simulate one dumbbell scenario and print its summary",
+        description="Simulate flows sharing one bottleneck (a dumbbell) and print the "
+                    "per-flow summary and aggregate metrics.")
+    run.add_argument("--flows", nargs="+", default=["reno", "reno"], metavar="NAME[@START]",
+                     help="one flow per algorithm name, optionally with its start time, "
+                          "e.g. reno vegas@10s (default: reno reno)")
+    run.add_argument("--bandwidth", default="10Mbps", help="bottleneck rate (default: 10Mbps)")
+    run.add_argument("--rtt", default="20ms", help="two-way propagation delay (default: 20ms)")
+    run.add_argument("--buffer", default="1BDP",
+                     help="bottleneck buffer: packets, a size (64KB) or a BDP multiple "
+                          "(default: 1BDP)")
+    run.add_argument("--queue", default="droptail", choices=["droptail", "red"],
+                     help="bottleneck queue discipline (default: droptail)")
+    run.add_argument("--loss", default="0",
+                     help="random loss probability of data packets, e.g. 0.01 or 1%% "
+                          "(default: 0)")
+    run.add_argument("--duration", default="60s", help="simulated time (default: 60s)")
+    run.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    run.add_argument("--mode", default="packet", help="engine (default: packet)")
+    stack = run.add_argument_group("TCP stack knobs (defaults: the scenario's)")
+    stack.add_argument("--mss", type=int, help="segment payload, bytes (1460)")
+    stack.add_argument("--initial-window", type=float, help="initial cwnd, segments (10)")
+    stack.add_argument("--min-rto", help="minimum retransmission timeout (200ms)")
+    stack.add_argument("--delayed-ack", action="store_true", default=None,
+                       help="acknowledge every second segment")
+    stack.add_argument("--sack", action="store_true", default=None,
+                       help="receivers send SACK blocks")
+    out = run.add_argument_group("output")
+    out.add_argument("--plot", metavar="FILE", help="save cwnd, goodput and queue plots to FILE")
+    out.add_argument("--json", action="store_true",
+                     help="print scenario, summary and metrics as one JSON object")
+
+    demo = commands.add_parser(
+        "demo", help="the README's example: reno against a reno that starts at 10 s",
+        description="Two Reno flows through a 10 Mbit/s, 20 ms, 1 BDP drop-tail dumbbell, "
+                    "the second starting at 10 s; 60 s, seed 1. Prints the summary and "
+                    "saves the plot.")
+    demo.add_argument("--plot", metavar="FILE", default=DEMO_PLOT,
+                      help=f"where to save the plot (default: {DEMO_PLOT})")
+
+    commands.add_parser("algorithms", help="list congestion-control algorithms and "
+                                           "recovery strategies",
+                        description="List the registered congestion-control algorithms "
+                                    "with their default loss recovery, and the recovery "
+                                    "strategies they can be combined with.")
+    return parser
+
+
+_NEGATIVE = re.compile(r"-\.?\d")
+
+
+def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``--bandwidth -5Mbps`` → ``--bandwidth=-5Mbps``.
+
+    argparse takes ``-5Mbps`` for an option and fails with "expected one
+    argument"; attached, the value reaches ccsim's validation, which says what
+    is wrong with it.
+    """
+    single = set()
+    for action in parser._actions:  # the options of every subcommand
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                single.update(opt for a in sub._actions if a.nargs is None and a.option_strings
+                              for opt in a.option_strings)
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg in single and i + 1 < len(argv) and _NEGATIVE.match(argv[i + 1]):
+            out.append(f"{arg}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(arg)
+            i += 1
+    return out
+
+
+# -- scenario from arguments -------------------------------------------------------
+def _flow(spec: str) -> Any:
+    """``NAME`` or ``NAME@START`` → a :class:`ccsim.Flow`."""
+    from .scenario import Flow
+
+    name, sep, start = spec.partition("@")
+    if not sep:
+        return Flow(name)
+    if not start:
+        raise ScenarioError("flow.start", spec, "NAME@START with a start time, e.g. 'vegas@10s'")
+    return Flow(name, start=start)
+
+
+def _probability(text: str) -> float:
+    """``"0.01"`` or ``"1%"`` → 0.01 (range checks are the scenario's)."""
+    try:
+        return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError:
+        raise ScenarioError("loss", text, "a probability such as 0.01 or '1%'") from None
+
+
+def _scenario(args: argparse.Namespace) -> Any:
+    from .scenario import dumbbell
+
+    knobs = {name: getattr(args, name) for name in
+             ("mss", "initial_window", "min_rto", "delayed_ack", "sack")
+             if getattr(args, name) is not None}
+    return dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,
+                    queue=args.queue, loss=_probability(args.loss),
+                    flows=[_flow(spec) for spec in args.flows], duration=args.duration,
+                    seed=args.seed, **knobs)
+
+
+# -- output ---------------------------------------------------------------------------
+def _missing(x: Any) -> bool:
+    return x is None or x is pd.NA or (isinstance(x, float) and math.isnan(x))
+
+
+def _seconds(x: float) -> str:
+    """Times on the run's clock stay in seconds: ``"60 s"``, not ``"1 min"``."""
+    return f"{x:.6g} s"
+
+
+def _or_dash(fmt: Any) -> Any:
+    return lambda x: "-" if _missing(x) else fmt(x)
+
+
+def _rate_column(values: pd.Series) -> Any:
+    """A formatter printing every rate in the unit that suits the column's largest."""
+    top = values.abs().max()
+    unit = format_rate(top).split()[-1] if not _missing(top) else "bit/s"
+    scale = {"bit/s": 1.0, "kbit/s": 1e3, "Mbit/s": 1e6, "Gbit/s": 1e9, "Tbit/s": 1e12}[unit]
+    return _or_dash(lambda x: f"{x / scale:.3f} {unit}")
+
+
+def summary_table(summary: pd.DataFrame) -> str:
+    """The summary as text: the real column names, values in readable units."""
+    formatters = {
+        "start": _or_dash(_seconds), "end": _or_dash(_seconds),
+        "base_rtt": _or_dash(format_time), "mean_rtt": _or_dash(format_time),
+        "fct": _or_dash(format_time), "goodput_bps": _rate_column(summary["goodput_bps"]),
+        "share": _or_dash(lambda x: f"{x:.1%}"),
+        "delivered_bytes": _or_dash(format_size),
+    }
+    return summary.to_string(formatters={k: v for k, v in formatters.items()
+                                         if k in summary.columns}, na_rep="-")
+
+
+def metrics_line(metrics: dict[str, Any]) -> str:
+    """``over 10–60 s: utilisation 99.9%, Jain's index 0.999, UF 12.3%``."""
+    def pct(x: Any) -> str:
+        return "n/a" if _missing(x) else f"{x:.1%}"
+
+    parts = [f"utilisation {pct(metrics.get('utilisation'))}"]
+    jain = metrics.get("jain")
+    parts.append("Jain's index " + ("n/a" if _missing(jain) else f"{jain:.3f}"))
+    if "uf" in metrics and not _missing(metrics["uf"]):
+        parts.append(f"UF {metrics['uf']:.1f}%")
+    text = ", ".join(parts)
+    interval = metrics.get("interval")
+    if interval is not None:
+        t0, t1 = interval
+        text = f"over {t0:.6g}–{_seconds(t1)}: " + text
+    return text
+
+
+def json_safe(x: Any) -> Any:
+    """Plain JSON values: NaN/inf and pandas' NA → None, tuples → lists,
+    numpy scalars and arrays → Python numbers and lists."""
+    if isinstance(x, dict):
+        return {str(k): json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return [json_safe(v) for v in x.tolist()]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if x is None or x is pd.NA or x is pd.NaT:
+        return None
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, (str, int, float, bool)):
+        return x
+    return str(x)
+
+
+def _header(res: Any) -> str:
+    from .plot import describe
+
+    return f"{describe(res)} · {_seconds(res.scenario.duration)}"
+
+
+def _check_plot_path(path: str | None) -> None:
+    """Fail before simulating, not after, when the plot cannot be written."""
+    if path is None:
+        return
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise ScenarioError("--plot", path, "a file in an existing directory",
+                            f"no directory {directory!r}")
+    ext = os.path.splitext(path)[1].lstrip(".").lower()
+    formats = FigureCanvasBase.get_supported_filetypes()
+    if ext not in formats:
+        raise ScenarioError("--plot", path, "a file name ending in one of: "
+                            + ", ".join("." + f for f in sorted(formats)))
+
+
+def _save_plot(res: Any, path: str) -> None:
+    fig = res.plot()
+    try:
+        fig.savefig(path, dpi=PLOT_DPI)
+    except OSError as exc:
+        raise ScenarioError("--plot", path, "a file that can be written",
+                            exc.strerror or str(exc)) from None
+    except ValueError as exc:  # an image format matplotlib cannot write
+        raise ScenarioError("--plot", path, "an image file name such as 'out.png'",
+                            str(exc)) from None
+
+
+def _report(res: Any) -> None:
+    print(_header(res))
+    print(summary_table(res.summary))
+    print(metrics_line(res.metrics))
+
+
+# -- commands -------------------------------------------------------------------------
+def _cmd_run(args: argparse.Namespace) -> int:
+    from .run import run
+
+    sc = _scenario(args)
+    _check_plot_path(args.plot)
+    res = run(sc, mode=args.mode)
+    if args.json:
+        doc = {"scenario": res.scenario.to_dict(),
+               "summary": res.summary.reset_index().to_dict(orient="records"),
+               "metrics": res.metrics}
+        print(json.dumps(json_safe(doc), indent=2, allow_nan=False))
+    else:
+        _report(res)
+    if args.plot:
+        _save_plot(res, args.plot)
+        # with --json, stdout holds only the JSON document
+        print(f"plot saved to {args.plot}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .run import run
+    from .scenario import Flow, dumbbell
+
+    sc = dumbbell(bandwidth="10Mbps", rtt="20ms", buffer="1BDP",
+                  flows=["reno", Flow("reno", start="10s")], duration="60s", seed=1)
+    _check_plot_path(args.plot)
+    res = run(sc)
+    _report(res)
+    _save_plot(res, args.plot)
+    print(f"plot saved to {args.plot}")
+    return 0
+
+
+def _cmd_algorithms(args: argparse.Namespace) -> int:
+    from . import algorithms, recovery
+
+    rows = []
+    for name in algorithms.names():
+        cls = algorithms.get(name)
+        doc = (cls.__doc__ or "").strip().splitlines()
+        rows.append((name, cls.recovery, doc[0] if doc else ""))
+    w_name = max([len("algorithm")] + [len(r[0]) for r in rows])
+    w_rec = max([len("default recovery")] + [len(r[1]) for r in rows])
+    print(f"{'algorithm':<{w_name}}  {'default recovery':<{w_rec}}  description")
+    for name, rec, doc in rows:
+        print(f"{name:<{w_name}}  {rec:<{w_rec}}  {doc}".rstrip())
+    print()
+    print("recovery strategies: " + ", ".join(recovery.names()))
+    print("combine them with Flow(algorithm, recovery=...)")
+    return 0
+
+
+_COMMANDS = {"run": _cmd_run, "demo": _cmd_demo, "algorithms": _cmd_algorithms}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ccsim`` command line; returns the exit status.
+
+    0 on success; 2 for bad input: argparse's usage errors, and ccsim's
+    validation errors printed as ``ccsim: error: <message>`` without a
+    traceback.
+    """
+    parser = _parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = parser.parse_args(_attach_negative_values(parser, argv))
+    except SystemExit as exc:  # --help, --version, usage errors: argparse has printed
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        return _COMMANDS[args.command](args)
+    except CcsimError as exc:
+        print(f"ccsim: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ccsim: interrupted", file=sys.stderr)
+        return 130
