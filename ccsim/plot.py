@@ -47,9 +47,9 @@ class ResultFigure(Figure):
 
 def default_smooth(result: "Result") -> float:
     """The goodput smoothing window :func:`plot_result` uses by default (s):
-    ``max(trace_interval, min(1 s, duration / 50))``."""
+    ``max(sample_interval, min(1 s, duration / 50))``."""
     sc = result.scenario
-    return max(sc.trace_interval, min(1.0, sc.duration / 50.0))
+    return max(sc.sample_interval, min(1.0, sc.duration / 50.0))
 
 
 def flow_colours(n: int) -> list[Any]:
@@ -135,7 +135,7 @@ def plot_result(result: "Result", *, smooth: Any = None,
         result: a :class:`ccsim.Result`.
         smooth: goodput smoothing window (s, or a string such as ``"500ms"``),
             rounded to whole trace intervals and at least one. Default
-            ``max(trace_interval, min(1 s, duration / 50))``: 1 s for runs of
+            ``max(sample_interval, min(1 s, duration / 50))``: 1 s for runs of
             a minute or more, a fiftieth of shorter runs.
         figsize: (width, height) in inches; default ``(9, 7.5)``.
 
@@ -144,7 +144,7 @@ def plot_result(result: "Result", *, smooth: Any = None,
         it with ``fig.savefig(...)``; in Jupyter it displays itself).
     """
     sc = result.scenario
-    dt = sc.trace_interval
+    dt = sc.sample_interval
     n_window = _smooth_samples(default_smooth(result) if smooth is None else smooth, dt)
     window = n_window * dt
     limit = sc.links[sc.bottleneck].queue.packets(sc.packet_size)

@@ -103,7 +103,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     """Assemble a :class:`Result` from an engine's raw output.
 
     Args:
-        times: sample times (s), ``n`` of them, ``trace_interval`` apart.
+        times: sample times (s), ``n`` of them, ``sample_interval`` apart.
         cwnd, ssthresh, rtt: ``(n, flows)`` samples (NaN where inactive).
         queue: ``(n,)`` bottleneck backlog (packets).
         delivered: ``(n, flows)`` segments delivered in order per bin.
@@ -114,7 +114,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         extra: engine figures merged into ``metrics``.
     """
     sc = scenario
-    dt = sc.trace_interval
+    dt = sc.sample_interval
     bottleneck = sc.links[sc.bottleneck]
     n_flows = len(sc.flows)
     starts = np.array([f.start for f in sc.flows])
@@ -175,7 +175,9 @@ def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],
     frames = []
     for name, arr in per_flow.items():
         n, k = arr.shape
-        t = times + dt if name == "goodput" else times  # goodput: end of its bin
+        # goodput belongs to the end of its bin: (k+1)·dt, computed as the
+        # sample times are so that the two line up exactly
+        t = (np.arange(1, len(times) + 1) * dt) if name == "goodput" else times
         frames.append(pd.DataFrame({
             "time": np.repeat(t, k),
             "flow": pd.array(np.tile(np.arange(k), n), dtype="Int64"),

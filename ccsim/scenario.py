@@ -57,6 +57,14 @@ def _probability(value: Any, field: str) -> float:
     return value
 
 
+def _whole(value: Any, field: str, minimum: int, allowed: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ScenarioTypeError(field, value, allowed)
+    if value < minimum:
+        raise ScenarioError(field, value, allowed)
+    return int(value)
+
+
 def _time(value: Any, field: str, *, positive: bool) -> float:
     seconds = parse_time(value, field)
     if positive and seconds <= 0:
@@ -354,9 +362,8 @@ class Scenario:
             recovery strategy; strategies that need SACK turn it on for their
             flow regardless.
         rwnd: receiver window (bytes), or ``None`` for no limit.
-        trace_interval: sampling period of the time series (s). Default
-            ``max(0.01, duration / 10_000)``: at most 10,000 samples per
-            variable and flow.
+        trace_interval: sampling period of the time series (s), or ``None``
+            (the default) for :attr:`sample_interval`'s automatic choice.
     """
 
     links: tuple[Link, ...]
@@ -391,17 +398,11 @@ class Scenario:
         if not flows:
             raise ScenarioError("flows", self.flows, "at least one flow")
         duration = _time(self.duration, "duration", positive=True)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
-                or self.seed < 0:
-            raise ScenarioError("seed", self.seed, "an integer ≥ 0")
+        _whole(self.seed, "seed", 0, "an integer ≥ 0")
         if self.topology not in ("dumbbell", "path"):
             raise ScenarioError("topology", self.topology, "'dumbbell' or 'path'")
-        for name in ("mss", "header"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) \
-                    or value < (1 if name == "mss" else 0):
-                raise ScenarioError(name, value, "a whole number of bytes"
-                                    + (" ≥ 1" if name == "mss" else " ≥ 0"))
+        _whole(self.mss, "mss", 1, "a whole number of bytes ≥ 1")
+        _whole(self.header, "header", 0, "a whole number of bytes ≥ 0")
         packet = int(self.mss) + int(self.header)
         for i, link in enumerate(links):
             if link.queue.unit == "bytes" and link.queue.limit < packet:
@@ -410,10 +411,11 @@ class Scenario:
         bottleneck = self.bottleneck
         if bottleneck is None:
             bottleneck = min(range(len(links)), key=lambda i: links[i].rate)
-        elif isinstance(bottleneck, bool) or not isinstance(bottleneck, numbers.Integral) \
-                or not 0 <= bottleneck < len(links):
-            raise ScenarioError("bottleneck", bottleneck,
-                                f"a link index in 0..{len(links) - 1}")
+        else:
+            _whole(bottleneck, "bottleneck", 0, f"a link index in 0..{len(links) - 1}")
+            if bottleneck >= len(links):
+                raise ScenarioError("bottleneck", bottleneck,
+                                    f"a link index in 0..{len(links) - 1}")
         path_rtt = 2.0 * sum(link.delay for link in links)
         for i, flow in enumerate(flows):
             if flow.start >= duration:
@@ -439,11 +441,11 @@ class Scenario:
             if rwnd < self.mss:
                 raise ScenarioError("rwnd", self.rwnd, f"at least one segment ({self.mss} bytes)")
         interval = self.trace_interval
-        interval = (max(0.01, duration / 10_000) if interval is None
-                    else _time(interval, "trace_interval", positive=True))
-        if interval > duration:
-            raise ScenarioError("trace_interval", self.trace_interval,
-                                f"at most the duration, {duration} s")
+        if interval is not None:
+            interval = _time(interval, "trace_interval", positive=True)
+            if interval > duration:
+                raise ScenarioError("trace_interval", self.trace_interval,
+                                    f"at most the duration, {duration} s")
         _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
              bottleneck=int(bottleneck), mss=int(self.mss), header=int(self.header),
              initial_window=iw, rwnd=rwnd, trace_interval=interval, **times)
@@ -453,6 +455,15 @@ class Scenario:
     def packet_size(self) -> int:
         """Bytes of one full data packet on the wire: ``mss + header``."""
         return self.mss + self.header
+
+    @property
+    def sample_interval(self) -> float:
+        """The trace sampling period in force (s): ``trace_interval`` if set,
+        else ``max(0.01, duration / 10_000)`` — at most 10,000 samples per
+        variable and flow — but never more than ``duration / 100``."""
+        if self.trace_interval is not None:
+            return self.trace_interval
+        return min(self.duration / 100.0, max(0.01, self.duration / 10_000))
 
     @property
     def path_rtt(self) -> float:

@@ -72,7 +72,7 @@ class PacketEngine:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = sc = scenario
         self.env = env = simpy.Environment()
-        dt = sc.trace_interval
+        dt = sc.sample_interval
         n_bins = int(math.ceil(sc.duration / dt - 1e-9))  # bins/samples in [0, duration)
         self.n_bins = n_bins
         seeds = np.random.SeedSequence(sc.seed).generate_state(2 * len(sc.links))
@@ -158,7 +158,7 @@ class PacketEngine:
         return transmit_or_drop
 
     def _sample(self, k: int) -> None:
-        """Record the traced state at ``k · trace_interval`` and re-arm."""
+        """Record the traced state at ``k · sample_interval`` and re-arm."""
         t = self.times[k]
         for i, s in enumerate(self.senders):
             if s.started and s.done_at is None:
@@ -179,8 +179,9 @@ class PacketEngine:
         n = self.n_bins
         flows = []
         for flow, s in zip(sc.flows, self.senders):
-            stop = flow.stop if flow.stop is not None and flow.stop < sc.duration else sc.duration
-            flows.append({"end": s.done_at if s.done_at is not None else stop,
+            end = min(sc.duration, math.inf if flow.stop is None else flow.stop,
+                      math.inf if s.done_at is None else s.done_at)
+            flows.append({"end": end,
                           "done_at": s.done_at, "retransmits": s.retransmits,
                           "timeouts": s.timeouts, "recoveries": s.recoveries,
                           "rtt_sum": s.rtt_sum, "rtt_count": s.rtt_count})

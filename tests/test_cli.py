@@ -1,0 +1,214 @@
+"""Tests for the ccsim command line (ccsim.cli, python -m ccsim)."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import json  # noqa: E402
+import math  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+import ccsim  # noqa: E402
+from ccsim.cli import json_safe, main, metrics_line  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SHORT = ["--duration", "3s"]
+
+
+def no_nan(token):
+    raise AssertionError(f"JSON contains {token}")
+
+
+def run_json(capsys, *args):
+    code = main(["run", *args, "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    return json.loads(out, parse_constant=no_nan)
+
+
+def test_run_json(capsys):
+    doc = run_json(capsys, "--flows", "reno", "reno@5s", "--duration", "10s")
+    assert set(doc) == {"scenario", "summary", "metrics"}
+    assert len(doc["summary"]) == 2
+    assert [row["flow"] for row in doc["summary"]] == [0, 1]
+    assert doc["summary"][1]["start"] == 5.0
+    assert doc["summary"][0]["algorithm"] == "reno"
+    assert doc["summary"][0]["fct"] is None  # NaN -> null
+    assert doc["metrics"]["interval"] == [5.0, 10.0]  # tuple -> list
+    assert 0 < doc["metrics"]["utilisation"] <= 1
+    # the scenario round-trips
+    sc = ccsim.Scenario.from_dict(doc["scenario"])
+    assert sc.duration == 10.0 and sc.flows[1].start == 5.0
+
+
+def test_run_defaults_are_the_documented_ones(capsys):
+    doc = run_json(capsys, *SHORT)
+    sc = ccsim.Scenario.from_dict(doc["scenario"])
+    assert sc.links[0].rate == 10e6 and sc.path_rtt == pytest.approx(0.02)
+    assert sc.links[0].queue == ccsim.DropTail(17)  # 1 BDP
+    assert sc.links[0].loss == 0 and sc.seed == 0
+    assert [f.algorithm for f in sc.flows] == ["reno", "reno"]
+
+
+def test_run_options_reach_the_scenario(capsys):
+    doc = run_json(capsys, "--flows", "newreno@0.5", "--bandwidth", "5Mbps", "--rtt", "40ms",
+                   "--buffer", "50", "--queue", "red", "--loss", "1%", "--seed", "7",
+                   "--mss", "1000", "--initial-window", "4", "--min-rto", "1s",
+                   "--delayed-ack", "--sack", *SHORT)
+    sc = ccsim.Scenario.from_dict(doc["scenario"])
+    link = sc.links[0]
+    assert link.rate == 5e6 and sc.path_rtt == pytest.approx(0.04)
+    assert isinstance(link.queue, ccsim.RED) and link.queue.limit == 50
+    assert link.loss == pytest.approx(0.01) and sc.seed == 7
+    assert sc.flows[0].algorithm == "newreno" and sc.flows[0].start == 0.5
+    assert (sc.mss, sc.initial_window, sc.min_rto) == (1000, 4.0, 1.0)
+    assert sc.delayed_ack is True and sc.sack is True
+
+
+def test_run_prints_table_and_metrics(capsys):
+    assert main(["run", "--flows", "reno", "newreno@1s", *SHORT]) == 0
+    out = capsys.readouterr().out
+    for column in ("algorithm", "goodput_bps", "share", "retransmits", "timeouts"):
+        assert column in out
+    assert "Mbit/s" in out and "newreno" in out
+    last = out.strip().splitlines()[-1]
+    assert "utilisation" in last and "Jain's index" in last
+    assert "10 Mbit/s" in out.splitlines()[0]  # the scenario header
+
+
+def test_metrics_line():
+    line = metrics_line({"utilisation": 0.9512, "jain": 0.98765, "uf": 12.34,
+                         "interval": (10.0, 60.0)})
+    assert line == "over 10–60 s: utilisation 95.1%, Jain's index 0.988, UF 12.3%"
+    assert "UF" not in metrics_line({"utilisation": 0.5, "jain": math.nan})
+    assert "Jain's index n/a" in metrics_line({"utilisation": 0.5, "jain": math.nan})
+
+
+def test_run_plot_writes_png(capsys, tmp_path):
+    out = tmp_path / "run.png"
+    assert main(["run", "--flows", "reno", *SHORT, "--plot", str(out)]) == 0
+    assert out.read_bytes().startswith(PNG_MAGIC)
+    assert out.stat().st_size > 10_000
+    assert str(out) in capsys.readouterr().out
+
+
+def test_run_plot_with_json_keeps_stdout_json(capsys, tmp_path):
+    out = tmp_path / "run.png"
+    assert main(["run", "--flows", "reno", *SHORT, "--plot", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    json.loads(captured.out)
+    assert str(out) in captured.err
+    assert out.read_bytes().startswith(PNG_MAGIC)
+
+
+def error_of(capsys, *argv):
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return code, captured
+
+
+def test_negative_bandwidth_is_a_ccsim_error(capsys):
+    code, captured = error_of(capsys, "run", "--bandwidth", "-5Mbps", *SHORT)
+    assert code == 2
+    assert captured.err.startswith("ccsim: error: ")
+    assert "bandwidth" in captured.err and "-5Mbps" in captured.err
+    assert captured.out == ""
+
+
+def test_unknown_algorithm_suggests(capsys):
+    code, captured = error_of(capsys, "run", "--flows", "renoo", *SHORT)
+    assert code == 2
+    assert "algorithm" in captured.err and "renoo" in captured.err
+    assert "did you mean 'reno'" in captured.err
+
+
+@pytest.mark.parametrize("argv, field", [
+    (["--flows", "reno@20s"], "start"),
+    (["--flows", "reno@"], "start"),
+    (["--flows", "reno@soon"], "flow.start"),
+    (["--loss", "2"], "loss"),
+    (["--loss", "often"], "loss"),
+    (["--rtt", "20Mbps"], "rtt"),
+    (["--buffer", "0"], "buffer"),
+    (["--duration", "-1s"], "duration"),
+    (["--min-rto", "0"], "min_rto"),
+    (["--mode", "warp"], "mode"),
+])
+def test_bad_values_name_the_field(capsys, argv, field):
+    code, captured = error_of(capsys, "run", "--duration", "10s", *argv)
+    assert code == 2
+    assert captured.err.startswith("ccsim: error: ")
+    assert field in captured.err
+
+
+def test_unwritable_plot_fails_before_simulating(capsys, tmp_path):
+    code, captured = error_of(capsys, "run", *SHORT, "--plot", str(tmp_path / "no" / "x.png"))
+    assert code == 2 and "--plot" in captured.err
+    assert captured.out == ""  # nothing was run or printed
+    code, captured = error_of(capsys, "run", *SHORT, "--plot", str(tmp_path / "x.nope"))
+    assert code == 2 and ".png" in captured.err
+
+
+@pytest.mark.parametrize("argv", [[], ["fly"], ["run", "--queue", "fifo"],
+                                  ["run", "--seed", "one"], ["run", "--flows"]])
+def test_usage_errors_exit_2(capsys, argv):
+    code, captured = error_of(capsys, *argv)
+    assert code == 2
+    assert "usage: ccsim" in captured.err
+
+
+def test_help_and_version(capsys):
+    assert main(["--help"]) == 0
+    assert "run" in capsys.readouterr().out
+    assert main(["run", "--help"]) == 0
+    assert "--bandwidth" in capsys.readouterr().out
+    assert main(["--version"]) == 0
+    assert ccsim.__version__ in capsys.readouterr().out
+
+
+def test_demo_writes_png_in_cwd(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    png = tmp_path / "ccsim-demo.png"
+    assert png.read_bytes().startswith(PNG_MAGIC)
+    assert "ccsim-demo.png" in out
+    assert "seed 1" in out and "goodput_bps" in out and "Jain's index" in out
+    table = [line.split() for line in out.splitlines() if line[:1] in ("0", "1")]
+    assert [row[1] for row in table] == ["reno", "reno"]
+    assert table[1][3] == "10"  # start "10 s"
+
+
+def test_algorithms_lists_names_and_recovery(capsys):
+    assert main(["algorithms"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:] if line
+            and not line.startswith(("recovery", "combine"))}
+    assert rows == {name: ccsim.algorithms.get(name).recovery
+                    for name in ccsim.algorithms.names()}
+    assert "recovery strategies: " + ", ".join(ccsim.recovery.names()) in out
+
+
+def test_json_safe():
+    doc = json_safe({"a": (1, np.float64(2.5)), "b": math.nan, "c": np.int64(3),
+                     "d": math.inf, "e": pd.NA, "f": [None, True], 4: np.array([1.0, np.nan])})
+    assert doc == {"a": [1, 2.5], "b": None, "c": 3, "d": None, "e": None,
+                   "f": [None, True], "4": [1.0, None]}
+    assert type(doc["c"]) is int
+    json.dumps(doc, allow_nan=False)
+
+
+def test_python_dash_m():
+    proc = subprocess.run([sys.executable, "-m", "ccsim", "algorithms"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "reno" in proc.stdout
+    proc = subprocess.run([sys.executable, "-m", "ccsim", "run", "--flows", "renoo"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ccsim: error: ") and "Traceback" not in proc.stderr
