@@ -1,0 +1,190 @@
+"""Sender and receiver rules in isolation: RFC 6298 timers, RFC 5681 delayed
+ACKs, RFC 2018 SACK blocks."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import simpy
+from simpy.events import NORMAL
+
+import ccsim
+from ccsim.algorithms.reno import Reno
+from ccsim.packet import PacketEngine
+from ccsim.packet.engine import _Call
+from ccsim.packet.tcp import CLOCK_GRANULARITY, Receiver, Sender
+from ccsim.recovery.reno import RenoRecovery
+
+
+def _schedule(env):
+    def schedule(at, fn, payload):
+        env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
+    return schedule
+
+
+def _black_hole_sender(env, sent, **kw):
+    """A sender whose every segment is lost."""
+    args = dict(initial_window=1, mss=1460, rwnd=math.inf, min_rto=0.2, initial_rto=1.0,
+                max_rto=60.0, end_seq=math.inf)
+    args.update(kw)
+    return Sender(Reno(), RenoRecovery(), now=lambda: env.now,
+                  transmit=lambda seq, now: sent.append((now, seq)),
+                  schedule=_schedule(env), **args)
+
+
+def test_rto_backs_off_exponentially_from_the_initial_rto():
+    # RFC 6298 §2.1: RTO = 1 s before any sample; §5.5: double it at each expiry.
+    env = simpy.Environment()
+    sent = []
+    sender = _black_hole_sender(env, sent)
+    env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, 0.0)
+    env.run(until=40.0)
+    assert [seq for _, seq in sent] == [0] * 6
+    assert [t for t, _ in sent] == pytest.approx([0, 1, 3, 7, 15, 31])
+    assert sender.timeouts == 5
+    # RFC 5681 §3.1: ssthresh is set once for the segment, then held.
+    assert sender.cc.ssthresh == 2.0 and sender.cc.cwnd == 1.0
+
+
+def test_rto_is_capped_at_max_rto():
+    env = simpy.Environment()
+    sent = []
+    sender = _black_hole_sender(env, sent, max_rto=4.0)
+    env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, 0.0)
+    env.run(until=30.0)
+    gaps = [b[0] - a[0] for a, b in zip(sent, sent[1:])]
+    assert gaps == pytest.approx([1, 2] + [4] * (len(gaps) - 2))
+    assert len(gaps) >= 5
+
+
+def test_rtt_estimator_follows_rfc6298():
+    env = simpy.Environment()
+    sender = _black_hole_sender(env, [])
+    samples = [0.1, 0.3, 0.12, 0.5]
+    srtt = rttvar = None
+    for r in samples:
+        sender._rtt_sample(r, 0.0)
+        # RFC 6298 §2.2 (first sample) and §2.3 (later ones), restated.
+        if srtt is None:
+            srtt, rttvar = r, r / 2
+        else:
+            rttvar = (1 - 1 / 4) * rttvar + 1 / 4 * abs(srtt - r)
+            srtt = (1 - 1 / 8) * srtt + 1 / 8 * r
+        rto = max(0.2, srtt + max(CLOCK_GRANULARITY, 4 * rttvar))
+        assert sender.srtt == pytest.approx(srtt, rel=1e-12)
+        assert sender.rttvar == pytest.approx(rttvar, rel=1e-12)
+        assert sender.rto == pytest.approx(rto, rel=1e-12)
+    assert sender.min_rtt == 0.1
+
+
+def test_karn_no_rtt_sample_from_retransmitted_data():
+    # One drop in the first window: the ACK that covers the retransmission
+    # gives no sample, so the flow's samples never include the recovery time.
+    sc = ccsim.dumbbell("10Mbps", "100ms", buffer=100, duration="3s",
+                        flows=[ccsim.Flow("newreno", drop_segments=[5])])
+    engine = PacketEngine(sc)
+    samples = []
+    sample = engine.senders[0]._rtt_sample
+    engine.senders[0]._rtt_sample = lambda r, now: (samples.append(r), sample(r, now))
+    engine.run()
+    # Largest possible honest sample: propagation + a full buffer of queueing.
+    assert max(samples) < 0.1 + 100 * 1500 * 8 / 10e6
+
+
+class _Wire:
+    """Collects the ACKs a receiver sends: (arrival time, ack number, SACK blocks)."""
+
+    def __init__(self):
+        self.acks = []
+        self.timers = []
+
+    def schedule(self, at, fn, payload):
+        if fn.__name__ == "_timer":
+            self.timers.append((at, fn, payload))
+        else:
+            self.acks.append((at, *payload))
+
+
+def _receiver(wire, *, sack=False, delayed=False):
+    return Receiver(sack=sack, delayed_ack=delayed, ack_delay=0.04, back=0.01,
+                    schedule=wire.schedule, deliver_ack=lambda a: None, n_bins=10,
+                    bin_width=1.0)
+
+
+def test_receiver_acks_cumulatively_and_duplicates_out_of_order():
+    wire = _Wire()
+    rx = _receiver(wire)
+    for t, seq in enumerate([0, 1, 3, 4, 2, 5]):
+        rx.receive(seq, float(t))
+    assert [a[1] for a in wire.acks] == [1, 2, 2, 2, 5, 6]
+    assert [a[0] for a in wire.acks] == pytest.approx([0.01, 1.01, 2.01, 3.01, 4.01, 5.01])
+
+
+def test_sack_blocks_report_the_latest_segment_first():
+    # RFC 2018 §4: the first block holds the segment that triggered the ACK;
+    # the others repeat the most recently reported blocks.
+    wire = _Wire()
+    rx = _receiver(wire, sack=True)
+    for t, seq in enumerate([0, 2, 3, 6, 8, 9]):
+        rx.receive(seq, float(t))
+    blocks = [a[2] for a in wire.acks]
+    assert blocks[0] == ()
+    assert blocks[1] == ((2, 3),)
+    assert blocks[2] == ((2, 4),)
+    assert blocks[3] == ((6, 7), (2, 4))
+    assert blocks[5] == ((8, 10), (6, 7), (2, 4))
+    rx.receive(1, 6.0)  # fills the first hole: blocks below rcv_nxt go
+    assert wire.acks[-1][1:] == (4, ((8, 10), (6, 7)))
+
+
+def test_sack_blocks_are_limited_to_three():
+    wire = _Wire()
+    rx = _receiver(wire, sack=True)
+    for t, seq in enumerate([1, 3, 5, 7, 9]):
+        rx.receive(seq, float(t))
+    assert wire.acks[-1][2] == ((9, 10), (7, 8), (5, 6))
+
+
+def test_delayed_ack_every_second_segment_or_on_the_timer():
+    # RFC 5681 §4.2: an ACK for at least every second full-sized segment, and
+    # none held longer than the delay (here 40 ms).
+    wire = _Wire()
+    rx = _receiver(wire, delayed=True)
+    rx.receive(0, 0.000)
+    rx.receive(1, 0.001)    # second segment: ACK now
+    rx.receive(2, 0.002)    # held...
+    assert [a[1] for a in wire.acks] == [2]
+    (at, timer, payload), = wire.timers[-1:]
+    assert at == pytest.approx(0.042)
+    timer(payload)           # ...until the timer fires
+    assert wire.acks[-1][:2] == (pytest.approx(0.052), 3)
+    rx.receive(4, 0.1)       # out of order: ACK at once
+    assert wire.acks[-1][1] == 3
+    rx.receive(3, 0.11)      # fills the gap: ACK at once
+    assert wire.acks[-1][1] == 5
+
+
+def test_delayed_ack_timer_expired_before_the_next_segment():
+    # A segment arriving after the held ACK's deadline finds it already sent,
+    # timed at the deadline.
+    wire = _Wire()
+    rx = _receiver(wire, delayed=True)
+    rx.receive(0, 0.0)
+    rx.receive(1, 0.5)
+    assert [(round(a[0], 6), a[1]) for a in wire.acks] == [(0.05, 1)]
+
+
+def test_delayed_acks_halve_the_ack_count_in_bulk_transfer():
+    # The receiver window (12 segments, below the 17-packet BDP) keeps the
+    # queue empty: no loss, so no duplicate ACKs.
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, flows=["reno"], duration="2s",
+                        delayed_ack=True, rwnd=12 * 1460)
+    engine = PacketEngine(sc)
+    acks = []
+    on_ack = engine.receivers[0].deliver_ack
+    engine.receivers[0].deliver_ack = lambda a: (acks.append(a), on_ack(a))
+    engine.run()
+    ratio = len(acks) / engine.senders[0].snd_una  # ACKs per acknowledged segment
+    assert engine.senders[0].retransmits == 0
+    assert 0.5 <= ratio < 0.52  # plus a timer-driven ACK for an odd segment now and then
