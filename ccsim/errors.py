@@ -9,22 +9,13 @@ from __future__ import annotations
 import difflib
 
 
-def _describe(err: ScenarioError | ScenarioTypeError, field: str, value: object,
-              allowed: str, hint: str | None) -> str:
-    """Store the error's fields on ``err`` and return its message."""
-    err.field, err.value, err.allowed, err.hint = field, value, allowed, hint
-    return f"{field}={value!r}: {allowed}" + (f" ({hint})" if hint else "")
-
-
 class CcsimError(Exception):
     """Base class of every error raised by ccsim."""
 
 
-class ScenarioError(CcsimError, ValueError):
-    """A scenario value is out of range or otherwise invalid.
-
-    ``.field``, ``.value``, ``.allowed`` and ``.hint`` hold the parts of the message.
-    """
+class _FieldError(CcsimError):
+    """An error about one input field; ``.field``, ``.value``, ``.allowed``
+    and ``.hint`` hold the parts of the message."""
 
     field: str
     value: object
@@ -32,10 +23,15 @@ class ScenarioError(CcsimError, ValueError):
     hint: str | None
 
     def __init__(self, field: str, value: object, allowed: str, hint: str | None = None) -> None:
-        super().__init__(_describe(self, field, value, allowed, hint))
+        self.field, self.value, self.allowed, self.hint = field, value, allowed, hint
+        super().__init__(f"{field}={value!r}: {allowed}" + (f" ({hint})" if hint else ""))
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return type(self), (self.field, self.value, self.allowed, self.hint)
+
+
+class ScenarioError(_FieldError, ValueError):
+    """A scenario value is out of range or otherwise invalid."""
 
 
 class UnitError(ScenarioError):
@@ -56,16 +52,5 @@ class UnknownAlgorithmError(ScenarioError):
         return type(self), (self.field, self.value, self.known)
 
 
-class ScenarioTypeError(CcsimError, TypeError):
+class ScenarioTypeError(_FieldError, TypeError):
     """A scenario value has the wrong type (e.g. a bool or None where a quantity is expected)."""
-
-    field: str
-    value: object
-    allowed: str
-    hint: str | None
-
-    def __init__(self, field: str, value: object, allowed: str, hint: str | None = None) -> None:
-        super().__init__(_describe(self, field, value, allowed, hint))
-
-    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
-        return type(self), (self.field, self.value, self.allowed, self.hint)

@@ -269,7 +269,7 @@ class Flow:
         algo = self.algorithm
         if isinstance(algo, type):
             name = getattr(algo, "name", None)
-            if not name or algorithms.registry._REGISTRY.get(name) is not algo:
+            if not algorithms.registry.REGISTRY.holds(algo):
                 raise ScenarioError("flow.algorithm", algo, "a registered algorithm",
                                     "call ccsim.algorithms.register(cls) first")
             algo = name

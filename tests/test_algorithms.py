@@ -221,7 +221,8 @@ def test_matches_rfc5681_step_by_step(name, cwnd, ssthresh, seq):
 @pytest.fixture
 def scratch_registry(monkeypatch):
     """Let a test register classes without leaving them behind for other tests."""
-    monkeypatch.setattr(algorithm_registry, "_REGISTRY", dict(algorithm_registry._REGISTRY))
+    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
+                        dict(algorithm_registry.REGISTRY._classes))
 
 
 def test_names_include_reno_family():

@@ -1,0 +1,53 @@
+"""A name → class registry, shared by window laws and recovery strategies."""
+
+from __future__ import annotations
+
+from typing import Generic, TypeVar
+
+from .errors import ScenarioTypeError, UnknownAlgorithmError
+
+T = TypeVar("T", bound=type)
+
+
+class Registry(Generic[T]):
+    """Classes derived from ``base``, registered under their ``name``.
+
+    ``field`` names the input that selects one (``"algorithm"``,
+    ``"recovery"``), for error messages.
+    """
+
+    def __init__(self, base: T, field: str) -> None:
+        self.base = base
+        self.field = field
+        self._classes: dict[str, T] = {}
+
+    def register(self, cls: T) -> T:
+        """Register ``cls`` under ``cls.name``; usable as a class decorator.
+
+        Registering another class under a name that is taken replaces it (so a
+        notebook cell can be re-run).
+        """
+        if not (isinstance(cls, type) and issubclass(cls, self.base)):
+            raise ScenarioTypeError(self.field, cls,
+                                    f"a subclass of {self.base.__module__}.{self.base.__name__}")
+        name = cls.name
+        if not isinstance(name, str) or not name or name != name.strip().lower():
+            raise ScenarioTypeError(f"{cls.__name__}.name", name,
+                                    "a non-empty lower-case string without spaces")
+        self._classes[name] = cls
+        return cls
+
+    def names(self) -> list[str]:
+        """Registered names, sorted."""
+        return sorted(self._classes)
+
+    def get(self, name: str) -> T:
+        """The class registered as ``name``; unknown names list the known ones."""
+        try:
+            return self._classes[name]
+        except (KeyError, TypeError):
+            raise UnknownAlgorithmError(self.field, name, self.names()) from None
+
+    def holds(self, cls: type) -> bool:
+        """Whether ``cls`` itself is what its name is registered as."""
+        return self._classes.get(getattr(cls, "name", None)) is cls
