@@ -131,7 +131,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         span = raw["end"] - flow.start
         rows.append({
             "algorithm": flow.algorithm,
-            "recovery": flow.make_recovery().name,
+            "recovery": flow.recovery_name,
             "start": flow.start,
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),

@@ -310,10 +310,14 @@ class Flow:
         """A fresh instance of the flow's window law with its parameters."""
         return algorithms.get(self.algorithm)(**dict(self.params))
 
+    @property
+    def recovery_name(self) -> str:
+        """The recovery strategy in force: ``recovery`` or the algorithm's default."""
+        return self.recovery or algorithms.get(self.algorithm).recovery
+
     def make_recovery(self) -> recovery.Recovery:
         """A fresh instance of the flow's recovery strategy."""
-        name = self.recovery or algorithms.get(self.algorithm).recovery
-        return recovery.get(name)()
+        return recovery.get(self.recovery_name)()
 
     @property
     def label(self) -> str:

@@ -86,32 +86,31 @@ class PacketEngine:
             access = (sc.flow_rtt(i) - sc.path_rtt) / 2.0  # one way, both sides together
             access = max(access, 0.0)  # rtt == path rtt up to rounding
             rec = flow.make_recovery()
+            receiver = Receiver(
+                sack=sc.sack or rec.uses_sack, delayed_ack=sc.delayed_ack,
+                ack_delay=sc.delayed_ack_timeout, back=one_way + access,
+                schedule=self.schedule, deliver_ack=None, n_bins=n_bins, bin_width=dt)
             sender = Sender(
-                flow.make_algorithm(), rec, now=lambda: env.now, transmit=None,
+                flow.make_algorithm(), rec, now=lambda: env.now,
+                transmit=self._path(receiver, access / 2.0, access / 2.0,
+                                    set(flow.drop_segments)),
                 schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                 min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
                 end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
                          else math.inf))
-            receiver = Receiver(
-                sack=sc.sack or rec.uses_sack, delayed_ack=sc.delayed_ack,
-                ack_delay=sc.delayed_ack_timeout, back=one_way + access,
-                schedule=self.schedule, deliver_ack=sender.on_ack, n_bins=n_bins,
-                bin_width=dt)
-            sender._send_segment = self._path(receiver, access / 2.0, access / 2.0,
-                                              set(flow.drop_segments))
+            receiver.deliver_ack = sender.on_ack  # the two ends know each other
             self.senders.append(sender)
             self.receivers.append(receiver)
             env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, flow.start)
             if flow.stop is not None and flow.stop < sc.duration:
                 env.schedule(_Call(env, lambda s: s.stop(), sender), NORMAL, flow.stop)
-        n_samples = n_bins
-        self.times = np.arange(n_samples) * dt
-        shape = (n_samples, len(sc.flows))
+        self.times = np.arange(n_bins) * dt
+        shape = (n_bins, len(sc.flows))
         self.cwnd = np.full(shape, np.nan)
         self.ssthresh = np.full(shape, np.nan)
         self.rtt = np.full(shape, np.nan)
-        self.queue = np.zeros(n_samples)
+        self.queue = np.zeros(n_bins)
         env.schedule(_Call(env, self._sample, 0), NORMAL, 0.0)
 
     def schedule(self, at: float, fn: Callable, payload: Any) -> None:

@@ -47,7 +47,7 @@ class Receiver:
                  "bin_rate")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
-                 schedule: Schedule, deliver_ack: Callable, n_bins: int,
+                 schedule: Schedule, deliver_ack: Callable | None, n_bins: int,
                  bin_width: float) -> None:
         self.rcv_nxt = 0
         self.ooo: set[int] = set()        # segments held above rcv_nxt
@@ -59,7 +59,7 @@ class Receiver:
         self.held_until = 0.0              # when the held ACK must go (s)
         self.back = back                   # ACK travel time back to the sender (s)
         self.schedule = schedule
-        self.deliver_ack = deliver_ack
+        self.deliver_ack = deliver_ack     # the sender's on_ack, set once both exist
         self.delivered_per_bin = [0] * (n_bins + 1)
         self.bin_rate = 1.0 / bin_width
 
