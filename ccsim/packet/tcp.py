@@ -16,6 +16,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..recovery.scoreboard import Scoreboard
 
 if TYPE_CHECKING:
     from ..recovery.base import Recovery
@@ -173,6 +174,8 @@ class Sender:
         self.started = False
         self.done_at: float | None = None
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
+        self.scoreboard = Scoreboard() if recovery.uses_sack else None
+        self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
 
     # -- life cycle ----------------------------------------------------------
     def start(self) -> None:
@@ -197,6 +200,9 @@ class Sender:
         ackno = ack[0]
         una = self.snd_una
         now = self.now()
+        newly_sacked = released = 0
+        if self.scoreboard is not None:
+            newly_sacked, released = self.scoreboard.update(max(ackno, una), ack[1])
         if ackno > una:
             sent = self.sent
             resent = False
@@ -212,7 +218,8 @@ class Sender:
             if not resent:  # Karn: no sample if the ACK covers a retransmission
                 rtt = now - record[0]
                 self._rtt_sample(rtt, now)
-            self.delivered += acked
+            self.ack_delivered = acked - released + newly_sacked
+            self.delivered += self.ack_delivered
             interval = now - record[3]
             rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
                     if interval > 0 else None)
@@ -230,12 +237,20 @@ class Sender:
             elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
                 self.restart_timer()
         elif ackno == una and self.high_tx > una and self.done_at is None:
+            self.ack_delivered = newly_sacked
+            self.delivered += newly_sacked
             self.dupacks += 1
             self.recovery.on_dupack(self)
         self.send(now)
 
     def send(self, now: float) -> None:
-        """Send new segments while the window allows (RFC 5681 §3.1)."""
+        """Send new segments while the window allows (RFC 5681 §3.1); in
+        recovery, strategies that own transmission choose what to send."""
+        if self.in_recovery and self.recovery.owns_sending:
+            self.recovery.send(self)
+            if self.deadline is None and self.high_tx > self.snd_una:
+                self.restart_timer()
+            return
         window = self.cc.cwnd
         if window > self.rwnd:
             window = self.rwnd
@@ -288,6 +303,12 @@ class Sender:
         """Send segment ``seq`` again, now."""
         self._transmit(seq, self.now())
 
+    def transmit(self, seq: int) -> None:
+        """Send segment ``seq`` now: a retransmission, or ``snd_nxt`` (new data)."""
+        self._transmit(seq, self.now())
+        if seq == self.snd_nxt:
+            self.snd_nxt += 1
+
     def restart_timer(self) -> None:
         """(Re)arm the retransmission timer to fire one RTO from now (RFC 6298 §5.3).
 
@@ -322,6 +343,8 @@ class Sender:
         else:
             self.cc.cwnd = self.cc.loss_window
         self.rto_seq = self.snd_una
+        if self.scoreboard is not None:
+            self.scoreboard.clear()  # the receiver may renege (RFC 2018 §8)
         self.recovery.on_timeout(self)
         self.in_recovery = False
         self.dupacks = 0

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..algorithms.base import CongestionControl
+    from .scoreboard import Scoreboard
 
 
 class SenderView(Protocol):
@@ -30,6 +31,11 @@ class SenderView(Protocol):
         high_tx: one past the highest segment ever sent.
         dupacks: duplicate ACKs counted since the last ACK of new data.
         in_recovery: whether the sender is in loss recovery (strategies set it).
+        end_seq: the flow sends no segment at or above this one.
+        rwnd: receiver window (segments).
+        scoreboard: the SACK scoreboard, for strategies with ``uses_sack``.
+        ack_delivered: segments the ACK being handled delivered: newly
+            acknowledged plus newly SACKed, less those SACKed before.
         recover: one past the highest segment sent when the last recovery or
             timeout began; duplicate ACKs start a new recovery only when
             ``snd_una > recover`` (RFC 6582 §3.2 step 1, with ns-2's reading:
@@ -41,15 +47,22 @@ class SenderView(Protocol):
     snd_una: int
     snd_nxt: int
     high_tx: int
+    end_seq: float
+    rwnd: float
     dupacks: int
     in_recovery: bool
     recover: int
+    scoreboard: "Scoreboard | None"
+    ack_delivered: int
 
     def signal_loss(self, kind: str) -> None:
         """Tell the window law a loss was detected (sets ``ssthresh``)."""
 
     def retransmit(self, seq: int) -> None:
         """Send segment ``seq`` again, now."""
+
+    def transmit(self, seq: int) -> None:
+        """Send segment ``seq`` now; ``snd_nxt`` advances when it is new data."""
 
     def restart_timer(self) -> None:
         """Restart the retransmission timer (RFC 6298 §5.3)."""
@@ -60,12 +73,17 @@ class Recovery:
 
     Attributes:
         name: registry key, as used by ``Flow(recovery=...)``.
-        uses_sack: whether the receiver must send SACK blocks.
+        uses_sack: whether the receiver must send SACK blocks (the sender
+            then keeps a scoreboard).
+        owns_sending: whether :meth:`send` chooses what to transmit while in
+            recovery (otherwise the sender sends new data while the window
+            ``cwnd`` exceeds ``snd_nxt − snd_una``).
         dupthresh: duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
     """
 
     name: ClassVar[str] = ""
     uses_sack: ClassVar[bool] = False
+    owns_sending: ClassVar[bool] = False
     dupthresh: ClassVar[int] = 3
 
     def triggered(self, tcp: SenderView) -> bool:
@@ -84,6 +102,9 @@ class Recovery:
         retransmission timer itself: the strategy calls ``restart_timer``
         when its rules say so (RFC 6582's "Impatient" variant does once).
         """
+
+    def send(self, tcp: SenderView) -> None:
+        """Transmit what the strategy allows now (only if ``owns_sending``)."""
 
     def on_timeout(self, tcp: SenderView) -> None:
         """The retransmission timer expired: recovery is abandoned."""

@@ -1,0 +1,61 @@
+"""SSDR: Reno with smooth-start and dynamic recovery (Wang & Williamson 1998).
+
+Source: H. Wang, C. L. Williamson, "A New Scheme for TCP Congestion Control:
+Smooth-Start and Dynamic Recovery", MASCOTS 1998, as seed 004 (Lai & Yao,
+§3.3) summarises it: slow start "often causes multiple packet losses, which
+result in a retransmission timeout. Smooth-start uses a more graceful ramp of
+cwnd"; recovery is dynamic recovery (:mod:`ccsim.recovery.ssdr`).
+
+Update rules (``acked`` segments newly acknowledged):
+
+* below ``ssthresh / 2``: slow start, ``cwnd += acked``;
+* smooth-start, from ``ssthresh / 2`` up to ``ssthresh``: ``cwnd += acked /
+  2`` — the window grows by half per RTT instead of doubling, so the last
+  round of slow start does not overshoot by a whole window;
+* congestion avoidance and loss: Reno's (RFC 5681).
+
+Differences from the source: the original paper was not available to us, so
+the smooth-start threshold (``ssthresh / 2``) and ramp (half a segment per
+segment acknowledged) are a reconstruction of the seed's description. With
+no finite ``ssthresh`` (a new connection) there is no threshold to smooth
+towards and smooth-start is plain slow start.
+"""
+
+from __future__ import annotations
+
+from .base import Ack
+from .registry import register
+from .reno import Reno
+
+
+@register
+class Ssdr(Reno):
+    """Reno's law with smooth-start, and dynamic recovery."""
+
+    name = "ssdr"
+    recovery = "ssdr"
+
+    def on_ack(self, ack: Ack) -> None:
+        smooth_from = self.ssthresh / 2.0
+        if self.cwnd < smooth_from:
+            room = smooth_from - self.cwnd
+            if ack.acked <= room:
+                self.cwnd += ack.acked
+                return
+            self.cwnd = smooth_from
+            ack = _less(ack, room)
+        if self.cwnd < self.ssthresh:
+            room = 2.0 * (self.ssthresh - self.cwnd)  # acked segments to reach it
+            if ack.acked <= room:
+                self.cwnd += ack.acked / 2.0
+                return
+            self.cwnd = self.ssthresh
+            ack = _less(ack, room)
+        super().on_ack(ack)
+
+
+def _less(ack: Ack, used: float) -> Ack:
+    """``ack`` with ``used`` of its acknowledged segments already spent."""
+    from dataclasses import replace
+
+    return replace(ack, acked=ack.acked - used)

@@ -1,0 +1,142 @@
+"""SACK recovery: RFC 6675's conservative loss recovery.
+
+Sources: M. Mathis, J. Mahdavi, S. Floyd, A. Romanow, "TCP Selective
+Acknowledgment Options", RFC 2018, 1996 (the option); E. Blanton et al., "A
+Conservative Loss Recovery Algorithm Based on Selective Acknowledgment (SACK)
+for TCP", RFC 6675, 2012, §5 (the algorithm) and §4 (NextSeg).
+
+* Entering (§5, step 4): on the DupThresh-th duplicate ACK, or as soon as
+  IsLost(HighACK) holds — ``RecoveryPoint = HighData``; ``ssthresh`` from the
+  window law and ``cwnd = ssthresh`` (no inflation); retransmit the first
+  unacknowledged segment.
+* On every ACK in recovery (step C): recompute ``pipe`` (SetPipe) and, while
+  ``cwnd − pipe ≥ 1``, send the segment NextSeg picks:
+  (1) the lowest unSACKed segment above HighRxt, below the highest SACKed one,
+  that IsLost; (2) else new data; (3) else the lowest unSACKed segment above
+  HighRxt below the highest SACKed one; (4) else, once per recovery and only
+  after the cumulative ACK has moved, a rescue retransmission of the highest
+  unSACKed outstanding segment.
+* Leaving: the first cumulative ACK at or above RecoveryPoint.
+
+Differences from the source: sequence numbers count segments; DupThresh is
+fixed at 3; the retransmission timer is restarted by every ACK that advances
+the cumulative ACK (RFC 6298 §5.3), as RFC 6675 leaves it; after a timeout
+the scoreboard is cleared (RFC 2018 §8 allows the receiver to renege) and the
+sender goes back to the first unacknowledged segment.
+"""
+
+from __future__ import annotations
+
+from .base import Recovery, SenderView
+from .registry import register
+
+
+@register
+class SackRecovery(Recovery):
+    """RFC 6675 loss recovery; the base of the SACK-based strategies.
+
+    Subclasses change :meth:`enter`, :meth:`leave`, :meth:`triggered`,
+    :meth:`pipe`, :meth:`next_segment`, :meth:`on_recovery_ack` or
+    :meth:`on_sent` and keep the rest.
+
+    Attributes:
+        point: RecoveryPoint, one past the highest segment sent at entry.
+        high_rxt: HighRxt, the highest segment retransmitted by rules 1 and 3.
+        rescue: RescueRxt, or -1 before any rescue retransmission.
+    """
+
+    name = "sack"
+    uses_sack = True
+    owns_sending = True
+
+    def __init__(self) -> None:
+        self.point = 0
+        self.high_rxt = -1
+        self.rescue = -1
+
+    def triggered(self, tcp: SenderView) -> bool:
+        """RFC 6675 §5: DupThresh duplicate ACKs, or IsLost(HighACK)."""
+        if tcp.in_recovery or tcp.snd_una <= tcp.recover:
+            return False
+        board = tcp.scoreboard
+        return tcp.dupacks >= self.dupthresh or (
+            not board.is_sacked(tcp.snd_una) and board.is_lost(tcp.snd_una))
+
+    def on_dupack(self, tcp: SenderView) -> None:
+        if self.triggered(tcp):
+            self.enter(tcp)
+        elif tcp.in_recovery:
+            self.on_recovery_ack(tcp)
+
+    def on_ack(self, tcp: SenderView, acked: int) -> None:
+        if tcp.snd_una >= self.point:
+            self.leave(tcp)
+            return
+        tcp.restart_timer()
+        self.on_recovery_ack(tcp)
+
+    def enter(self, tcp: SenderView) -> None:
+        """RFC 6675 §5 step 4: set RecoveryPoint, halve, retransmit."""
+        self.point = tcp.recover = tcp.high_tx
+        tcp.signal_loss("fast")
+        tcp.cc.cwnd = tcp.cc.ssthresh
+        tcp.in_recovery = True
+        self.high_rxt = tcp.snd_una
+        self.rescue = -1
+        tcp.retransmit(tcp.snd_una)
+        self.on_sent(tcp, tcp.snd_una)
+
+    def leave(self, tcp: SenderView) -> None:
+        """The cumulative ACK reached RecoveryPoint."""
+        tcp.in_recovery = False
+
+    def on_recovery_ack(self, tcp: SenderView) -> None:
+        """Any ACK in recovery that does not end it (window adjustments)."""
+
+    def pipe(self, tcp: SenderView) -> float:
+        """RFC 6675 SetPipe: segments estimated in flight."""
+        return tcp.scoreboard.pipe(tcp.snd_una, tcp.high_tx, self.high_rxt)
+
+    def new_data_allowed(self, tcp: SenderView) -> bool:
+        """NextSeg rule 2's condition: data is left and the receiver has room."""
+        return tcp.snd_nxt < tcp.end_seq and tcp.snd_nxt - tcp.snd_una < tcp.rwnd
+
+    def next_segment(self, tcp: SenderView) -> int | None:
+        """RFC 6675 NextSeg; records HighRxt and RescueRxt as it decides."""
+        board = tcp.scoreboard
+        top = board.highest
+        if top is not None:
+            hole = board.first_hole(max(self.high_rxt + 1, tcp.snd_una), top)
+            if hole is not None and board.is_lost(hole):            # rule 1
+                self.high_rxt = hole
+                return hole
+        if self.new_data_allowed(tcp):                               # rule 2
+            return tcp.snd_nxt
+        if top is not None and hole is not None:                     # rule 3
+            self.high_rxt = hole
+            return hole
+        if tcp.snd_una > self.rescue:                                # rule 4
+            last = board.last_hole(tcp.snd_una, tcp.high_tx)
+            if last is not None:
+                self.rescue = self.point
+                return last
+        return None
+
+    def send(self, tcp: SenderView) -> None:
+        """Step (C): transmit while ``cwnd − pipe ≥ 1`` segment."""
+        pipe = self.pipe(tcp)
+        while tcp.cc.cwnd - pipe >= 1:
+            seq = self.next_segment(tcp)
+            if seq is None:
+                return
+            tcp.transmit(seq)
+            self.on_sent(tcp, seq)
+            pipe += 1
+
+    def on_sent(self, tcp: SenderView, seq: int) -> None:
+        """Segment ``seq`` was just sent in recovery (a hook for subclasses)."""
+
+    def on_timeout(self, tcp: SenderView) -> None:
+        tcp.in_recovery = False
+        self.high_rxt = -1
+        self.rescue = -1

@@ -1,0 +1,160 @@
+"""The sender's SACK scoreboard and RFC 6675's queries on it.
+
+Source: E. Blanton, M. Allman, L. Wang, I. Jarvinen, M. Kojo, Y. Nishida,
+"A Conservative Loss Recovery Algorithm Based on Selective Acknowledgment
+(SACK) for TCP", RFC 6675, 2012, §3 (definitions) and §4 (IsLost, SetPipe,
+NextSeg), with sequence numbers counted in segments.
+
+The SACKed segments above the cumulative ACK are kept as sorted, disjoint
+``[start, end)`` intervals, so every query costs O(number of holes), not
+O(window):
+
+* IsLost(s) holds when at least DupThresh SACKed segments lie above ``s``
+  (RFC 6675 §4, with whole segments "(DupThresh − 1)·SMSS bytes above" and
+  "DupThresh discontiguous SACKed sequences" coincide); so the unSACKed
+  segments below the DupThresh-th highest SACKed one are exactly the lost
+  ones — :meth:`Scoreboard.lost_below`.
+* SetPipe counts each unSACKed segment in ``[HighACK, HighData)`` once if it
+  is not lost and once more if it is at or below HighRxt.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+DUPTHRESH = 3
+"""RFC 6675 §2: DupThresh, as RFC 5681's three duplicate ACKs."""
+
+
+class Scoreboard:
+    """SACKed segments above the cumulative ACK.
+
+    Attributes:
+        blocks: sorted, disjoint ``[start, end)`` intervals of SACKed segments.
+    """
+
+    __slots__ = ("blocks",)
+
+    def __init__(self) -> None:
+        self.blocks: list[list[int]] = []
+
+    def clear(self) -> None:
+        """Forget every SACK (after a timeout, RFC 2018 §8)."""
+        self.blocks = []
+
+    def update(self, una: int, sack_blocks: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+        """Record an ACK's SACK blocks; drop what lies below ``una``.
+
+        Returns ``(newly_sacked, released)``: segments SACKed for the first
+        time, and previously SACKed segments now covered by the cumulative ACK.
+        """
+        newly = 0
+        for start, end in sack_blocks:
+            if start < una:
+                start = una
+            if end > start:
+                newly += self._add(start, end)
+        released = 0
+        blocks = self.blocks
+        while blocks and blocks[0][0] < una:
+            first = blocks[0]
+            if first[1] <= una:
+                released += first[1] - first[0]
+                blocks.pop(0)
+            else:
+                released += una - first[0]
+                first[0] = una
+        return newly, released
+
+    def _add(self, start: int, end: int) -> int:
+        """Merge ``[start, end)`` in; return how many segments were new."""
+        blocks = self.blocks
+        i = bisect.bisect_left(blocks, [start, start])
+        if i > 0 and blocks[i - 1][1] >= start:
+            i -= 1
+        j = i
+        covered = 0
+        lo, hi = start, end
+        while j < len(blocks) and blocks[j][0] <= end:
+            b = blocks[j]
+            covered += max(0, min(b[1], end) - max(b[0], start))
+            lo, hi = min(lo, b[0]), max(hi, b[1])
+            j += 1
+        blocks[i:j] = [[lo, hi]]
+        return (end - start) - covered
+
+    # -- queries -----------------------------------------------------------------
+    def is_sacked(self, seq: int) -> bool:
+        """Whether segment ``seq`` has been SACKed."""
+        blocks = self.blocks
+        i = bisect.bisect_right(blocks, [seq, float("inf")]) - 1
+        return i >= 0 and blocks[i][0] <= seq < blocks[i][1]
+
+    def sacked_in(self, start: int, end: int) -> int:
+        """SACKed segments in ``[start, end)``."""
+        return sum(max(0, min(b[1], end) - max(b[0], start)) for b in self.blocks
+                   if b[1] > start and b[0] < end)
+
+    @property
+    def count(self) -> int:
+        """SACKed segments in all."""
+        return sum(b[1] - b[0] for b in self.blocks)
+
+    @property
+    def highest(self) -> int | None:
+        """One past the highest SACKed segment (FACK's ``snd.fack``), or None."""
+        return self.blocks[-1][1] if self.blocks else None
+
+    def lost_below(self) -> int:
+        """The segment below which every unSACKed segment IsLost (RFC 6675 §4):
+        the DupThresh-th highest SACKed segment; -1 when fewer are SACKed."""
+        need = DUPTHRESH
+        for start, end in reversed(self.blocks):
+            n = end - start
+            if n >= need:
+                return end - need
+            need -= n
+        return -1
+
+    def is_lost(self, seq: int) -> bool:
+        """RFC 6675 IsLost(seq), for an unSACKed ``seq``."""
+        return seq < self.lost_below()
+
+    def pipe(self, una: int, high_data: int, high_rxt: int) -> int:
+        """RFC 6675 SetPipe: segments estimated in flight.
+
+        Args:
+            una: HighACK, the first unacknowledged segment.
+            high_data: one past the highest segment sent.
+            high_rxt: the highest segment retransmitted in this recovery, or
+                ``una - 1`` if none.
+        """
+        lost = self.lost_below()
+        not_lost = self._unsacked(max(una, lost), high_data)
+        resent = self._unsacked(una, min(high_rxt + 1, high_data))
+        return not_lost + resent
+
+    def _unsacked(self, start: int, end: int) -> int:
+        return max(0, end - start - self.sacked_in(start, end)) if end > start else 0
+
+    def first_hole(self, start: int, end: int) -> int | None:
+        """The lowest unSACKed segment in ``[start, end)``, or None."""
+        seq = start
+        for b in self.blocks:
+            if b[1] <= seq:
+                continue
+            if b[0] > seq:
+                break
+            seq = b[1]
+        return seq if seq < end else None
+
+    def last_hole(self, start: int, end: int) -> int | None:
+        """The highest unSACKed segment in ``[start, end)``, or None."""
+        seq = end - 1
+        for b in reversed(self.blocks):
+            if b[0] > seq:
+                continue
+            if b[1] <= seq:
+                break
+            seq = b[0] - 1
+        return seq if seq >= start else None
