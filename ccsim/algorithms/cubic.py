@@ -1,0 +1,155 @@
+"""CUBIC: a cubic window growth function of the time since the last loss.
+
+Source: L. Xu, S. Ha, I. Rhee, V. Goel, L. Eggert, "CUBIC for Fast and
+Long-Distance Networks", RFC 9438, 2023 (after Ha, Rhee, Xu, "CUBIC: A New
+TCP-Friendly High-Speed TCP Variant", ACM SIGOPS OSR 42(5), 2008).
+
+Update rules (windows in segments, times in seconds):
+
+* slow start (``cwnd < ssthresh``): Reno's, unchanged (RFC 9438 §4.10).
+* congestion epoch: begins at the first ACK in congestion avoidance after a
+  loss (§4.2, §4.8); at that moment ``t0 = now``, ``cwnd_epoch = cwnd``,
+  ``W_est = cwnd_epoch`` and ``K = cbrt((W_max − cwnd_epoch) / C)`` (§4.2
+  eq. 2), which is ``cbrt(W_max·(1 − β)/C)`` when ``cwnd_epoch = β·W_max``;
+* window function (§4.2 eq. 1): ``W_cubic(t) = C·(t − K)³ + W_max`` with
+  ``t = now − t0``;
+* target (§4.2): ``target = W_cubic(t + RTT)`` clamped to
+  ``[cwnd, 1.5·cwnd]``, with RTT the smoothed RTT (RFC 9438 §4.1.2:
+  "RTT: Smoothed round-trip time ... [RFC6298]"), ``Ack.srtt``;
+* Reno-friendly estimate (§4.3): per ACK ``W_est += α_cubic·acked/cwnd``
+  with ``α_cubic = 3(1 − β)/(1 + β)``, raised to 1 once
+  ``W_est ≥ cwnd_prior`` (the window before the last reduction);
+* per ACK in congestion avoidance (concave §4.4 / convex §4.5):
+  ``cwnd += (target − cwnd)/cwnd · acked``; if ``W_cubic(t) < W_est``
+  (Reno-friendly region) ``cwnd = max(that, W_est)``;
+* on loss (§4.6, §4.7): ``ssthresh = max(β·cwnd, 2)``; fast convergence:
+  ``W_max = cwnd·(1 + β)/2`` if ``cwnd < W_max`` (the previous one), else
+  ``W_max = cwnd``; the epoch ends.
+* after a timeout (§4.8): Reno's loss window, ssthresh as above, and the
+  first epoch after it uses ``K = 0`` and ``W_max = cwnd_epoch``.
+
+Differences from the source:
+
+* ssthresh uses ``cwnd`` (as Linux's ``cubictcp_recalc_ssthresh`` does), not
+  ``flight_size``; RFC 9438 §4.6 writes ``flight_size·β`` and notes that
+  implementations use ``cwnd`` instead. The two agree unless the flow is
+  application-limited.
+* RTT in the target is the smoothed RTT per the RFC; Linux's
+  ``bictcp_update`` uses the minimum RTT (``delay_min``).
+* HyStart++ (RFC 9406, recommended by §4.10) is not implemented: slow start
+  is plain Reno slow start, ending only at a loss.
+* In the Reno-friendly region ``cwnd`` becomes the larger of ``W_est`` and
+  the cubic update (which never decreases it); the RFC's "set cwnd to W_est"
+  could shrink a window that the cubic target had carried above ``W_est``.
+* If ``cwnd_epoch ≥ W_max`` the epoch uses ``K = 0`` and
+  ``W_max = cwnd_epoch`` (Linux's ``bictcp_update`` does the same); this is
+  also how the post-timeout rule of §4.8 is realised.
+* No application-limited handling (§5.8), no per-ACK integer counters: the
+  window is a float.
+
+Defaults and their sources:
+
+* ``c = 0.4`` — RFC 9438 §4.2 / §5 ("C SHOULD be set to 0.4"); Linux
+  ``bic_scale = 41`` (41·10/1024 ≈ 0.4), ``net/ipv4/tcp_cubic.c``, Linux 6.x.
+* ``beta = 0.7`` — RFC 9438 §4.6 (β_cubic = 0.7); Linux uses
+  ``beta = 717/1024 ≈ 0.7002`` in ``net/ipv4/tcp_cubic.c`` (6.x; it was 0.8
+  in CUBIC v2.0 and became 0.7 in v2.3).
+* ``fast_convergence = True`` — RFC 9438 §4.7 (SHOULD); Linux
+  ``fast_convergence = 1``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .base import Ack, Loss
+from .registry import register
+from .reno import Reno
+
+
+@register
+class Cubic(Reno):
+    """CUBIC window law (RFC 9438) with Reno fast recovery."""
+
+    name = "cubic"
+    recovery = "reno"
+
+    def __init__(self, *, c: float = 0.4, beta: float = 0.7,
+                 fast_convergence: bool = True) -> None:
+        self.c = c  # cubic scaling constant (segments / s³)
+        self.beta = beta  # multiplicative decrease factor β_cubic
+        self.fast_convergence = fast_convergence
+
+    # -- the rule, as functions of state ---------------------------------------
+    @property
+    def alpha_cubic(self) -> float:
+        """RFC 9438 §4.3: AIMD increase giving Reno's average rate with β."""
+        return 3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+
+    def k(self, w_max: float, cwnd_epoch: float) -> float:
+        """Seconds for W_cubic to climb from ``cwnd_epoch`` to ``w_max`` (§4.2 eq. 2)."""
+        return math.cbrt(max(w_max - cwnd_epoch, 0.0) / self.c)
+
+    def w_cubic(self, t: float) -> float:
+        """§4.2 eq. 1 for the current epoch, ``t`` seconds after it began."""
+        return self.c * (t - self._k) ** 3 + self.w_max
+
+    # -- hooks -----------------------------------------------------------------
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.w_max = 0.0        # window before the last reduction, after fast convergence
+        self.cwnd_prior = 0.0   # cwnd when the last loss was detected
+        self.w_est = 0.0        # Reno-friendly estimate (§4.3)
+        self.epoch_start: float | None = None  # time the current epoch began
+        self._k = 0.0
+
+    def _begin_epoch(self, now: float) -> None:
+        self.epoch_start = now
+        if self.cwnd >= self.w_max:
+            # No reduction to recover from (first epoch, or after a timeout):
+            # start on the plateau and probe (K = 0).
+            self.w_max = self.cwnd
+        self._k = self.k(self.w_max, self.cwnd)
+        self.w_est = self.cwnd
+
+    def on_ack(self, ack: Ack) -> None:
+        acked = ack.acked
+        if self.cwnd < self.ssthresh:
+            room = self.ssthresh - self.cwnd
+            if acked <= room:
+                super().on_ack(ack)  # all of it in Reno slow start
+                return
+            super().on_ack(dataclasses.replace(ack, acked=room))  # reaches ssthresh
+            acked -= room
+        if self.epoch_start is None:
+            self._begin_epoch(ack.now)
+        t = ack.now - self.epoch_start
+        rtt = ack.srtt if math.isfinite(ack.srtt) else (ack.rtt or 0.0)
+        # Reno-friendly estimate: α_cubic per RTT until it reaches cwnd_prior, then 1 (§4.3).
+        alpha = 1.0 if self.w_est >= self.cwnd_prior else self.alpha_cubic
+        self.w_est += alpha * acked / self.cwnd
+        target = min(max(self.w_cubic(t + rtt), self.cwnd), 1.5 * self.cwnd)
+        cubic = self.cwnd + (target - self.cwnd) / self.cwnd * acked
+        if self.w_cubic(t) < self.w_est:
+            cubic = max(cubic, self.w_est)  # Reno-friendly region (§4.3)
+        self.cwnd = cubic
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        """RFC 9438 §4.6 with cwnd for flight_size: ``max(β·cwnd, 2)``."""
+        return max(self.cwnd * self.beta, 2.0)
+
+    def w_max_after_loss(self) -> float:
+        """§4.7 fast convergence: release bandwidth when the window shrank."""
+        if self.fast_convergence and self.cwnd < self.w_max:
+            return self.cwnd * (1.0 + self.beta) / 2.0
+        return self.cwnd
+
+    def on_loss(self, loss: Loss) -> None:
+        self.w_max = self.w_max_after_loss()
+        self.cwnd_prior = self.cwnd
+        self.epoch_start = None
+        super().on_loss(loss)
+        if loss.kind == "timeout":
+            # §4.8: the first epoch after a timeout has K = 0, W_max = cwnd_epoch.
+            self.w_max = 0.0

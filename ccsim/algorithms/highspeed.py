@@ -1,0 +1,111 @@
+"""HighSpeed TCP: a window-dependent AIMD for large windows (RFC 3649).
+
+Source: S. Floyd, "HighSpeed TCP for Large Congestion Windows", RFC 3649
+(Experimental), 2003, §5 (the response function and the functions a(w),
+b(w)) and Appendix B (the table of a(w), b(w)).
+
+With ``w`` the window in segments and logarithms natural (any base gives the
+same ratio):
+
+* ``b(w) = (High_Decrease − 0.5)·(log w − log Low_Window)
+  / (log High_Window − log Low_Window) + 0.5``;
+* ``p(w) = 0.078 / w^1.2`` (the HighSpeed response function, inverted);
+* ``a(w) = w²·p(w)·2·b(w) / (2 − b(w))``;
+* at or below ``Low_Window``: ``a = 1``, ``b = 0.5`` — Reno.
+
+Update rules, with ``acked`` the segments newly acknowledged by an ACK:
+
+* slow start (``cwnd < ssthresh``): Reno's (:mod:`ccsim.algorithms.reno`,
+  RFC 5681 §3.1; RFC 3649 leaves slow start alone);
+* congestion avoidance: ``cwnd += a(cwnd)·acked / cwnd`` — a(w) segments per
+  RTT (RFC 3649 §5: ``w = w + a(w)/w`` per ACK);
+* on loss: ``ssthresh = max((1 − b(w))·w, 2)`` with ``w`` = FlightSize;
+  after a timeout ``cwnd = 1`` (RFC 5681 §3.1).
+
+Defaults (RFC 3649 §5; the same values fix Linux's table in
+``net/ipv4/tcp_highspeed.c``, Linux 6.x): ``low_window = 38``,
+``high_window = 83000`` segments, ``high_p = 1e-7``,
+``high_decrease = 0.1``.
+
+Differences from the source:
+
+* a(w) and b(w) come from the closed form above, evaluated at the current
+  window, not from the table of RFC 3649 Appendix B (73 steps) that Linux
+  uses; the closed form reproduces the table's a(w) to within 0.05 and b(w)
+  to within 0.01 (tests/test_highspeed.py). Linux moreover uses the *next*
+  row's a (it adds ``ai + 1`` per window of ACKs), so it grows up to one
+  segment per RTT faster than the RFC between rows.
+* ``high_p`` is recorded for provenance but not used: RFC 3649 derives the
+  ``0.078 / w^1.2`` of p(w) from (Low_Window, Low_P = 1.5/38²) and
+  (High_Window, High_P), and §5 states p(w) in that rounded form, so the
+  law here is the RFC's formula as written. ``low_window``, ``high_window``
+  and ``high_decrease`` do enter b(w) (and so a(w)).
+* Just above Low_Window the closed form gives a(w) slightly below 1
+  (0.955 at w = 38); a(w) is floored at 1 so HighSpeed never grows more
+  slowly than Reno, as the RFC intends (§5: "HighSpeed TCP ... uses the
+  same algorithm as Standard TCP" for w ≤ Low_Window, and more aggressive
+  above it) and as Linux's table does.
+* The decrease uses FlightSize (``loss.inflight``), as RFC 5681 eq. (4)
+  does, for both b(w) and the product; Linux's ``hstcp_ssthresh`` uses
+  ``cwnd``. FlightSize is what the ccsim Reno family uses, it equals cwnd
+  when the sender is window-limited, and it keeps an application-limited
+  flow from keeping a large unused window (the reason RFC 2581 replaced
+  cwnd by FlightSize).
+* The window is a float growing continuously; Linux adds whole segments
+  after cwnd / a ACKs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .base import Ack, Loss
+from .registry import register
+from .reno import Reno
+
+
+@register
+class HighSpeed(Reno):
+    """HighSpeed TCP window law (RFC 3649) with Reno fast recovery."""
+
+    name = "highspeed"
+    recovery = "reno"
+
+    def __init__(self, *, low_window: float = 38.0, high_window: float = 83000.0,
+                 high_p: float = 1e-7, high_decrease: float = 0.1) -> None:
+        self.low_window = low_window        # segments; Reno at or below (RFC 3649 §5)
+        self.high_window = high_window      # segments; where b reaches high_decrease
+        self.high_p = high_p                # loss rate at high_window (provenance only)
+        self.high_decrease = high_decrease  # b(high_window), a fraction of the window
+
+    # -- the RFC 3649 §5 functions -------------------------------------------
+    def b(self, w: float) -> float:
+        """Decrease factor at window ``w`` (fraction of the window given up)."""
+        if w <= self.low_window:
+            return 0.5
+        span = math.log(self.high_window) - math.log(self.low_window)
+        return (self.high_decrease - 0.5) * (math.log(w) - math.log(self.low_window)) / span + 0.5
+
+    def a(self, w: float) -> float:
+        """Increase at window ``w`` (segments per RTT), at least Reno's 1."""
+        if w <= self.low_window:
+            return 1.0
+        b = self.b(w)
+        p = 0.078 / w ** 1.2  # RFC 3649 §5's response function, as a loss rate
+        return max(w * w * p * 2.0 * b / (2.0 - b), 1.0)
+
+    # -- hooks ---------------------------------------------------------------
+    def on_ack(self, ack: Ack) -> None:
+        acked = ack.acked
+        if self.cwnd < self.ssthresh:
+            # Slow start is Reno's; hand it only what stays below ssthresh.
+            slow = min(acked, self.ssthresh - self.cwnd)
+            super().on_ack(dataclasses.replace(ack, acked=slow))
+            acked -= slow
+        if acked > 0:
+            self.cwnd += self.a(self.cwnd) * acked / self.cwnd
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        w = loss.inflight
+        return max((1.0 - self.b(w)) * w, 2.0)

@@ -1,0 +1,139 @@
+"""H-TCP: additive increase that grows with the time since the last loss.
+
+Source: D. Leith, R. Shorten, "H-TCP: TCP for high-speed and long-distance
+networks", PFLDnet 2004 (and Leith, Shorten, Lee, "H-TCP: A framework for
+congestion control in high-speed and long-distance networks", 2005);
+constants as in Linux's ``net/ipv4/tcp_htcp.c`` (6.x).
+
+With ``Δ`` the time since the last congestion event (s):
+
+* ``α_raw(Δ) = 1`` for ``Δ ≤ Δ_L``, else
+  ``1 + 10(Δ − Δ_L) + ((Δ − Δ_L)/2)²``;
+* RTT scaling (Linux ``use_rtt_scaling = 1``):
+  ``α_raw ← α_raw · clamp(RTT_min/RTT_ref, 0.1, 2)``, so flows with
+  different RTTs gain equal rate, not equal window;
+* ``α = 2(1 − β)·α_raw``: ``α = α_raw`` at β = 0.5 (Reno's increase for
+  ``Δ ≤ Δ_L``), and a gentler backoff is paid for with a smaller increase;
+* per ACK in congestion avoidance: ``cwnd += α·acked/cwnd``;
+* adaptive backoff, on loss: ``β = clamp(RTT_min/RTT_max, β_min, β_max)``,
+  ``ssthresh = max(β·cwnd, 2)``; ``Δ`` restarts at the loss.
+
+``RTT_min`` is the flow's minimum RTT (``Ack.min_rtt``); ``RTT_max`` is the
+largest RTT sample taken outside loss recovery (from ``Ack.rtt``), which may
+rise by at most 20 ms per sample and after each loss fades to
+``RTT_min + 0.95·(RTT_max − RTT_min)`` (both as in Linux's
+``measure_rtt`` / ``htcp_param_update``). Slow start is Reno's.
+
+Differences from the source:
+
+* No bandwidth switch (Linux ``use_bandwidth_switch = 1``: β falls back to
+  ``β_min`` when the throughput between losses changes by more than 20 %)
+  and no ``modeswitch`` (Linux uses ``β_min`` for the first loss and when
+  ``RTT_min ≤ 10 ms``): β is always the clamped RTT ratio.
+* Undo of spurious loss events (Linux restores ``last_cong``) is not
+  modelled.
+* Windows and α are floats; Linux uses fixed point with 7 fractional bits.
+
+Defaults and their sources:
+
+* ``delta_l = 1.0`` s — paper (Δ_L = 1 s); Linux ``hb = HZ``.
+* ``beta_min = 0.5``, ``beta_max = 0.8`` — paper; Linux ``BETA_MIN = 1<<6``
+  (0.5) and ``BETA_MAX = 102`` (102/128 ≈ 0.797).
+* ``rtt_scaling = True``, ``rtt_ref = 0.1`` s — Linux ``use_rtt_scaling = 1``
+  with the ratio clamped to [0.1, 2] (``scale`` in ``htcp_alpha_update``);
+  the 2005 paper's RTT_ref = 100 ms.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from .base import Ack, Loss
+from .registry import register
+from .reno import Reno
+
+#: Linux htcp_alpha_update clamps RTT_min/RTT_ref to this interval.
+_RTT_RATIO_MIN, _RTT_RATIO_MAX = 0.1, 2.0
+#: Linux measure_rtt: RTT_max may grow by at most this much per sample (s).
+_MAX_RTT_STEP = 0.020
+#: Linux htcp_param_update: fading memory of RTT_max after each loss.
+_MAX_RTT_FADE = 0.95
+
+
+@register
+class Htcp(Reno):
+    """H-TCP window law (Leith & Shorten 2004; Linux tcp_htcp.c)."""
+
+    name = "htcp"
+    recovery = "reno"
+
+    def __init__(self, *, delta_l: float = 1.0, beta_min: float = 0.5,
+                 beta_max: float = 0.8, rtt_scaling: bool = True,
+                 rtt_ref: float = 0.1) -> None:
+        self.delta_l = delta_l  # low-speed interval Δ_L (s)
+        self.beta_min = beta_min  # smallest backoff factor
+        self.beta_max = beta_max  # largest backoff factor
+        self.rtt_scaling = rtt_scaling  # scale α by RTT_min/RTT_ref
+        self.rtt_ref = rtt_ref  # reference RTT of the scaling (s)
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.beta = self.beta_min  # current backoff factor
+        self.last_cong: float | None = None  # time of the last congestion event (s)
+        self.min_rtt = math.inf  # RTT_min (s)
+        self.max_rtt = 0.0  # RTT_max (s)
+
+    # -- the rule --------------------------------------------------------------
+    def alpha_raw(self, delta: float) -> float:
+        """Increase per RTT before scaling, ``delta`` s after the last loss."""
+        if delta <= self.delta_l:
+            return 1.0
+        d = delta - self.delta_l
+        return 1.0 + 10.0 * d + (d / 2.0) ** 2
+
+    def alpha(self, delta: float) -> float:
+        """Increase per RTT: RTT-scaled and multiplied by 2(1 − β)."""
+        a = self.alpha_raw(delta)
+        if self.rtt_scaling and math.isfinite(self.min_rtt) and self.min_rtt > 0:
+            ratio = min(max(self.min_rtt / self.rtt_ref, _RTT_RATIO_MIN), _RTT_RATIO_MAX)
+            a *= ratio
+        return 2.0 * (1.0 - self.beta) * a
+
+    def beta_for(self, min_rtt: float, max_rtt: float) -> float:
+        """Adaptive backoff ``RTT_min/RTT_max`` bounded to [β_min, β_max]."""
+        if not (max_rtt > 0 and math.isfinite(min_rtt)):
+            return self.beta_min
+        return min(max(min_rtt / max_rtt, self.beta_min), self.beta_max)
+
+    # -- hooks -----------------------------------------------------------------
+    def on_ack(self, ack: Ack) -> None:
+        self.min_rtt = min(self.min_rtt, ack.min_rtt)
+        if ack.rtt is not None:  # outside recovery only, as Linux (TCP_CA_Open)
+            if self.max_rtt < self.min_rtt:
+                self.max_rtt = self.min_rtt
+            if self.max_rtt < ack.rtt <= self.max_rtt + _MAX_RTT_STEP:
+                self.max_rtt = ack.rtt
+        if self.last_cong is None:
+            self.last_cong = ack.now  # Linux: the connection's start counts as one
+        acked = ack.acked
+        if self.cwnd < self.ssthresh:
+            room = self.ssthresh - self.cwnd
+            if acked <= room:
+                super().on_ack(ack)  # Reno slow start
+                return
+            super().on_ack(dataclasses.replace(ack, acked=room))
+            acked -= room
+        self.cwnd += self.alpha(ack.now - self.last_cong) * acked / self.cwnd
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        beta = self.beta_for(min(self.min_rtt, loss.min_rtt), self.max_rtt)
+        return max(beta * self.cwnd, 2.0)
+
+    def on_loss(self, loss: Loss) -> None:
+        self.min_rtt = min(self.min_rtt, loss.min_rtt)
+        self.beta = self.beta_for(self.min_rtt, self.max_rtt)
+        super().on_loss(loss)
+        self.last_cong = loss.now
+        if self.max_rtt > self.min_rtt:
+            self.max_rtt = self.min_rtt + _MAX_RTT_FADE * (self.max_rtt - self.min_rtt)

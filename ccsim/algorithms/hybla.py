@@ -1,0 +1,83 @@
+"""TCP Hybla: Reno made independent of the RTT (Caini & Firrincieli 2004).
+
+Source: C. Caini, R. Firrincieli, "TCP Hybla: a TCP enhancement for
+heterogeneous networks", International Journal of Satellite Communications
+and Networking 22(5), 2004, pp. 547–566.
+
+Hybla scales Reno's increase so that a connection with a long RTT grows its
+window, in segments per unit of *time*, as a reference connection with
+``RTT0`` does. With the normalised RTT ``rho = max(RTT / RTT0, 1)`` and
+``acked`` the segments newly acknowledged by an ACK:
+
+* slow start (``cwnd < ssthresh``): ``cwnd += (2^rho − 1)·acked`` (Reno's
+  ``+acked`` at ``rho = 1``), up to ``ssthresh``; the segments left over
+  once ``cwnd`` reaches ``ssthresh`` count in congestion avoidance;
+* congestion avoidance: ``cwnd += rho²·acked / cwnd`` (Reno's at ``rho = 1``);
+* on loss: Reno's, ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4);
+  after a timeout ``cwnd = 1``.
+
+``RTT`` is the smallest RTT sample of the flow (``Ack.min_rtt``); before the
+first sample ``rho = 1``.
+
+Default: ``rtt0 = 0.025`` s, the paper's reference RTT and Linux's module
+parameter ``rtt0 = 25`` (ms) in ``net/ipv4/tcp_hybla.c`` (Linux 6.x).
+
+Differences from the source:
+
+* RTT: the paper uses the connection's RTT; Linux computes rho from the
+  smoothed RTT (``srtt``) and recomputes it only when srtt falls below the
+  smallest srtt seen so far. ccsim uses the smallest RTT *sample*, which
+  tracks the propagation delay the paper compensates for without the
+  queueing delay srtt carries.
+* rho is kept below 1 only by the ``max(·, 1)`` the paper's and Linux's
+  clamps share; ``2^rho`` is exact (Linux quantises rho to 1/8 and 2^rho by
+  a table of eighths) and its exponent is capped at 1000 (an RTT of 25 s)
+  only so that the float cannot overflow.
+* Linux sets the initial window to rho segments and clamps a slow-start step
+  that overshoots to ``ssthresh``; ccsim keeps the scenario's initial window
+  and carries the overshoot into congestion avoidance, as its Reno does.
+* The window is a float growing continuously; Linux keeps fractions in
+  1/128 segment units.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Ack
+from .registry import register
+from .reno import Reno
+
+
+@register
+class Hybla(Reno):
+    """TCP Hybla window law with Reno fast recovery and Reno's decrease."""
+
+    name = "hybla"
+    recovery = "reno"
+
+    def __init__(self, *, rtt0: float = 0.025) -> None:
+        self.rtt0 = rtt0  # reference RTT (s)
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.rho = 1.0  # no RTT sample yet: behave as Reno
+
+    def rho_for(self, rtt: float) -> float:
+        """Normalised RTT, ``max(rtt / rtt0, 1)``; 1 when ``rtt`` is unknown."""
+        if not math.isfinite(rtt) or rtt <= 0:
+            return 1.0
+        return max(rtt / self.rtt0, 1.0)
+
+    def on_ack(self, ack: Ack) -> None:
+        self.rho = rho = self.rho_for(ack.min_rtt)
+        acked = ack.acked
+        if self.cwnd < self.ssthresh:
+            step = 2.0 ** min(rho, 1000.0) - 1.0  # segments per acknowledged segment
+            room = self.ssthresh - self.cwnd
+            if acked * step <= room:
+                self.cwnd += acked * step
+                return
+            self.cwnd = self.ssthresh
+            acked -= room / step
+        self.cwnd += rho * rho * acked / self.cwnd

@@ -1,0 +1,81 @@
+"""Scalable TCP: multiplicative increase, multiplicative decrease (Kelly 2003).
+
+Source: T. Kelly, "Scalable TCP: Improving Performance in Highspeed Wide Area
+Networks", ACM SIGCOMM Computer Communication Review 33(2), 2003, pp. 83–91.
+
+Update rules, with ``acked`` the segments newly acknowledged by an ACK and
+``w`` the window (segments):
+
+* slow start (``cwnd < ssthresh``): Reno's (:mod:`ccsim.algorithms.reno`);
+* congestion avoidance above the legacy window (``cwnd > low_window``):
+  ``cwnd += a·acked`` — the window grows by the factor ``1 + a`` per RTT;
+* on loss above the legacy window: ``ssthresh = max(w·(1 − b), 2)``;
+* at or below the legacy window: Reno's law, ``cwnd += acked / cwnd`` and
+  ``ssthresh = max(w / 2, 2)``.
+
+Because both the increase and the decrease are multiplicative, the time to
+regain the window lost at a congestion event is
+``log(1/(1 − b)) / log(1 + a)`` ≈ 13.4 RTTs whatever the window, where Reno
+needs ``w/2`` RTTs.
+
+Defaults: ``a = 0.01`` and ``b = 0.125`` are the paper's recommended values
+(Kelly 2003, §2–3); ``low_window = 16`` segments is the paper's legacy window
+``lwnd``, below which Scalable TCP keeps the traditional algorithm so that it
+is no more aggressive than Reno where Reno does well.
+
+Differences from the source:
+
+* The decrease uses FlightSize (``loss.inflight``), as RFC 5681 eq. (4) and
+  the ccsim Reno family do; the paper and Linux's ``tcp_scalable_ssthresh``
+  use ``cwnd``. The two agree when the sender is window-limited.
+* Linux (``net/ipv4/tcp_scalable.c``) has no legacy window for the decrease
+  (it always keeps 7/8 of cwnd, at least 2) and, for the increase, adds one
+  segment per ``min(cwnd, TCP_SCALABLE_AI_CNT)`` ACKs — Reno below
+  ``AI_CNT`` segments, ``1/AI_CNT`` per ACK above. ``AI_CNT`` was 50 in
+  Linux 2.6–3.x ("50 instead of 100 to account for delayed ack", i.e.
+  a = 0.02 per ACK) and is 100 (a = 0.01, the paper's) in current Linux
+  (the 5.x/6.x file, which counts acknowledged segments, not ACKs). ccsim
+  follows the paper: a = 0.01 per acknowledged segment, legacy window 16.
+* The window is a float growing continuously; Linux adds whole segments.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .base import Ack, Loss
+from .registry import register
+from .reno import Reno
+
+
+@register
+class Scalable(Reno):
+    """Scalable TCP window law (Kelly 2003) with Reno fast recovery."""
+
+    name = "scalable"
+    recovery = "reno"
+
+    def __init__(self, *, a: float = 0.01, b: float = 0.125,
+                 low_window: float = 16.0) -> None:
+        self.a = a                    # increase per acknowledged segment (segments)
+        self.b = b                    # fraction of the window given up on a loss
+        self.low_window = low_window  # legacy window lwnd (segments): Reno at or below
+
+    def on_ack(self, ack: Ack) -> None:
+        if self.cwnd <= self.low_window:
+            # Slow start, and congestion avoidance at legacy windows: Reno's law.
+            super().on_ack(ack)
+            return
+        acked = ack.acked
+        if self.cwnd < self.ssthresh:
+            slow = min(acked, self.ssthresh - self.cwnd)
+            super().on_ack(dataclasses.replace(ack, acked=slow))
+            acked -= slow
+        if acked > 0:
+            self.cwnd += self.a * acked
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        w = loss.inflight
+        if w <= self.low_window:
+            return super().ssthresh_after(loss)
+        return max(w * (1.0 - self.b), 2.0)

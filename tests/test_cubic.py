@@ -1,0 +1,206 @@
+"""Rule tests for CUBIC (RFC 9438), plus one packet-engine behaviour test.
+
+Expected values come from ``rfc9438_*`` below, a restatement of RFC 9438 §4.2–§4.7 written
+here independently of ccsim.algorithms.cubic, or from arithmetic done by hand.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import ccsim
+from ccsim import algorithms
+from ccsim.algorithms import Ack, Loss
+
+MSS = 1460
+C, BETA = 0.4, 0.7  # RFC 9438 §4.2 (C) and §4.6 (β_cubic)
+
+
+# -- RFC 9438, restated (windows in segments, times in s) --------------------------------------
+def rfc9438_k(w_max: float, cwnd_epoch: float) -> float:
+    """§4.2 eq. 2: K = cbrt((W_max − cwnd_epoch)/C)."""
+    return ((w_max - cwnd_epoch) / C) ** (1 / 3)
+
+
+def rfc9438_w_cubic(t: float, w_max: float, k: float) -> float:
+    """§4.2 eq. 1: W_cubic(t) = C·(t − K)³ + W_max."""
+    return C * (t - k) ** 3 + w_max
+
+
+ALPHA_CUBIC = 3 * (1 - BETA) / (1 + BETA)  # §4.3, = 0.9/1.7
+
+
+def make(cwnd=10.0, ssthresh=math.inf, **params):
+    cc = algorithms.get("cubic")(**params)
+    cc.start(10, MSS)
+    cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
+    return cc
+
+
+def ack(now, acked=1.0, srtt=0.1):
+    return Ack(now=now, acked=acked, rtt=srtt, min_rtt=srtt, srtt=srtt, inflight=10.0,
+               delivered=0.0, delivery_rate=None)
+
+
+def loss(now=0.0, kind="fast", inflight=100.0):
+    return Loss(now=now, kind=kind, inflight=inflight, min_rtt=0.1, srtt=0.1)
+
+
+def drive(cc, t_start, duration, rtt):
+    """Synthetic ACK clock: every RTT, one ACK per segment of the window, spread evenly.
+
+    Returns (times, cwnd after each round, W_est after each round).
+    """
+    t, times, cwnds, ests = t_start, [], [], []
+    while t < t_start + duration:
+        n = int(cc.cwnd)
+        for i in range(n):
+            cc.on_ack(ack(t + rtt * i / n, srtt=rtt))
+        t += rtt
+        times.append(t)
+        cwnds.append(cc.cwnd)
+        ests.append(cc.w_est)
+    return np.array(times), np.array(cwnds), np.array(ests)
+
+
+# -- defaults and the curve ---------------------------------------------------------------------
+def test_defaults_match_rfc9438():
+    assert algorithms.get("cubic")().params() == {"c": 0.4, "beta": 0.7, "fast_convergence": True}
+
+
+def test_k_for_w_max_100():
+    # Hand arithmetic: W_max = 100, cwnd_epoch = β·W_max = 70 → K = cbrt(30/0.4) = cbrt(75).
+    cc = make()
+    assert cc.k(100.0, 70.0) == pytest.approx(75 ** (1 / 3), rel=1e-12)
+    assert cc.k(100.0, 70.0) == pytest.approx(4.2172, abs=1e-4)
+    assert cc.k(100.0, 70.0) == pytest.approx(rfc9438_k(100, 70), rel=1e-12)
+
+
+def test_w_cubic_at_zero_and_at_k():
+    cc = make(cwnd=100.0, ssthresh=50.0)
+    cc.on_loss(loss())
+    cc.cwnd = cc.ssthresh  # what the recovery sets when it ends
+    cc.on_ack(ack(now=10.0))  # first ACK after the loss starts the epoch at t0 = 10 s
+    k = rfc9438_k(100, 70)
+    assert cc.w_cubic(0.0) == pytest.approx(BETA * 100, rel=1e-12)
+    assert cc.w_cubic(k) == pytest.approx(100.0, rel=1e-12)
+    for t in (0.5, 2.0, 6.0):
+        assert cc.w_cubic(t) == pytest.approx(rfc9438_w_cubic(t, 100, k), rel=1e-12)
+
+
+# -- loss reaction ------------------------------------------------------------------------------
+@pytest.mark.parametrize("cwnd", [100.0, 10.0, 2.5])
+def test_ssthresh_after_loss(cwnd):
+    cc = make(cwnd=cwnd, ssthresh=5.0)
+    before = (cc.cwnd, cc.ssthresh, cc.w_max)
+    got = cc.ssthresh_after(loss(inflight=cwnd / 2))  # uses cwnd, not flight size
+    assert got == pytest.approx(max(BETA * cwnd, 2.0), rel=1e-12)
+    assert (cc.cwnd, cc.ssthresh, cc.w_max) == before  # pure
+
+
+def test_fast_convergence():
+    cc = make(cwnd=100.0)
+    cc.on_loss(loss())
+    assert cc.w_max == 100.0  # first loss: no previous W_max
+    cc.cwnd = 80.0  # next loss below the previous W_max: release bandwidth (§4.7)
+    cc.on_loss(loss())
+    assert cc.w_max == pytest.approx(80 * (1 + BETA) / 2, rel=1e-12)  # = 68
+    cc.cwnd = 90.0  # above the (reduced) W_max of 68: plain W_max = cwnd
+    cc.on_loss(loss())
+    assert cc.w_max == 90.0
+
+
+def test_fast_convergence_off():
+    cc = make(cwnd=100.0, fast_convergence=False)
+    cc.on_loss(loss())
+    cc.cwnd = 80.0
+    cc.on_loss(loss())
+    assert cc.w_max == 80.0
+
+
+def test_timeout_restarts_with_k_zero():
+    # §4.8: after a timeout the next epoch has K = 0 and W_max = cwnd at its start.
+    cc = make(cwnd=100.0)
+    cc.on_loss(loss(kind="timeout"))
+    assert cc.cwnd == 1.0 and cc.ssthresh == pytest.approx(70.0)
+    cc.cwnd = cc.ssthresh
+    cc.on_ack(ack(now=5.0))
+    assert cc._k == 0.0 and cc.w_max == pytest.approx(70.0)
+
+
+def test_slow_start_is_reno():
+    cc = make(cwnd=10.0, ssthresh=12.0)
+    cc.on_ack(ack(now=1.0, acked=1.0))
+    assert cc.cwnd == 11.0  # RFC 5681 slow start: +1 per segment acked
+    assert cc.epoch_start is None  # no epoch yet: still in slow start
+
+
+# -- the trajectory after one loss --------------------------------------------------------------
+def test_trajectory_concave_plateau_convex():
+    """Fixed RTT 100 ms, W_max = 1000: CUBIC region (W_cubic ≫ W_est) the whole time."""
+    rtt, w_max = 0.1, 1000.0
+    cc = make(cwnd=w_max)
+    cc.on_loss(loss())
+    cc.cwnd = cc.ssthresh  # 700
+    k = rfc9438_k(w_max, BETA * w_max)  # cbrt(750) ≈ 9.09 s
+    times, cwnd, est = drive(cc, 0.0, 2 * k, rtt)
+    t = times - rtt  # epoch began at the first ACK, t = 0
+    # follows W_cubic: cwnd after a round ends near W_cubic(t + RTT) (the target one RTT
+    # ahead); 2 % covers the one-round lag of cwnd += (target − cwnd)/cwnd per ACK
+    curve = rfc9438_w_cubic(t + rtt, w_max, k)
+    assert np.allclose(cwnd, curve, rtol=0.02)
+    d2 = np.diff(cwnd, 2)
+    before, after = t[1:-1] < k - 1.0, t[1:-1] > k + 1.0  # ±1 s: away from the inflection
+    assert (d2[before] < 0).all()  # concave approach
+    assert (d2[after] > 0).all()  # convex probing
+    near_k = np.abs(t - k) < 0.5
+    assert np.allclose(cwnd[near_k], w_max, rtol=0.005)  # plateau: |C(t−K)³| ≤ 0.05 here
+    assert (cwnd[t < k - 0.5] < w_max).all()
+    assert (cwnd >= est - 1e-9).all()
+
+
+def test_trajectory_reno_friendly_region():
+    """Small window, short RTT: W_cubic (14 → 20 in K ≈ 2.5 s) grows slower than W_est
+    (α_cubic per 20 ms RTT ≈ 26 segments/s), so cwnd follows W_est (§4.3)."""
+    rtt, w_max = 0.02, 20.0
+    cc = make(cwnd=w_max)
+    cc.on_loss(loss())
+    cc.cwnd = cc.ssthresh  # 14
+    times, cwnd, est = drive(cc, 0.0, 10.0, rtt)
+    assert (cwnd >= est - 1e-9).all()
+    # First rounds: W_est grows α_cubic per RTT (one ACK per segment: Σ acked/cwnd ≈ 1 per
+    # round), so after n rounds W_est ≈ 14 + n·α_cubic until it reaches cwnd_prior = 20.
+    n = 5
+    assert est[n - 1] == pytest.approx(14 + n * ALPHA_CUBIC, rel=0.02)  # int(cwnd) ACKs/round
+    assert cwnd[n - 1] == pytest.approx(est[n - 1], rel=1e-9)
+    # Above cwnd_prior α becomes 1: one segment per RTT, like Reno.
+    late = est > 20.0 + 1
+    slope = np.diff(est)[late[1:]]
+    assert np.allclose(slope, 1.0, atol=0.06)  # int(cwnd) ACKs of 1/cwnd each: 1 − 1/cwnd
+
+
+# -- packet engine ------------------------------------------------------------------------------
+def test_packet_engine_cubic_shape():
+    """100 Mbit/s, 50 ms, 1 BDP buffer, random loss 3e-5: losses are mostly single drops
+    that fast recovery repairs, so epochs run long enough to show the curve."""
+    res = ccsim.run(ccsim.dumbbell("100Mbps", "50ms", buffer="1BDP", loss=3e-5,
+                                   flows=["cubic"], duration="30s"))
+    cwnd = res.series("cwnd")[0]
+    # Reductions: cwnd falls by > 15 % between samples (β = 0.7 makes it 30 %).
+    falls = cwnd.index[(cwnd.diff() < -0.15 * cwnd.shift()).to_numpy()]
+    later = falls[falls > 3.0]  # past slow start
+    gaps = np.diff(later)
+    i = int(np.argmax(gaps))
+    assert gaps[i] > 5.0  # one epoch of several seconds at least
+    t0, t1 = later[i], later[i + 1]
+    seg = cwnd[(cwnd.index > t0 + 0.5) & (cwnd.index < t1 - 0.05)]
+    w = seg.rolling(5, center=True).mean().dropna().to_numpy()  # smooth sampling jitter
+    n = len(w)
+    head, tail = w[: n // 5], w[-n // 10:]
+    assert np.diff(head, 2).mean() < 0  # concave approach to W_max right after the loss
+    assert np.diff(tail, 2).mean() > 0  # convex probing just before the next loss
+    # RFC 9438 §5.1 response function with p = 3e-5 and RTT 0.05–0.1 s gives an average
+    # window of 280–470 segments against a BDP of 428, so the link is not kept full: 0.6.
+    goodput = res.series("goodput")[0]
+    assert goodput[goodput.index > 10].mean() / 100e6 > 0.6

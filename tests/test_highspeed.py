@@ -1,0 +1,156 @@
+"""Rule tests for HighSpeed TCP (ccsim.algorithms.highspeed) against RFC 3649.
+
+Expected values come from ``rfc3649_a`` / ``rfc3649_b`` below, a restatement of RFC 3649 §5
+written here independently of the module, from rows of RFC 3649 Appendix B's table (as carried
+in Linux's net/ipv4/tcp_highspeed.c), or from hand arithmetic.
+"""
+
+import math
+
+import pytest
+
+import ccsim
+from ccsim import algorithms
+from ccsim.algorithms import Ack, Loss
+
+MSS = 1460
+
+# RFC 3649 §5 parameters.
+LOW_WINDOW, HIGH_WINDOW, HIGH_DECREASE = 38, 83000, 0.1
+
+
+def rfc3649_b(w):
+    if w <= LOW_WINDOW:
+        return 0.5
+    frac = (math.log(w) - math.log(LOW_WINDOW)) / (math.log(HIGH_WINDOW) - math.log(LOW_WINDOW))
+    return (HIGH_DECREASE - 0.5) * frac + 0.5
+
+
+def rfc3649_a(w):
+    if w <= LOW_WINDOW:
+        return 1.0
+    p = 0.078 / w ** 1.2
+    b = rfc3649_b(w)
+    return max(1.0, w ** 2 * p * 2 * b / (2 - b))  # floored at Reno's 1 (module docstring)
+
+
+# RFC 3649 Appendix B: (w, a(w), b(w)) rows, b printed to two decimals.
+TABLE = [(38, 1, 0.50), (118, 2, 0.44), (221, 3, 0.41), (347, 4, 0.38), (1058, 8, 0.33),
+         (2378, 13, 0.28), (5036, 20, 0.25), (10661, 30, 0.21), (29557, 49, 0.15)]
+
+
+def make(cwnd, ssthresh=math.inf, **params):
+    cc = algorithms.get("highspeed")(**params)
+    cc.start(10, MSS)
+    cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
+    return cc
+
+
+def ack(acked=1.0):
+    return Ack(now=1.0, acked=acked, rtt=0.1, min_rtt=0.1, srtt=0.1, inflight=10.0,
+               delivered=100.0, delivery_rate=None)
+
+
+def loss(inflight, kind="fast"):
+    return Loss(now=1.0, kind=kind, inflight=inflight, min_rtt=0.1, srtt=0.1)
+
+
+def test_defaults_are_rfc3649s():
+    cc = algorithms.get("highspeed")()
+    assert cc.params() == {"low_window": 38.0, "high_window": 83000.0, "high_p": 1e-7,
+                           "high_decrease": 0.1}
+    assert (cc.name, cc.recovery) == ("highspeed", "reno")
+
+
+@pytest.mark.parametrize("w,a,b", TABLE)
+def test_a_and_b_match_rfc3649_table(w, a, b):
+    cc = make(10)
+    # Tolerances: the table's a(w) is the integer the closed form rounds to (the closed form
+    # lands within 0.05 of it from row 2 on; row 1 is the Reno floor); b is printed to 0.01.
+    assert cc.a(w) == pytest.approx(a, abs=0.05)
+    assert cc.b(w) == pytest.approx(b, abs=0.006)
+
+
+@pytest.mark.parametrize("w", [1, 10, 38, 39, 60, 500, 7000, 83000, 200000])
+def test_a_and_b_match_restatement(w):
+    cc = make(10)
+    assert cc.a(w) == pytest.approx(rfc3649_a(w), rel=1e-12)
+    assert cc.b(w) == pytest.approx(rfc3649_b(w), rel=1e-12)
+
+
+def test_high_window_end():
+    cc = make(10)
+    assert cc.b(83000) == pytest.approx(0.1, rel=1e-12)
+    # Hand arithmetic: 83000^0.8 * 0.078 * 2 * 0.1 / 1.9 = 70.7 segments per RTT.
+    assert cc.a(83000) == pytest.approx(70.7, abs=0.1)
+
+
+def test_reno_at_or_below_low_window():
+    cc = make(30, ssthresh=20)
+    cc.on_ack(ack())
+    assert cc.cwnd == pytest.approx(30 + 1 / 30, rel=1e-12)
+    assert cc.ssthresh_after(loss(30)) == 15
+    assert cc.ssthresh_after(loss(3)) == 2  # RFC 5681 floor
+
+
+def test_congestion_avoidance_step_at_large_window():
+    cc = make(1058, ssthresh=100)
+    cc.on_ack(ack(2))
+    assert cc.cwnd == pytest.approx(1058 + rfc3649_a(1058) * 2 / 1058, rel=1e-12)
+
+
+def test_slow_start_is_renos_and_spills_over():
+    cc = make(10)
+    cc.on_ack(ack(3))
+    assert cc.cwnd == 13
+    cc = make(99, ssthresh=100)
+    cc.on_ack(ack(3))  # 1 segment of slow start to 100, 2 in avoidance at w = 100
+    assert cc.cwnd == pytest.approx(100 + rfc3649_a(100) * 2 / 100, rel=1e-12)
+
+
+@pytest.mark.parametrize("w", [100, 1000, 10000, 83000])
+def test_decrease_uses_b_of_flightsize(w):
+    cc = make(5 * w, ssthresh=10)
+    before = (cc.cwnd, cc.ssthresh)
+    assert cc.ssthresh_after(loss(w)) == pytest.approx((1 - rfc3649_b(w)) * w, rel=1e-12)
+    assert (cc.cwnd, cc.ssthresh) == before  # pure
+
+
+def test_timeout_sets_loss_window():
+    cc = make(5000, ssthresh=100)
+    cc.on_loss(loss(5000, kind="timeout"))
+    assert cc.cwnd == 1
+    assert cc.ssthresh == pytest.approx((1 - rfc3649_b(5000)) * 5000)
+
+
+def rtts_to_regain(cc, w):
+    """Congestion-avoidance RTTs to climb back to ``w`` after a loss at ``w``: each RTT
+    acknowledges one window, one segment per ACK."""
+    cc.cwnd = cc.ssthresh = cc.ssthresh_after(loss(w))
+    rounds = 0
+    while cc.cwnd < w:
+        for _ in range(int(cc.cwnd)):
+            cc.on_ack(ack())
+        rounds += 1
+    return rounds
+
+
+def test_recovery_is_faster_than_renos_at_large_windows():
+    # At w = 10000, b(w) = 0.232: the window falls to 7680 and must regain 2320 segments at
+    # a(w) between a(7680) ≈ 25 (Appendix B row 7558) and a(10000) ≈ 30 per RTT, i.e. between
+    # 77 and 93 RTTs; Reno would need w/2 = 5000 RTTs (hand arithmetic, one segment per RTT).
+    hs = rtts_to_regain(make(10), 10000)
+    assert 77 <= hs <= 93
+    assert hs < 5000 / 50
+
+
+def test_engine_highspeed_fills_a_long_fat_pipe_better_than_reno():
+    # 100 Mbit/s, 100 ms: BDP ≈ 833 segments, above Low_Window, with a buffer of 0.2 BDP.
+    # Reno halves to ~500 segments and needs ~500 RTTs (50 s) to come back; HighSpeed gives up
+    # less (b ≈ 0.39) and grows ~4 segments per RTT. Measured in 30 s: Reno 0.23, HighSpeed 0.40.
+    def util(name):
+        res = ccsim.run(ccsim.dumbbell("100Mbps", "100ms", buffer="0.2BDP", flows=[name],
+                                       duration="30s"))
+        return res.metrics["utilisation"]
+
+    assert util("highspeed") > 1.4 * util("reno")

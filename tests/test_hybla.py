@@ -1,0 +1,97 @@
+"""Rule tests for TCP Hybla (ccsim.algorithms.hybla) against Caini & Firrincieli, IJSCN 2004.
+
+Expected values come from the paper's law restated here (rho = max(RTT/RTT0, 1); slow start
++2^rho - 1 per segment; congestion avoidance +rho^2/cwnd per segment; Reno's decrease), or from
+hand arithmetic.
+"""
+
+import math
+
+import pytest
+
+import ccsim
+from ccsim import algorithms
+from ccsim.algorithms import Ack, Loss
+
+MSS = 1460
+RTT0 = 0.025  # s; the paper's reference RTT, Linux tcp_hybla.c rtt0=25 (ms)
+
+
+def make(cwnd, ssthresh=math.inf):
+    cc = algorithms.get("hybla")()
+    cc.start(10, MSS)
+    cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
+    return cc
+
+
+def ack(min_rtt, acked=1.0):
+    return Ack(now=1.0, acked=acked, rtt=min_rtt, min_rtt=min_rtt, srtt=min_rtt, inflight=10.0,
+               delivered=100.0, delivery_rate=None)
+
+
+def test_defaults():
+    cc = algorithms.get("hybla")()
+    assert cc.params() == {"rtt0": 0.025}
+    assert (cc.name, cc.recovery) == ("hybla", "reno")
+
+
+@pytest.mark.parametrize("rtt,rho", [(0.010, 1.0), (0.025, 1.0), (0.050, 2.0), (0.100, 4.0),
+                                     (math.inf, 1.0)])
+def test_rho(rtt, rho):
+    assert make(10).rho_for(rtt) == pytest.approx(rho, rel=1e-12)
+
+
+@pytest.mark.parametrize("rtt,step", [(0.025, 1), (0.050, 3), (0.100, 15)])
+def test_slow_start_step_is_two_to_the_rho_minus_one(rtt, step):
+    cc = make(10)
+    cc.on_ack(ack(rtt, acked=2))
+    assert cc.cwnd == pytest.approx(10 + 2 * step, rel=1e-12)
+
+
+@pytest.mark.parametrize("rtt,rho2", [(0.025, 1), (0.050, 4), (0.100, 16)])
+def test_congestion_avoidance_step_is_rho_squared_over_cwnd(rtt, rho2):
+    cc = make(40, ssthresh=20)
+    cc.on_ack(ack(rtt, acked=3))
+    assert cc.cwnd == pytest.approx(40 + rho2 * 3 / 40, rel=1e-12)
+
+
+def test_slow_start_stops_at_ssthresh_and_spills_over():
+    # rho = 4: 15 segments per ACKed segment. From 10 with ssthresh 40, the room of 30 takes
+    # 2 of the 3 ACKed segments; the 1 left counts in avoidance: +rho^2 * 1 / 40 = +16/40.
+    cc = make(10, ssthresh=40)
+    cc.on_ack(ack(0.100, acked=3))
+    assert cc.cwnd == pytest.approx(40 + 16 * 1 / 40, rel=1e-12)
+
+
+def test_decrease_is_renos():
+    cc = make(100, ssthresh=50)
+    assert cc.ssthresh_after(Loss(1.0, "fast", 100, 0.1, 0.1)) == 50
+    cc.on_loss(Loss(1.0, "timeout", 100, 0.1, 0.1))
+    assert (cc.cwnd, cc.ssthresh) == (1, 50)
+
+
+def test_per_time_growth_is_rtt_independent():
+    # The paper's aim: in congestion avoidance cwnd/RTT grows at the same rate in segments
+    # per second^2 for any RTT. One RTT acknowledges one window: cwnd grows by rho^2, so the
+    # rate cwnd/RTT grows by rho^2/RTT per RTT = rho^2/RTT^2 per second = 1/RTT0^2 for all.
+    rates = []
+    for rtt in (0.025, 0.1, 0.4):
+        w = 100 * rtt / RTT0  # same sending rate (100 segments per RTT0) for every RTT
+        cc = make(w, ssthresh=1)
+        cc.on_ack(ack(rtt, acked=w))  # one RTT's worth, in one batch
+        rates.append((cc.cwnd - w) / rtt / rtt)
+    # Tolerance: a batch of w ACKs applies rho^2*w/cwnd once at the start window (exact).
+    assert rates == pytest.approx([1 / RTT0 ** 2] * 3, rel=1e-9)
+
+
+def test_engine_hybla_is_reno_at_rtts_up_to_rtt0():
+    # rho = 1 for RTT <= RTT0, where Hybla's law is Reno's: the same run, packet for packet.
+    # One flow, so the queue drains and the smallest RTT sample (≈ 21 ms) stays below RTT0;
+    # with two flows a standing queue can lift min RTT above 25 ms and rho above 1.
+    def run(name):
+        return ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[name], duration="20s"))
+
+    h, r = run("hybla"), run("reno")
+    assert h.metrics["data_packets"] == r.metrics["data_packets"]
+    assert h.metrics["drops"] == r.metrics["drops"]
+    assert list(h.summary.delivered_bytes) == list(r.summary.delivered_bytes)
