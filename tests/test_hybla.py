@@ -32,7 +32,7 @@ def ack(min_rtt, acked=1.0):
 def test_defaults():
     cc = algorithms.get("hybla")()
     assert cc.params() == {"rtt0": 0.025}
-    assert (cc.name, cc.recovery) == ("hybla", "reno")
+    assert (cc.name, cc.recovery) == ("hybla", "prr")  # Linux: SACK + PRR
 
 
 @pytest.mark.parametrize("rtt,rho", [(0.010, 1.0), (0.025, 1.0), (0.050, 2.0), (0.100, 4.0),
@@ -88,10 +88,10 @@ def test_engine_hybla_is_reno_at_rtts_up_to_rtt0():
     # rho = 1 for RTT <= RTT0, where Hybla's law is Reno's: the same run, packet for packet.
     # One flow, so the queue drains and the smallest RTT sample (≈ 21 ms) stays below RTT0;
     # with two flows a standing queue can lift min RTT above 25 ms and rho above 1.
-    def run(name):
-        return ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[name], duration="20s"))
+    def run(flow):
+        return ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[flow], duration="20s"))
 
-    h, r = run("hybla"), run("reno")
+    h, r = run("hybla"), run(ccsim.Flow("reno", recovery=ccsim.algorithms.get("hybla").recovery))
     assert h.metrics["data_packets"] == r.metrics["data_packets"]
     assert h.metrics["drops"] == r.metrics["drops"]
     assert list(h.summary.delivered_bytes) == list(r.summary.delivered_bytes)

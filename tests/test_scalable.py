@@ -35,7 +35,7 @@ def loss(inflight, kind="fast"):
 def test_defaults_are_kellys():
     cc = algorithms.get("scalable")()
     assert cc.params() == {"a": 0.01, "b": 0.125, "low_window": 16.0}
-    assert (cc.name, cc.recovery) == ("scalable", "reno")
+    assert (cc.name, cc.recovery) == ("scalable", "prr")  # Linux: SACK + PRR
 
 
 @pytest.mark.parametrize("w", [17, 100, 1000, 12345])

@@ -63,7 +63,7 @@ class Bic(Reno):
     """BIC-TCP window law (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c)."""
 
     name = "bic"
-    recovery = "reno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, beta: float = 819 / 1024, s_max: float = 16.0,
                  low_window: float = 14.0, b: float = 4.0, smooth_part: float = 20.0,

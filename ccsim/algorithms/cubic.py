@@ -70,10 +70,10 @@ from .reno import Reno
 
 @register
 class Cubic(Reno):
-    """CUBIC window law (RFC 9438) with Reno fast recovery."""
+    """CUBIC window law (RFC 9438) with PRR recovery, as Linux runs it."""
 
     name = "cubic"
-    recovery = "reno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, c: float = 0.4, beta: float = 0.7,
                  fast_convergence: bool = True) -> None:

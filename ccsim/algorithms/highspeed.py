@@ -67,10 +67,10 @@ from .reno import Reno
 
 @register
 class HighSpeed(Reno):
-    """HighSpeed TCP window law (RFC 3649) with Reno fast recovery."""
+    """HighSpeed TCP window law (RFC 3649) with PRR recovery, as Linux runs it."""
 
     name = "highspeed"
-    recovery = "reno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, low_window: float = 38.0, high_window: float = 83000.0,
                  high_p: float = 1e-7, high_decrease: float = 0.1) -> None:

@@ -66,7 +66,7 @@ class Htcp(Reno):
     """H-TCP window law (Leith & Shorten 2004; Linux tcp_htcp.c)."""
 
     name = "htcp"
-    recovery = "reno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, delta_l: float = 1.0, beta_min: float = 0.5,
                  beta_max: float = 0.8, rtt_scaling: bool = True,

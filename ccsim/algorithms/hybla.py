@@ -54,7 +54,7 @@ class Hybla(Reno):
     """TCP Hybla window law with Reno fast recovery and Reno's decrease."""
 
     name = "hybla"
-    recovery = "reno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, rtt0: float = 0.025) -> None:
         self.rtt0 = rtt0  # reference RTT (s)

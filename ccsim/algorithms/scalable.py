@@ -50,10 +50,10 @@ from .reno import Reno
 
 @register
 class Scalable(Reno):
-    """Scalable TCP window law (Kelly 2003) with Reno fast recovery."""
+    """Scalable TCP window law (Kelly 2003) with PRR recovery, as Linux runs it."""
 
     name = "scalable"
-    recovery = "reno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, a: float = 0.01, b: float = 0.125,
                  low_window: float = 16.0) -> None:
