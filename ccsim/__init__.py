@@ -16,7 +16,7 @@ every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
 ``"64KB"`` and buffers as ``"1BDP"``.
 """
 
-from . import algorithms, recovery
+from . import algorithms, experiments, recovery
 from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
                      UnknownAlgorithmError)
 from .results import Result
@@ -30,8 +30,8 @@ __all__ = [
     "dumbbell", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
     # simulate
     "run", "Result",
-    # extend
-    "algorithms", "recovery",
+    # extend and reproduce
+    "algorithms", "recovery", "experiments",
     # errors
     "CcsimError", "ScenarioError", "ScenarioTypeError", "UnitError",
     "UnknownAlgorithmError",

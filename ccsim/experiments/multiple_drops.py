@@ -1,0 +1,139 @@
+"""Fall & Floyd's multiple drops in one window, for each recovery strategy.
+
+Source: K. Fall, S. Floyd, "Simulation-based Comparisons of Tahoe, Reno, and
+SACK TCP", ACM CCR 26(3), 1996, §3–§5: a single flow whose window holds
+steady, with one to four packets of one window dropped; Tahoe goes back to
+slow start, Reno needs a timeout once drops pile up, NewReno repairs one
+loss per RTT, SACK repairs them within about one RTT.
+
+The flow's window is held at ``window`` segments by the receiver window (so it
+is the same whichever strategy runs), the path has no other loss, and
+segments ``first, first + spacing, ...`` are dropped once each.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from ..packet import PacketEngine
+from ..scenario import dumbbell
+from ._result import ExperimentResult, flow_for
+
+FAMILY = ("tahoe", "reno", "newreno", "sack", "fack", "rate-halving", "ssdr", "prr")
+
+
+def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1, 2, 3, 4), *,
+                   bandwidth="10Mbps", rtt="100ms", window: int = 20, first: int = 60,
+                   spacing: int = 3, duration="5s", min_rto="1s") -> ExperimentResult:
+    """Run the multiple-drop experiment.
+
+    Args:
+        strategies: family members: algorithm names (``"newreno"``, ``"sack"``,
+            ...) or recovery names on Reno's law (``"prr"``).
+        drops: numbers of segments dropped from one window.
+        bandwidth, rtt: the path (bit/s, s; strings accepted).
+        window: receiver window (segments) holding the flow's window steady.
+        first, spacing: the dropped segments are ``first + spacing·j``.
+        duration: simulated time per run (s).
+        min_rto: minimum RTO (s); 1 s, RFC 6298's, as in the paper's ns runs.
+
+    Returns:
+        An :class:`ExperimentResult` whose table has one row per (strategy,
+        drops): ``timeouts``, ``retransmits``, ``recoveries``,
+        ``recovery_time`` (s, from the first retransmission until every dropped
+        segment is acknowledged), ``recovery_rtts`` (the same in RTTs) and
+        ``delivered_segments``; ``plot()`` draws time–sequence plots for the
+        largest number of drops.
+    """
+    rows, traces = [], {}
+    for name in strategies:
+        for k in drops:
+            lost = [first + spacing * j for j in range(k)]
+            sc = dumbbell(bandwidth, rtt, buffer=10 * window, duration=duration,
+                          min_rto=min_rto, rwnd=window * 1460, seed=1,
+                          flows=[flow_for(name, drop_segments=lost)])
+            trace = _Trace(PacketEngine(sc), max(lost))
+            res = trace.engine.run()
+            row = res.summary.iloc[0]
+            span = trace.recovery_time()
+            rows.append({"strategy": name, "drops": k, "timeouts": int(row.timeouts),
+                         "retransmits": int(row.retransmits), "recoveries": int(row.recoveries),
+                         "recovery_time": span, "recovery_rtts": span / sc.flow_rtt(0),
+                         "delivered_segments": row.delivered_bytes / sc.mss})
+            traces[name, k] = trace.frame(lost)
+    table = pd.DataFrame(rows)
+    return ExperimentResult("multiple drops (Fall & Floyd 1996)", table,
+                            {"traces": traces, "rtt": sc.flow_rtt(0)}, _draw)
+
+
+class _Trace:
+    """Spies on a run's only sender: what it sent when, and when the last
+    dropped segment was acknowledged."""
+
+    def __init__(self, engine: PacketEngine, last_drop: int) -> None:
+        self.engine = engine
+        self.sent: list[tuple[float, int, bool]] = []
+        self.repaired_at = np.nan
+        sender = engine.senders[0]
+        transmit, on_ack = sender._transmit, sender.on_ack
+
+        def spy_transmit(seq: int, now: float) -> None:
+            self.sent.append((now, seq, seq < sender.high_tx))
+            transmit(seq, now)
+
+        def spy_ack(ack) -> None:
+            on_ack(ack)
+            if np.isnan(self.repaired_at) and sender.snd_una > last_drop:
+                self.repaired_at = engine.env.now
+
+        sender._transmit = spy_transmit
+        engine.receivers[0].deliver_ack = spy_ack
+
+    def recovery_time(self) -> float:
+        first_retx = next((t for t, _, again in self.sent if again), np.nan)
+        return self.repaired_at - first_retx
+
+    def frame(self, lost: list[int]) -> pd.DataFrame:
+        out = pd.DataFrame(self.sent, columns=["time", "segment", "retransmission"])
+        out["dropped"] = out["segment"].isin(lost) & ~out.duplicated("segment")
+        return out
+
+
+def _draw(result: ExperimentResult):
+    from matplotlib.figure import Figure
+
+    table = result.table
+    k = table["drops"].max()
+    names = list(dict.fromkeys(table["strategy"]))
+    cols = min(4, len(names))
+    rows = -(-len(names) // cols)
+    fig = Figure(figsize=(3.2 * cols, 2.8 * rows + 0.6), layout="constrained")
+    axes = fig.subplots(rows, cols, sharex=True, sharey=True, squeeze=False)
+    for ax, name in zip(axes.flat, names):
+        tr = result.data["traces"][name, k]
+        start = tr.loc[tr["dropped"], "time"].min()
+        window = tr[(tr["time"] >= start - result.data["rtt"]) &
+                    (tr["time"] <= start + 12 * result.data["rtt"])]
+        fresh = window[~window["retransmission"] & ~window["dropped"]]
+        ax.plot(fresh["time"], fresh["segment"], ".", ms=2.5, color="0.35", label="sent")
+        lost = window[window["dropped"]]
+        ax.plot(lost["time"], lost["segment"], "x", ms=6, color="tab:red", label="dropped")
+        again = window[window["retransmission"]]
+        ax.plot(again["time"], again["segment"], "o", ms=4, mfc="none", color="tab:blue",
+                label="retransmitted")
+        row = table[(table["strategy"] == name) & (table["drops"] == k)].iloc[0]
+        ax.set_title(f"{name}: {row.timeouts} timeout(s), "
+                     f"{row.recovery_rtts:.1f} RTTs", fontsize=9)
+        ax.grid(alpha=0.3)
+    for ax in axes.flat[len(names):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time (s)")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("segment number")
+    axes.flat[0].legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"{k} drops from one window: time–sequence plots", fontsize=11)
+    return fig

@@ -1,0 +1,78 @@
+"""The experiment recipes against the papers they reproduce."""
+
+from __future__ import annotations
+
+import pytest
+
+import ccsim.experiments as ex
+
+
+@pytest.fixture(scope="module")
+def drops():
+    return ex.multiple_drops()
+
+
+def _row(table, strategy, k):
+    return table[(table.strategy == strategy) & (table.drops == k)].iloc[0]
+
+
+def test_multiple_drops_outcomes(drops):
+    # Fall & Floyd 1996 §3–§5, per strategy, for 1 to 4 drops from one window.
+    t = drops.table
+    assert set(t.strategy) == set(ex.multiple_drops.__globals__["FAMILY"])
+    for k in range(1, 5):
+        assert _row(t, "tahoe", k).timeouts == 0           # slow start instead
+        assert _row(t, "reno", k).timeouts == (0 if k == 1 else 1)
+        newreno = _row(t, "newreno", k)
+        assert newreno.timeouts == 0 and newreno.retransmits == k
+        # one hole per RTT: the last is acknowledged k RTTs after the first resend;
+        # the bound adds the queueing of a 20-segment window (20 × 1.2 ms).
+        assert k <= newreno.recovery_rtts <= k + 0.25
+        for sack_based in ("sack", "fack", "rate-halving", "prr"):
+            row = _row(t, sack_based, k)
+            assert row.timeouts == 0 and row.recoveries == 1
+            # All holes are resent in the first RTT of recovery, as soon as pipe
+            # allows: acknowledged within 2 RTTs whatever k is.
+            assert row.recovery_rtts < 2.0
+            if k >= 3:
+                assert row.recovery_rtts < newreno.recovery_rtts
+
+
+def test_multiple_drops_plot(drops):
+    fig = drops.plot()
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == len(set(drops.table.strategy))
+    assert all("timeout" in ax.get_title() for ax in axes)
+    assert axes[-1].get_xlabel() == "time (s)"
+
+
+def test_link_errors_rank_order_matches_seed_004():
+    # Seed 004 §4.1: "Rate-Halving > SSDR ≈ FACK ≈ SACK > NewReno > Reno" (Vegas
+    # and Pseudo-Rate are not built yet), and the gaps widen with the error rate.
+    res = ex.link_errors(rates=(0.01, 0.03, 0.05), duration="60s")
+    g = res.table.pivot(index="algorithm", columns="error_rate", values="goodput_bps")
+    for p in g.columns:
+        col = g[p]
+        middle = col[["ssdr", "fack", "sack"]]
+        assert col["rate-halving"] > middle.max()
+        assert middle.min() > col["newreno"] > col["reno"]
+        # "≈": the middle group within 10% of each other (three seeds of 60 s
+        # each leave a few percent of noise; the seed reports them as equal).
+        assert middle.max() / middle.min() < 1.10
+    ratio = g.loc["reno"] / g.loc["rate-halving"]
+    assert ratio.iloc[-1] < ratio.iloc[0]  # the gap widens as errors rise
+    assert (res.table.groupby("error_rate")["rank"].min() == 1).all()
+    fig = res.plot()
+    assert fig.axes[0].get_xlabel() == "link error rate (%)"
+
+
+def test_utilisation_under_loss_orders_sack_above_reno():
+    # Seed 003: SACK uses the link better than Reno at 1% and 5% loss; 5% is far
+    # worse than 1% for both.
+    res = ex.utilisation_under_loss(algorithms=("reno", "sack"), duration="60s")
+    u = res.table.set_index(["algorithm", "loss"])["utilisation"]
+    for p in (0.01, 0.05):
+        assert u["sack", p] > u["reno", p]
+    for a in ("reno", "sack"):
+        assert u[a, 0.05] < 0.6 * u[a, 0.01]
+    assert res.table["seed_003"].notna().all()  # the seed's figures ride along
