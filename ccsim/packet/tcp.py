@@ -239,30 +239,54 @@ class Sender:
         elif ackno == una and self.high_tx > una and self.done_at is None:
             self.ack_delivered = newly_sacked
             self.delivered += newly_sacked
-            self.dupacks += 1
-            self.recovery.on_dupack(self)
+            # With SACK, a duplicate ACK must carry new SACK data (RFC 6675 §2),
+            # so duplicates of data the receiver already holds do not count.
+            if self.scoreboard is None or newly_sacked:
+                self.dupacks += 1
+                self.recovery.on_dupack(self)
         self.send(now)
 
     def send(self, now: float) -> None:
-        """Send new segments while the window allows (RFC 5681 §3.1); in
-        recovery, strategies that own transmission choose what to send."""
+        """Send while the window allows (RFC 5681 §3.1); in recovery, strategies
+        that own transmission choose what to send. The retransmission timer
+        runs whenever data is outstanding (RFC 6298 §5.1)."""
         if self.in_recovery and self.recovery.owns_sending:
             self.recovery.send(self)
-            if self.deadline is None and self.high_tx > self.snd_una:
-                self.restart_timer()
-            return
+        else:
+            self._send_window(now)
+        if self.deadline is None and self.high_tx > self.snd_una:
+            self.restart_timer()
+
+    def _send_window(self, now: float) -> None:
         window = self.cc.cwnd
         if window > self.rwnd:
             window = self.rwnd
         nxt, una, end = self.snd_nxt, self.snd_una, self.end_seq
-        if nxt - una + 1 > window or nxt >= end:
-            return
+        board = self.scoreboard
+        if board is not None and board.blocks and nxt < self.high_tx:
+            nxt = self._resend_unsacked(nxt, window, now)
         while nxt - una + 1 <= window and nxt < end:
             self._transmit(nxt, now)
             nxt += 1
         self.snd_nxt = nxt
-        if self.deadline is None:
-            self.restart_timer()
+
+    def _resend_unsacked(self, nxt: int, window: float, now: float) -> int:
+        """Going back after a timeout with SACK: resend only what the receiver
+        lacks, and do not count what it holds as in flight (RFC 6675 §5.1: the
+        recovery after an RTO uses all the SACK information there is)."""
+        board, una, high = self.scoreboard, self.snd_una, self.high_tx
+        held = board.sacked_in(una, nxt)  # SACKed segments below nxt
+        while nxt < high:
+            skip_to = board.sacked_run_end(nxt)
+            if skip_to > nxt:
+                held += skip_to - nxt
+                nxt = skip_to
+                continue
+            if nxt - una - held + 1 > window:
+                break
+            self._transmit(nxt, now)
+            nxt += 1
+        return nxt
 
     def _transmit(self, seq: int, now: float) -> None:
         retransmission = seq < self.high_tx
@@ -293,11 +317,21 @@ class Sender:
 
     # -- what recovery strategies call (SenderView) ---------------------------------
     def signal_loss(self, kind: str) -> None:
-        """Tell the window law of a loss; counts fast recoveries."""
+        """Tell the window law of a loss; counts fast recoveries.
+
+        ``Loss.inflight`` is RFC 5681's FlightSize, data sent and not
+        cumulatively acknowledged — except at a timeout with SACK, where what
+        the receiver has SACKed is left out: after a large overshoot most of
+        the cumulative flight has arrived, and counting it would set
+        ``ssthresh`` from data no longer in the network (Linux avoids the same
+        trap by keeping the recovery's ``ssthresh`` at such a timeout).
+        """
+        flight = self.snd_nxt - self.snd_una
         if kind == "fast":
             self.recoveries += 1
-        self.cc.on_loss(Loss(self.now(), kind, float(self.snd_nxt - self.snd_una),
-                             self.min_rtt, self.srtt))
+        elif self.scoreboard is not None:
+            flight -= self.scoreboard.count
+        self.cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
 
     def retransmit(self, seq: int) -> None:
         """Send segment ``seq`` again, now."""
@@ -343,8 +377,6 @@ class Sender:
         else:
             self.cc.cwnd = self.cc.loss_window
         self.rto_seq = self.snd_una
-        if self.scoreboard is not None:
-            self.scoreboard.clear()  # the receiver may renege (RFC 2018 §8)
         self.recovery.on_timeout(self)
         self.in_recovery = False
         self.dupacks = 0

@@ -46,7 +46,7 @@ class FackRecovery(SackRecovery):
         return tcp.snd_una if top is None else max(top, tcp.snd_una)
 
     def triggered(self, tcp: SenderView) -> bool:
-        if tcp.in_recovery or tcp.snd_una <= tcp.recover:
+        if tcp.in_recovery or tcp.snd_una < tcp.recover:
             return False
         return tcp.dupacks >= self.dupthresh or self.fack(tcp) - tcp.snd_una > self.dupthresh
 

@@ -13,16 +13,24 @@ for TCP", RFC 6675, 2012, §5 (the algorithm) and §4 (NextSeg).
   ``cwnd − pipe ≥ 1``, send the segment NextSeg picks:
   (1) the lowest unSACKed segment above HighRxt, below the highest SACKed one,
   that IsLost; (2) else new data; (3) else the lowest unSACKed segment above
-  HighRxt below the highest SACKed one; (4) else, once per recovery and only
-  after the cumulative ACK has moved, a rescue retransmission of the highest
-  unSACKed outstanding segment.
+  HighRxt below the highest SACKed one; (4) else a rescue retransmission of
+  the highest unSACKed outstanding segment, if there has been none yet or the
+  cumulative ACK has passed the last one (at most one per recovery).
 * Leaving: the first cumulative ACK at or above RecoveryPoint.
+
+A duplicate ACK, with SACK, is one that SACKs new data (§2), so the sender
+counts no others; a new recovery may start as soon as the cumulative ACK
+reaches the previous RecoveryPoint (§5.1; NewReno's stricter guard is for
+senders without SACK).
 
 Differences from the source: sequence numbers count segments; DupThresh is
 fixed at 3; the retransmission timer is restarted by every ACK that advances
-the cumulative ACK (RFC 6298 §5.3), as RFC 6675 leaves it; after a timeout
-the scoreboard is cleared (RFC 2018 §8 allows the receiver to renege) and the
-sender goes back to the first unacknowledged segment.
+the cumulative ACK (RFC 6298 §5.3), as RFC 6675 leaves it. After a timeout
+the scoreboard is kept, as Linux keeps its SACK marks (ccsim's receivers never
+renege, so RFC 2018 §8's reason to clear it does not arise), and the sender
+goes back to the first unacknowledged segment resending only what is not
+SACKed (RFC 6675 §5.1). A retransmission lost again is found only by the
+retransmission timer (no RACK).
 """
 
 from __future__ import annotations
@@ -55,8 +63,9 @@ class SackRecovery(Recovery):
         self.rescue = -1
 
     def triggered(self, tcp: SenderView) -> bool:
-        """RFC 6675 §5: DupThresh duplicate ACKs, or IsLost(HighACK)."""
-        if tcp.in_recovery or tcp.snd_una <= tcp.recover:
+        """RFC 6675 §5: DupThresh duplicate ACKs, or IsLost(HighACK); not in
+        recovery, and not before HighACK reaches the last RecoveryPoint (§5.1)."""
+        if tcp.in_recovery or tcp.snd_una < tcp.recover:
             return False
         board = tcp.scoreboard
         return tcp.dupacks >= self.dupthresh or (

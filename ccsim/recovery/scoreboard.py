@@ -38,10 +38,6 @@ class Scoreboard:
     def __init__(self) -> None:
         self.blocks: list[list[int]] = []
 
-    def clear(self) -> None:
-        """Forget every SACK (after a timeout, RFC 2018 §8)."""
-        self.blocks = []
-
     def update(self, una: int, sack_blocks: tuple[tuple[int, int], ...]) -> tuple[int, int]:
         """Record an ACK's SACK blocks; drop what lies below ``una``.
 
@@ -89,6 +85,12 @@ class Scoreboard:
         blocks = self.blocks
         i = bisect.bisect_right(blocks, [seq, float("inf")]) - 1
         return i >= 0 and blocks[i][0] <= seq < blocks[i][1]
+
+    def sacked_run_end(self, seq: int) -> int:
+        """One past the SACKed run holding ``seq``; ``seq`` itself if unSACKed."""
+        blocks = self.blocks
+        i = bisect.bisect_right(blocks, [seq, float("inf")]) - 1
+        return blocks[i][1] if i >= 0 and blocks[i][0] <= seq < blocks[i][1] else seq
 
     def sacked_in(self, start: int, end: int) -> int:
         """SACKed segments in ``[start, end)``."""

@@ -1,0 +1,340 @@
+"""The SACK family of loss recovery (SACK, FACK, Rate-Halving, PRR) and SSDR,
+observed through the packet engine.
+
+What the sources say, restated independently of ccsim.recovery:
+
+* RFC 6675 (SACK): recovery starts on DupThresh = 3 duplicate ACKs (or when
+  IsLost(HighACK)); while cwnd - pipe >= 1 the sender sends NextSeg: a lost
+  hole (rule 1), else new data (rule 2), else any hole below the highest SACK
+  (rule 3), else - once per recovery - a "rescue" retransmission of the highest
+  unSACKed outstanding segment (rule 4). Holes are known from the SACK blocks,
+  so every hole of one window is repaired in the round trip after the loss is
+  detected, and a SACKed segment is never resent.
+* FACK (Mathis & Mahdavi 1996 §3): recovery also starts as soon as
+  snd.fack - snd.una > 3 segments (snd.fack: one past the highest SACKed
+  segment), which can be on the first duplicate ACK.
+* PRR (RFC 6937 §3): on each ACK, sndcnt = ceil(prr_delivered · ssthresh /
+  RecoverFS) - prr_out while pipe > ssthresh; so over a recovery in which
+  (nearly) RecoverFS segments are delivered, about ssthresh segments are sent;
+  on leaving, cwnd = ssthresh.
+* Rate-Halving (Mathis et al. 1999): cwnd falls by half a segment per segment
+  delivered, so the sender sends one segment for every two ACKs, without pause.
+* SSDR (Wang & Williamson 1998, no SACK): holes are repaired NewReno-style, one
+  per partial ACK, i.e. one per round trip.
+
+Sequence numbers count segments. The bottleneck is 10 Mbit/s and packets are
+1500 bytes, so one packet takes 1.2 ms to serialise.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import ccsim
+from ccsim.algorithms import Loss
+from ccsim.packet import PacketEngine
+from ccsim.recovery.scoreboard import Scoreboard
+
+RTT = 0.1
+SERIALISE = 1500 * 8 / 10e6  # s per packet at the 10 Mbit/s bottleneck
+DUPTHRESH = 3                 # RFC 5681 §3.2 / RFC 6675 §2
+WINDOW = 20                   # the receiver window (segments) of the Fall & Floyd runs
+# With at most WINDOW packets in flight, the queue holds at most WINDOW packets:
+# one round trip is RTT plus at most WINDOW serialisation times, plus 2 ms of slack
+# for the scheduling of ACK and data events (as in tests/test_packet_engine.py).
+RTT_MAX = RTT + WINDOW * SERIALISE + 0.002
+
+
+def flow(name: str, **kw) -> ccsim.Flow:
+    """The registry's name (Reno's window law with that recovery), or Reno + PRR."""
+    if name == "prr":
+        return ccsim.Flow("reno", recovery="prr", **kw)
+    return ccsim.Flow(name, **kw)
+
+
+class Spy:
+    """Watches one sender: its transmissions, the ACKs reaching it, and its
+    recovery's enter/leave, without changing what they do."""
+
+    def __init__(self, engine: PacketEngine) -> None:
+        self.engine = engine
+        s = self.sender = engine.senders[0]
+        rec = s.recovery
+        self.tx: list[dict] = []      # every transmission
+        self.acks: list[dict] = []    # every ACK arrival
+        self.enters: list[dict] = []  # state at each recovery entry (before it acts)
+        self.leaves: list[dict] = []  # state just after each recovery ends
+        order = itertools.count()     # one clock for transmissions and ACKs
+
+        transmit = s._transmit
+
+        def spy_transmit(seq, now):
+            board = s.scoreboard
+            self.tx.append(dict(
+                i=next(order), t=now, seq=seq, rtx=seq < s.high_tx, in_recovery=s.in_recovery,
+                sacked=board is not None and board.is_sacked(seq), timeouts=s.timeouts))
+            transmit(seq, now)
+
+        s._transmit = spy_transmit
+
+        receiver = engine.receivers[0]
+        deliver = receiver.deliver_ack
+
+        def spy_ack(ack):
+            self.acks.append(dict(i=next(order), t=s.now(), ackno=ack[0], blocks=ack[1],
+                                  in_recovery=s.in_recovery))
+            deliver(ack)
+
+        receiver.deliver_ack = spy_ack
+
+        # Only the strategies derived from SackRecovery have enter/leave; SSDR
+        # is watched through its transmissions only.
+        if not hasattr(rec, "enter"):
+            return
+        enter, leave = rec.enter, rec.leave
+
+        def spy_enter(tcp):
+            self.enters.append(dict(t=s.now(), dupacks=tcp.dupacks, una=tcp.snd_una,
+                                    flight=tcp.snd_nxt - tcp.snd_una, n_tx=len(self.tx),
+                                    n_acks=len(self.acks)))
+            enter(tcp)
+            self.enters[-1]["ssthresh"] = tcp.cc.ssthresh
+
+        def spy_leave(tcp):
+            leave(tcp)
+            self.leaves.append(dict(t=s.now(), cwnd=tcp.cc.cwnd, ssthresh=tcp.cc.ssthresh,
+                                    n_tx=len(self.tx), n_acks=len(self.acks)))
+
+        rec.enter = spy_enter
+        rec.leave = spy_leave
+
+    def run(self):
+        self.result = self.engine.run()
+        self.row = self.result.summary.iloc[0]
+        return self
+
+
+def watch(sc: ccsim.Scenario) -> Spy:
+    return Spy(PacketEngine(sc)).run()
+
+
+# -- Fall & Floyd 1996: k drops from one window -----------------------------------------------
+def fall_floyd(name: str, drops: list[int]) -> Spy:
+    """As tests/test_packet_engine.py's _drops: the window held at 20 segments by the
+    receiver window, min RTO 1 s so that a timeout would show."""
+    return watch(ccsim.dumbbell("10Mbps", RTT, buffer=200, flows=[flow(name, drop_segments=drops)],
+                                duration="5s", min_rto=1.0, rwnd=WINDOW * 1460, seed=1))
+
+
+def dropped(k: int) -> list[int]:
+    return [60 + 3 * j for j in range(k)]
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+@pytest.mark.parametrize("name", ["sack", "fack", "rate-halving", "prr"])
+def test_sack_based_repair_every_hole_in_one_round_trip(name, k):
+    holes = dropped(k)
+    spy = fall_floyd(name, holes)
+    assert spy.row.timeouts == 0 and spy.row.recoveries == 1
+    rtx = [e for e in spy.tx if e["rtx"]]
+    seqs = [e["seq"] for e in rtx]
+    assert spy.row.retransmits == len(rtx)
+    # every hole resent, exactly once
+    assert sorted(s for s in seqs if s in holes) == holes
+    extra = [s for s in seqs if s not in holes]
+    if name == "fack":
+        # FACK resends only holes below snd.fack; it has no rescue retransmission.
+        assert extra == []
+    else:
+        # RFC 6675 NextSeg rule 4: when rules 1-3 find nothing (no lost hole
+        # left, and the receiver window - full at 20 segments from snd.una -
+        # blocks new data), one rescue retransmission of the highest unSACKed
+        # outstanding segment is allowed per recovery. So k or k + 1.
+        assert len(extra) <= 1, seqs
+        if extra:
+            assert extra[0] > max(holes)  # the highest unSACKed, above every hole
+    # All holes are known from SACKs of segments sent before the first
+    # retransmission; those ACKs all arrive before the first retransmission's own
+    # ACK, i.e. within one round trip of it (RTT_MAX), and pipe leaves room to
+    # resend holes as they are found.
+    hole_times = [e["t"] for e in rtx if e["seq"] in holes]
+    assert max(hole_times) - rtx[0]["t"] < RTT_MAX, hole_times
+    # Leaving: the window is ssthresh. SACK and FACK set cwnd = ssthresh on entry
+    # and keep it; PRR (RFC 6937) sets it on leaving, whatever pipe came down to
+    # (here the receiver window kept PRR from sending much, so pipe ends low);
+    # Rate-Halving instead makes ssthresh the window it reached.
+    entry, exit_ = spy.enters[0], spy.leaves[0]
+    assert exit_["cwnd"] == exit_["ssthresh"]
+    if name != "rate-halving":
+        # RFC 5681 eq. (4), Reno's law: ssthresh = max(FlightSize / 2, 2)
+        assert exit_["ssthresh"] == entry["ssthresh"] == max(entry["flight"] / 2, 2)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_ssdr_repairs_one_hole_per_round_trip(k):
+    holes = dropped(k)
+    spy = fall_floyd("ssdr", holes)
+    assert spy.row.timeouts == 0 and spy.row.recoveries == 1
+    rtx = [e for e in spy.tx if e["rtx"]]
+    assert [e["seq"] for e in rtx] == holes  # without SACK, holes in order, once each
+    # Each partial ACK comes back one round trip after the retransmission it
+    # acknowledges (bounds as above).
+    gaps = np.diff([e["t"] for e in rtx])
+    assert np.all((gaps > RTT) & (gaps < RTT_MAX)), gaps
+
+
+# -- never resend what the receiver holds ------------------------------------------------------
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("name", ["sack", "fack", "rate-halving", "prr"])
+def test_sack_based_never_resend_a_sacked_segment(name, seed):
+    spy = watch(ccsim.dumbbell("10Mbps", "20ms", loss=0.02,
+                               flows=[ccsim.Flow("reno", recovery=name)],
+                               duration="10s", seed=seed))
+    rtx = [e for e in spy.tx if e["rtx"]]
+    in_recovery = [e for e in rtx if e["in_recovery"]]
+    assert len(in_recovery) >= 20  # 2% of ~8000 packets: the check is not vacuous
+    # Retransmissions chosen by the recovery strategy: never a SACKed segment.
+    assert [e["seq"] for e in in_recovery if e["sacked"]] == []
+    # Outside recovery, only the go-back-N after a timeout resends, and it too
+    # skips what the scoreboard (kept through the timeout) shows SACKed.
+    outside = [e for e in rtx if not e["in_recovery"]]
+    assert all(e["timeouts"] > 0 for e in outside)
+    assert [e["seq"] for e in outside if e["sacked"]] == []
+
+
+# -- FACK starts recovery earlier ----------------------------------------------------------------
+def test_fack_enters_recovery_before_three_dupacks():
+    burst = [60, 61, 62, 63]
+    sack, fack = fall_floyd("sack", burst), fall_floyd("fack", burst)
+    for spy in (sack, fack):
+        assert spy.row.timeouts == 0 and spy.row.recoveries == 1
+        assert sorted(e["seq"] for e in spy.tx if e["rtx"] and e["seq"] in burst) == burst
+    # The first duplicate ACK SACKs 64: snd.fack - snd.una = 65 - 60 = 5 > 3, so FACK
+    # enters on it. SACK waits for DupThresh = 3 duplicates (IsLost(60) needs 3
+    # SACKed segments above 60, which also comes with the third duplicate).
+    assert [e["dupacks"] for e in fack.enters] == [1]
+    assert [e["dupacks"] for e in sack.enters] == [3]
+    first_rtx = lambda spy: next(e["t"] for e in spy.tx if e["rtx"])
+    # The duplicates arrive one bottleneck serialisation time apart, so FACK's fast
+    # retransmit goes out two of them earlier (float tolerance only).
+    assert first_rtx(sack) - first_rtx(fack) == pytest.approx(2 * SERIALISE, abs=1e-9)
+
+
+# -- PRR and Rate-Halving in a single-loss recovery ----------------------------------------------
+def single_loss(name: str) -> Spy:
+    """Segment 100 dropped in slow start, no receiver window: new data is free to
+    flow during recovery. 2 s: one recovery, before the buffer ever overflows."""
+    spy = watch(ccsim.dumbbell("10Mbps", RTT, buffer=200, flows=[flow(name, drop_segments=[100])],
+                               duration="2s", seed=1))
+    assert spy.row.timeouts == 0 and spy.row.recoveries == 1
+    assert len(spy.enters) == 1 and len(spy.leaves) == 1
+    return spy
+
+
+def in_recovery(spy: Spy) -> tuple[list[dict], list[dict]]:
+    """Transmissions (the fast retransmit included) and ACK arrivals during the recovery."""
+    e, l = spy.enters[0], spy.leaves[0]
+    return spy.tx[e["n_tx"]:l["n_tx"]], spy.acks[e["n_acks"]:l["n_acks"]]
+
+
+def test_prr_sends_ssthresh_segments_over_the_recovery():
+    spy = single_loss("prr")
+    entry, exit_ = spy.enters[0], spy.leaves[0]
+    # RFC 5681 eq. (4), Reno's window law: ssthresh = FlightSize / 2.
+    assert entry["ssthresh"] == max(entry["flight"] / 2, 2)
+    sent, _ = in_recovery(spy)
+    # Proportional reduction: prr_out -> ceil(prr_delivered·ssthresh/RecoverFS) with
+    # prr_delivered -> RecoverFS by the end. +-2 segments: the ceil rounding on the
+    # ACKs, the forced fast retransmit, the DupThresh segments delivered before entry
+    # (not in prr_delivered) and the slow-start reduction bound once pipe <= ssthresh.
+    assert abs(len(sent) - entry["ssthresh"]) <= 2, (len(sent), entry)
+    # RFC 6937: on leaving, cwnd = ssthresh.
+    assert exit_["cwnd"] == exit_["ssthresh"] == entry["ssthresh"]
+
+
+def test_rate_halving_sends_one_segment_per_two_acks():
+    spy = single_loss("rate-halving")
+    sent, acks = in_recovery(spy)
+    # cwnd falls by 1/2 per delivered segment while pipe falls by 1: cwnd - pipe grows
+    # by 1/2 per ACK, one send per two ACKs. Band [0.4, 0.6]: at entry cwnd is the
+    # FlightSize while DupThresh segments are already SACKed, so the fast retransmit
+    # and up to 3 more go out at once - about 4 of ~107 ACKs (0.04) - plus half a
+    # segment of rounding at the end.
+    assert 0.4 <= len(sent) / len(acks) <= 0.6, (len(sent), len(acks))
+    # No pause (unlike Reno's wait for half a window of duplicates): after the
+    # first ACK of recovery, never more than two ACKs in a row without a send.
+    events = sorted([(e["i"], "T") for e in sent] + [(a["i"], "a") for a in acks])
+    idle = longest = 0
+    for _, kind in events:
+        idle = 0 if kind == "T" else idle + 1
+        longest = max(longest, idle)
+    assert longest <= 2, "".join(kind for _, kind in events)
+
+
+class FakeView:
+    """Just enough of a sender (ccsim.recovery.SenderView) to drive one recovery by hand."""
+
+    def __init__(self, una: int, nxt: int, cwnd: float) -> None:
+        self.cc = ccsim.algorithms.get("reno")()
+        self.cc.start(10, 1460)
+        self.cc.cwnd = cwnd
+        self.snd_una, self.snd_nxt = una, nxt
+        self.high_tx, self.end_seq, self.rwnd = nxt, math.inf, math.inf
+        self.dupacks, self.in_recovery, self.recover = 0, False, -1
+        self.scoreboard = Scoreboard()
+        self.ack_delivered = 0
+        self.sent: list[int] = []
+
+    def signal_loss(self, kind):
+        self.cc.on_loss(Loss(1.0, kind, float(self.snd_nxt - self.snd_una), 0.1, 0.1))
+
+    def retransmit(self, seq):
+        self.sent.append(seq)
+
+    def transmit(self, seq):
+        self.sent.append(seq)
+        if seq == self.snd_nxt:
+            self.snd_nxt += 1
+            self.high_tx = max(self.high_tx, self.snd_nxt)
+
+    def restart_timer(self):
+        pass
+
+
+@pytest.mark.parametrize("name", ["sack", "fack", "prr"])
+def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
+    # Segment 100 of 100..119 only reordered: three duplicates SACK 101-103, then the
+    # cumulative ACK jumps to 120 and ends recovery at its first ACK. PRR set cwnd to
+    # pipe (17: 104-119 not lost, plus 100 resent) on entry; RFC 6937 still leaves
+    # recovery with cwnd = ssthresh, as RFC 6675 and FACK do.
+    strategy, tcp = ccsim.recovery.get(name)(), FakeView(100, 120, 20.0)
+    for dup in range(1, DUPTHRESH + 1):
+        tcp.dupacks = dup
+        tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
+        strategy.on_dupack(tcp)
+    assert tcp.in_recovery and tcp.sent[0] == 100
+    assert tcp.cc.ssthresh == 10  # RFC 5681 eq. (4): FlightSize 20 / 2
+    newly, released = tcp.scoreboard.update(120, ())
+    tcp.snd_una, tcp.dupacks, tcp.ack_delivered = 120, 0, 20 - released + newly
+    strategy.on_ack(tcp, 20)
+    assert not tcp.in_recovery
+    assert tcp.cc.cwnd == tcp.cc.ssthresh == 10
+
+
+# -- every window law with every recovery --------------------------------------------------------
+@pytest.mark.parametrize("recovery", ccsim.recovery.names())
+@pytest.mark.parametrize("algorithm", ccsim.algorithms.names())
+def test_any_law_with_any_recovery_delivers(algorithm, recovery):
+    sc = ccsim.dumbbell("10Mbps", "20ms", loss=0.01, duration="3s",
+                        flows=[ccsim.Flow(algorithm, recovery=recovery)], seed=1)
+    engine = PacketEngine(sc)
+    assert type(engine.senders[0].recovery) is ccsim.recovery.get(recovery)
+    res = engine.run()
+    row = res.summary.iloc[0]
+    assert row.goodput_bps > 0
+    assert row.goodput_bps <= 10e6  # never above the bottleneck rate
+    assert res.metrics["losses"] > 0 and row.retransmits > 0  # recovery was exercised
