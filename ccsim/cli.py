@@ -84,6 +84,23 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--plot", metavar="FILE", default=DEMO_PLOT,
                       help=f"where to save the plot (default: {DEMO_PLOT})")
 
+    matrix = commands.add_parser(
+        "matrix", help="seed 000's pairwise matrix: every ordered pair of algorithms",
+        description="Run every ordered pair of algorithms on a LAN-like dumbbell, the "
+                    "second flow starting after the first, and print seed 000's Table I "
+                    "(Mbit/s of the first and second flow) and the pairs whose outcome "
+                    "depends on who starts first.")
+    matrix.add_argument("--algorithms", nargs="+", metavar="NAME",
+                        help="algorithms to pair (default: every registered one)")
+    matrix.add_argument("--bandwidth", default="100Mbps", help="bottleneck rate")
+    matrix.add_argument("--rtt", default="1ms", help="two-way propagation delay")
+    matrix.add_argument("--buffer", default="1000", help="bottleneck buffer (default 1000 packets)")
+    matrix.add_argument("--delay", default="10s", help="start of the second flow")
+    matrix.add_argument("--duration", default="60s", help="simulated time per run")
+    matrix.add_argument("--seed", type=int, default=1, help="random seed")
+    matrix.add_argument("--csv", metavar="FILE", help="save the per-pair table as CSV")
+    matrix.add_argument("--plot", metavar="FILE", help="save the heatmap to FILE")
+
     commands.add_parser("algorithms", help="list congestion-control algorithms and "
                                            "recovery strategies",
                         description="List the registered congestion-control algorithms "
@@ -322,7 +339,37 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"run": _cmd_run, "demo": _cmd_demo, "algorithms": _cmd_algorithms}
+def _cmd_matrix(args: argparse.Namespace) -> int:
+    from .experiments import pairwise_matrix
+
+    _check_plot_path(args.plot)
+    res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
+                          buffer=args.buffer, delay=args.delay, duration=args.duration,
+                          seed=args.seed, progress=True)
+    print("Mbit/s of (started first, started second):")
+    print(res.data["matrix"].to_string())
+    order = res.data["start_order"]
+    print()
+    if order.empty:
+        print("no pair depends on who starts first")
+    else:
+        print("pairs whose outcome depends on who starts first (a's share of the link):")
+        print(order.to_string(index=False, float_format=lambda x: f"{x:.2f}"))
+    failed = res.table[res.table["error"] != ""]
+    for row in failed.itertuples():
+        print(f"failed: {row.first} then {row.second}: {row.error}", file=sys.stderr)
+    print(f"\n{len(res.table)} runs in {res.data['wall_time']:.0f} s")
+    if args.csv:
+        res.table.to_csv(args.csv, index=False)
+        print(f"table saved to {args.csv}")
+    if args.plot:
+        _save_plot(res, args.plot)
+        print(f"plot saved to {args.plot}")
+    return 0
+
+
+_COMMANDS = {"run": _cmd_run, "demo": _cmd_demo, "matrix": _cmd_matrix,
+             "algorithms": _cmd_algorithms}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

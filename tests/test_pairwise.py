@@ -1,0 +1,95 @@
+"""Seed 000's pairwise matrix recipe and its command."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+import ccsim
+from ccsim.algorithms import CongestionControl
+from ccsim.algorithms import registry as algorithm_registry
+from ccsim.cli import main
+from ccsim.experiments import pairwise_matrix
+
+SMALL = dict(bandwidth="10Mbps", rtt="5ms", buffer=50, delay="2s", duration="6s")
+
+
+@pytest.fixture(scope="module")
+def small():
+    return pairwise_matrix(["reno", "cubic", "scalable"], **SMALL)
+
+
+def test_every_ordered_pair_once(small):
+    t = small.table
+    assert len(t) == 9 and not t.duplicated(["first", "second"]).any()
+    assert (t["error"] == "").all()
+    assert t[["first_bps", "second_bps"]].gt(0).all().all()
+
+
+def test_matrix_is_table_one_layout(small):
+    # Row started first, column second, cell "first,second" in Mbit/s (seed 000).
+    m = small.data["matrix"]
+    for r in small.table.itertuples():
+        a, b = (int(x) for x in m.loc[r.first, r.second].split(","))
+        assert a == round(r.first_bps / 1e6) and b == round(r.second_bps / 1e6)
+
+
+def test_start_order_table_follows_its_definition(small):
+    # An algorithm's share while both run, first vs second, differing by > 0.15.
+    share = {(r.first, r.second): r.first_share for r in small.table.itertuples()}
+    expected = set()
+    for (a, b), s in share.items():
+        if a < b and abs(s - (1 - share[b, a])) > 0.15:
+            expected.add((a, b))
+    got = set(zip(small.data["start_order"]["a"], small.data["start_order"]["b"]))
+    assert got == expected
+
+
+def test_same_scenario_the_flows_would_get_from_run(small):
+    # Each cell is an ordinary run of the documented scenario.
+    sc = ccsim.dumbbell("10Mbps", "5ms", buffer=50, duration="6s", seed=1,
+                        flows=[ccsim.Flow("cubic"), ccsim.Flow("reno", start="2s")])
+    res = ccsim.run(sc)
+    row = small.table.set_index(["first", "second"]).loc["cubic", "reno"]
+    assert row.first_bps == res.summary.loc[0, "goodput_bps"]
+    assert row.second_bps == res.summary.loc[1, "goodput_bps"]
+
+
+def test_a_failing_run_keeps_the_others(monkeypatch):
+    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
+                        dict(algorithm_registry.REGISTRY._classes))
+
+    @algorithm_registry.register
+    class Broken(CongestionControl):
+        name = "broken"
+
+        def on_ack(self, ack):
+            raise ZeroDivisionError("broken window law")
+
+    res = pairwise_matrix(["reno", "broken"], **SMALL)
+    failed = res.table[res.table["error"] != ""]
+    assert len(failed) == 3 and all("ZeroDivisionError" in e for e in failed["error"])
+    ok = res.table.set_index(["first", "second"]).loc["reno", "reno"]
+    assert ok.error == "" and ok.first_bps > 0
+    assert res.data["matrix"].loc["broken", "reno"] == "failed"
+
+
+def test_unknown_algorithm_fails_before_any_run():
+    with pytest.raises(ccsim.UnknownAlgorithmError):
+        pairwise_matrix(["reno", "cubicc"], **SMALL)
+
+
+def test_matrix_command(tmp_path, capsys):
+    csv = tmp_path / "pairs.csv"
+    code = main(["matrix", "--algorithms", "reno", "newreno", "--bandwidth", "10Mbps",
+                 "--rtt", "5ms", "--buffer", "50", "--delay", "1s", "--duration", "3s",
+                 "--csv", str(csv), "--plot", str(tmp_path / "m.png")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "started first" in out and "4 runs in" in out
+    table = pd.read_csv(csv)
+    assert len(table) == 4 and set(table["first"]) == {"reno", "newreno"}
+    assert (tmp_path / "m.png").stat().st_size > 0
+    assert not math.isnan(table["first_share"].iloc[0])
