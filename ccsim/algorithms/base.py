@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, Callable, ClassVar, Literal
 
 __all__ = ["Ack", "Loss", "RttSample", "CongestionControl"]
 
@@ -121,6 +121,19 @@ class CongestionControl:
     min_cwnd: ClassVar[float] = 1.0
     #: Window after a retransmission timeout (segments); RFC 5681 §3.1.
     loss_window: ClassVar[float] = 1.0
+    #: Valid range ``(low, high)`` of each numeric constructor keyword, for
+    #: tools that draw parameters (:mod:`ccsim.testing` draws from it; a keyword
+    #: left out keeps its default). Ints are drawn as ints if the default is one.
+    param_space: ClassVar[dict[str, tuple[float, float]]] = {}
+    #: Extra rules of this law, checked by :mod:`ccsim.testing` after every step
+    #: of its event streams: pure functions ``(before, event, after) -> str |
+    #: None``, ``before``/``after`` being copies of the instance's ``vars()``
+    #: and ``event`` the step's ``Ack``, ``Loss``, ``RttSample`` or
+    #: ``ccsim.testing.AckRound``; they return a message when the rule is broken.
+    #: This and :meth:`max_growth_per_rtt` describe the law of the class that
+    #: declares them: a subclass that overrides a hook (``start``, ``on_ack``,
+    #: ``on_loss``, ``ssthresh_after``) without redeclaring gets the defaults.
+    properties: ClassVar[tuple[Callable[..., str | None], ...]] = ()
 
     cwnd: float
     ssthresh: float
@@ -149,6 +162,15 @@ class CongestionControl:
     def in_slow_start(self) -> bool:
         """True while ``cwnd < ssthresh`` (RFC 5681 §3.1)."""
         return self.cwnd < self.ssthresh
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """The most ``cwnd`` may grow (segments) over one RTT of ACKs in
+        congestion avoidance, starting from ``cwnd``.
+
+        A declaration for checkers (:mod:`ccsim.testing`), not used by engines.
+        Default ``cwnd``: no faster than doubling per RTT.
+        """
+        return cwnd
 
     # -- hooks ---------------------------------------------------------------
     def on_ack(self, ack: Ack) -> None:

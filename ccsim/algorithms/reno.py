@@ -26,8 +26,38 @@ Differences from the source:
 
 from __future__ import annotations
 
-from .base import Ack, CongestionControl
+import math
+
+from .base import Ack, CongestionControl, Loss
 from .registry import register
+
+
+def _one_segment_per_window_of_acks(before: dict, event: object, after: dict) -> str | None:
+    """Congestion avoidance: RFC 5681 eq. (3), ``cwnd += 1/cwnd`` per segment
+    ACKed — one segment per RTT of ACKs (``cwnd`` ACKs of one segment each),
+    checked exactly (to float tolerance) over a whole round of ACKs."""
+    acks = getattr(event, "acks", None)  # a round of ACKs (ccsim.testing.AckRound)
+    if acks is None or before["cwnd"] < before["ssthresh"]:
+        return None
+    expected = before["cwnd"]
+    for ack in acks:
+        expected += ack.acked / expected
+    if not math.isclose(after["cwnd"], expected, rel_tol=1e-9, abs_tol=1e-9):
+        return (f"congestion avoidance: one RTT of {len(acks)} ACKs took cwnd from "
+                f"{before['cwnd']!r} to {after['cwnd']!r}; RFC 5681 eq. 3 gives {expected!r} "
+                f"(+{expected - before['cwnd']:.6g} segments)")
+    return None
+
+
+def _halves_on_loss(before: dict, event: object, after: dict) -> str | None:
+    """On a loss: ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4)."""
+    if not isinstance(event, Loss):
+        return None
+    expected = max(event.inflight / 2.0, 2.0)
+    if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
+        return (f"{event.kind} loss with inflight={event.inflight!r}: ssthresh became "
+                f"{after['ssthresh']!r}; RFC 5681 eq. 4 gives max(inflight/2, 2) = {expected!r}")
+    return None
 
 
 @register
@@ -36,6 +66,11 @@ class Reno(CongestionControl):
 
     name = "reno"
     recovery = "reno"
+    properties = (_one_segment_per_window_of_acks, _halves_on_loss)
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        # RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd per ACK, at most one segment per RTT.
+        return 1.0
 
     def on_ack(self, ack: Ack) -> None:
         acked = ack.acked
