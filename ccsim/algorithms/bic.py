@@ -102,6 +102,11 @@ class Bic(Reno):
             inc = max(inc, cwnd / _START_DIVISOR)  # no loss yet: start off faster
         return inc
 
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """At most ``s_max`` segments per RTT (the paper's S_max), Reno's one
+        segment below the low window."""
+        return max(self.s_max, 1.0)
+
     def on_ack(self, ack: Ack) -> None:
         acked = ack.acked
         if self.cwnd < self.ssthresh:

@@ -113,6 +113,11 @@ class Cubic(Reno):
         self._k = self.k(self.w_max, self.cwnd)
         self.w_est = self.cwnd
 
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """RFC 9438 §4.2 caps the target at ``1.5·cwnd``: at most half a window
+        per RTT (the Reno-friendly region grows slower)."""
+        return 0.5 * cwnd
+
     def on_ack(self, ack: Ack) -> None:
         acked = ack.acked
         if self.cwnd < self.ssthresh:

@@ -96,6 +96,10 @@ class HighSpeed(Reno):
         return max(w * w * p * 2.0 * b / (2.0 - b), 1.0)
 
     # -- hooks ---------------------------------------------------------------
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """RFC 3649 §5: ``a(w)`` segments per RTT."""
+        return self.a(cwnd)
+
     def on_ack(self, ack: Ack) -> None:
         acked = ack.acked
         if self.cwnd < self.ssthresh:

@@ -107,6 +107,11 @@ class Htcp(Reno):
         return min(max(min_rtt / max_rtt, self.beta_min), self.beta_max)
 
     # -- hooks -----------------------------------------------------------------
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """α(Δ) per RTT, which grows without bound with Δ, but at most one
+        segment per ACK (Linux): no faster than doubling."""
+        return cwnd
+
     def on_ack(self, ack: Ack) -> None:
         self.min_rtt = min(self.min_rtt, ack.min_rtt)
         if ack.rtt is not None:  # outside recovery only, as Linux (TCP_CA_Open)
@@ -124,7 +129,9 @@ class Htcp(Reno):
                 return
             super().on_ack(dataclasses.replace(ack, acked=room))
             acked -= room
-        self.cwnd += self.alpha(ack.now - self.last_cong) * acked / self.cwnd
+        # Linux's htcp_cong_avoid adds at most one segment per ACK (its counter
+        # releases one increment per call), which bounds growth when α > cwnd.
+        self.cwnd += min(self.alpha(ack.now - self.last_cong) * acked / self.cwnd, acked)
 
     def ssthresh_after(self, loss: Loss) -> float:
         beta = self.beta_for(min(self.min_rtt, loss.min_rtt), self.max_rtt)

@@ -63,6 +63,11 @@ class Hybla(Reno):
         super().start(initial_window, mss)
         self.rho = 1.0  # no RTT sample yet: behave as Reno
 
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """Congestion avoidance grows ``ρ²`` segments per RTT: the paper's law,
+        faster than doubling while ``cwnd < ρ²``."""
+        return max(self.rho * self.rho, cwnd)
+
     def rho_for(self, rtt: float) -> float:
         """Normalised RTT, ``max(rtt / rtt0, 1)``; 1 when ``rtt`` is unknown."""
         if not math.isfinite(rtt) or rtt <= 0:

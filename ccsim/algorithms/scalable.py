@@ -61,6 +61,11 @@ class Scalable(Reno):
         self.b = b                    # fraction of the window given up on a loss
         self.low_window = low_window  # legacy window lwnd (segments): Reno at or below
 
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """``a`` per segment acknowledged: ``a·cwnd`` per RTT, Reno's one
+        segment at legacy windows."""
+        return max(self.a * cwnd, 1.0)
+
     def on_ack(self, ack: Ack) -> None:
         if self.cwnd <= self.low_window:
             # Slow start, and congestion avoidance at legacy windows: Reno's law.
