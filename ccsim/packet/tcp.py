@@ -82,7 +82,7 @@ class Receiver:
             self.rcv_nxt = nxt
         elif seq > nxt:
             self.ooo.add(seq)
-        if self.sack:
+        if self.sack and (self.blocks or not in_order):  # in order, no holes: none to keep
             self._update_blocks(seq)
         # RFC 5681 §4.2: ACK out-of-order and gap-filling segments at once,
         # otherwise (with delayed ACKs) every second segment or on the timer.
