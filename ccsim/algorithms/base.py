@@ -163,6 +163,20 @@ class CongestionControl:
         """True while ``cwnd < ssthresh`` (RFC 5681 §3.1)."""
         return self.cwnd < self.ssthresh
 
+    def slow_start(self, acked: float) -> float:
+        """RFC 5681 §3.1 slow start with byte counting (RFC 3465, no limit L,
+        as Linux's ``tcp_slow_start``): ``cwnd`` grows by ``acked`` segments
+        but not past ``ssthresh``. Returns the acknowledged segments left over
+        for congestion avoidance (0 while still in slow start)."""
+        room = self.ssthresh - self.cwnd
+        if room <= 0:
+            return acked
+        if acked <= room:
+            self.cwnd += acked
+            return 0.0
+        self.cwnd = self.ssthresh
+        return acked - room
+
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """The most ``cwnd`` may grow (segments) over one RTT of ACKs in
         congestion avoidance, starting from ``cwnd``.

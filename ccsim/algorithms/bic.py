@@ -48,7 +48,6 @@ Defaults and their sources (Linux ``net/ipv4/tcp_bic.c``, 6.x):
 
 from __future__ import annotations
 
-import dataclasses
 
 from .base import Ack, Loss
 from .registry import register
@@ -108,15 +107,9 @@ class Bic(Reno):
         return max(self.s_max, 1.0)
 
     def on_ack(self, ack: Ack) -> None:
-        acked = ack.acked
-        if self.cwnd < self.ssthresh:
-            room = self.ssthresh - self.cwnd
-            if acked <= room:
-                super().on_ack(ack)  # Reno slow start
-                return
-            super().on_ack(dataclasses.replace(ack, acked=room))
-            acked -= room
-        self.cwnd += self.increment(self.cwnd) * acked / self.cwnd
+        acked = self.slow_start(ack.acked)
+        if acked:
+            self.cwnd += self.increment(self.cwnd) * acked / self.cwnd
 
     def ssthresh_after(self, loss: Loss) -> float:
         if self.cwnd <= self.low_window:

@@ -60,7 +60,6 @@ Defaults and their sources:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from .base import Ack, Loss
@@ -119,14 +118,9 @@ class Cubic(Reno):
         return 0.5 * cwnd
 
     def on_ack(self, ack: Ack) -> None:
-        acked = ack.acked
-        if self.cwnd < self.ssthresh:
-            room = self.ssthresh - self.cwnd
-            if acked <= room:
-                super().on_ack(ack)  # all of it in Reno slow start
-                return
-            super().on_ack(dataclasses.replace(ack, acked=room))  # reaches ssthresh
-            acked -= room
+        acked = self.slow_start(ack.acked)
+        if not acked:
+            return
         if self.epoch_start is None:
             self._begin_epoch(ack.now)
         t = ack.now - self.epoch_start

@@ -57,7 +57,6 @@ Differences from the source:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from .base import Ack, Loss
@@ -101,13 +100,8 @@ class HighSpeed(Reno):
         return self.a(cwnd)
 
     def on_ack(self, ack: Ack) -> None:
-        acked = ack.acked
-        if self.cwnd < self.ssthresh:
-            # Slow start is Reno's; hand it only what stays below ssthresh.
-            slow = min(acked, self.ssthresh - self.cwnd)
-            super().on_ack(dataclasses.replace(ack, acked=slow))
-            acked -= slow
-        if acked > 0:
+        acked = self.slow_start(ack.acked)
+        if acked:
             self.cwnd += self.a(self.cwnd) * acked / self.cwnd
 
     def ssthresh_after(self, loss: Loss) -> float:

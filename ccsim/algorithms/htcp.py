@@ -46,7 +46,6 @@ Defaults and their sources:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 from .base import Ack, Loss
@@ -121,14 +120,9 @@ class Htcp(Reno):
                 self.max_rtt = ack.rtt
         if self.last_cong is None:
             self.last_cong = ack.now  # Linux: the connection's start counts as one
-        acked = ack.acked
-        if self.cwnd < self.ssthresh:
-            room = self.ssthresh - self.cwnd
-            if acked <= room:
-                super().on_ack(ack)  # Reno slow start
-                return
-            super().on_ack(dataclasses.replace(ack, acked=room))
-            acked -= room
+        acked = self.slow_start(ack.acked)
+        if not acked:
+            return
         # Linux's htcp_cong_avoid adds at most one segment per ACK (its counter
         # releases one increment per call), which bounds growth when α > cwnd.
         self.cwnd += min(self.alpha(ack.now - self.last_cong) * acked / self.cwnd, acked)

@@ -73,12 +73,6 @@ class Reno(CongestionControl):
         return 1.0
 
     def on_ack(self, ack: Ack) -> None:
-        acked = ack.acked
-        if self.cwnd < self.ssthresh:
-            room = self.ssthresh - self.cwnd
-            if acked <= room:
-                self.cwnd += acked
-                return
-            self.cwnd = self.ssthresh
-            acked -= room
-        self.cwnd += acked / self.cwnd
+        acked = self.slow_start(ack.acked)
+        if acked:
+            self.cwnd += acked / self.cwnd

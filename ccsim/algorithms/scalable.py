@@ -41,7 +41,6 @@ Differences from the source:
 
 from __future__ import annotations
 
-import dataclasses
 
 from .base import Ack, Loss
 from .registry import register
@@ -71,12 +70,8 @@ class Scalable(Reno):
             # Slow start, and congestion avoidance at legacy windows: Reno's law.
             super().on_ack(ack)
             return
-        acked = ack.acked
-        if self.cwnd < self.ssthresh:
-            slow = min(acked, self.ssthresh - self.cwnd)
-            super().on_ack(dataclasses.replace(ack, acked=slow))
-            acked -= slow
-        if acked > 0:
+        acked = self.slow_start(ack.acked)
+        if acked:
             self.cwnd += self.a * acked
 
     def ssthresh_after(self, loss: Loss) -> float:

@@ -36,26 +36,15 @@ class Ssdr(Reno):
     recovery = "ssdr"
 
     def on_ack(self, ack: Ack) -> None:
+        acked = ack.acked
         smooth_from = self.ssthresh / 2.0
-        if self.cwnd < smooth_from:
-            room = smooth_from - self.cwnd
-            if ack.acked <= room:
-                self.cwnd += ack.acked
-                return
-            self.cwnd = smooth_from
-            ack = _less(ack, room)
-        if self.cwnd < self.ssthresh:
-            room = 2.0 * (self.ssthresh - self.cwnd)  # acked segments to reach it
-            if ack.acked <= room:
-                self.cwnd += ack.acked / 2.0
-                return
-            self.cwnd = self.ssthresh
-            ack = _less(ack, room)
-        super().on_ack(ack)
-
-
-def _less(ack: Ack, used: float) -> Ack:
-    """``ack`` with ``used`` of its acknowledged segments already spent."""
-    from dataclasses import replace
-
-    return replace(ack, acked=ack.acked - used)
+        if self.cwnd < smooth_from:                       # slow start
+            step = min(acked, smooth_from - self.cwnd)
+            self.cwnd += step
+            acked -= step
+        if acked and self.cwnd < self.ssthresh:           # smooth-start: half rate
+            step = min(acked, 2.0 * (self.ssthresh - self.cwnd))
+            self.cwnd += step / 2.0
+            acked -= step
+        if acked:                                         # Reno's congestion avoidance
+            self.cwnd += acked / self.cwnd
