@@ -66,7 +66,8 @@ def drive(cc, t_start, duration, rtt):
 
 # -- defaults and the curve ---------------------------------------------------------------------
 def test_defaults_match_rfc9438():
-    assert algorithms.get("cubic")().params() == {"c": 0.4, "beta": 0.7, "fast_convergence": True}
+    assert algorithms.get("cubic")().params() == {"c": 0.4, "beta": 0.7, "fast_convergence": True,
+                                                  "hystart": False}
 
 
 def test_k_for_w_max_100():
@@ -227,3 +228,66 @@ def test_rtt_unfairness_closer_to_linear_than_renos():
     assert 1.6 < reno < 2.4
     assert abs(cubic - 1.0) < abs(reno - 1.0)
     assert cubic > 0  # the short-RTT flow still gets more
+
+
+# -- HyStart++ (RFC 9406) ------------------------------------------------------------------------
+from ccsim.algorithms._hystart import HyStartPlusPlus  # noqa: E402
+
+
+def _round(hs: HyStartPlusPlus, delivered: float, rtt: float, n: int = 8, inflight: float = 8.0):
+    """One round of ``n`` ACKs with RTT ``rtt``; returns the growth factors."""
+    out = []
+    for i in range(n):
+        d = delivered + i + 1
+        out.append(hs.growth(Ack(now=d, acked=1, rtt=rtt, min_rtt=rtt, srtt=rtt,
+                                 inflight=inflight, delivered=d, delivery_rate=None)))
+    return out, delivered + n
+
+
+@pytest.mark.parametrize("base, thresh", [(0.1, 0.0125),   # 100 ms / 8
+                                          (0.02, 0.004),   # clamped up to 4 ms
+                                          (0.2, 0.016)])   # clamped down to 16 ms
+def test_hystart_leaves_slow_start_when_rtt_rises_by_the_threshold(base, thresh):
+    # RFC 9406 §4.2: RttThresh = clamp(lastRoundMinRTT / 8, 4 ms, 16 ms); once a
+    # round has N_RTT_SAMPLE (8) samples, currentRoundMinRTT ≥ last + RttThresh
+    # starts CSS, whose growth is divided by CSS_GROWTH_DIVISOR (4).
+    below, above = HyStartPlusPlus(), HyStartPlusPlus()
+    for hs, rise in ((below, thresh * 0.9), (above, thresh * 1.1)):
+        growth, d = _round(hs, 0.0, base)
+        assert growth == [1.0] * 8
+        growth, d = _round(hs, d, base + rise)
+        assert growth[:7] == [1.0] * 7  # fewer than 8 samples: no decision yet
+    assert growth[7] == 0.25 and above.in_css
+    assert not below.in_css
+
+
+def test_hystart_css_ends_in_congestion_avoidance_or_resumes_slow_start():
+    hs = HyStartPlusPlus()
+    _, d = _round(hs, 0.0, 0.1)
+    _, d = _round(hs, d, 0.12)          # CSS, baseline 120 ms
+    assert hs.in_css
+    spurious = HyStartPlusPlus()
+    _, d2 = _round(spurious, 0.0, 0.1)
+    _, d2 = _round(spurious, d2, 0.12)
+    growth, _ = _round(spurious, d2, 0.11)  # RTT back below the baseline
+    assert not spurious.in_css and growth[-1] == 1.0
+    for _ in range(4):                  # CSS_ROUNDS = 5 rounds in CSS in all
+        _, d = _round(hs, d, 0.12)
+        assert not hs.done
+    hs.growth(Ack(now=d + 1, acked=1, rtt=0.12, min_rtt=0.1, srtt=0.12, inflight=8.0,
+                  delivered=d + 1, delivery_rate=None))
+    assert hs.done
+
+
+def test_hystart_cuts_the_slow_start_overshoot():
+    # 100 Mbit/s, 50 ms, 1 BDP: plain slow start overshoots BDP + buffer (856
+    # packets) by a factor of two; HyStart++ leaves it as the queue builds.
+    def run(hystart):
+        sc = ccsim.dumbbell("100Mbps", "50ms", buffer="1BDP", duration="15s", seed=1,
+                            flows=[ccsim.Flow("cubic", params={"hystart": hystart})])
+        return ccsim.run(sc)
+
+    plain, hy = run(False), run(True)
+    assert hy.summary.loc[0, "retransmits"] < 0.5 * plain.summary.loc[0, "retransmits"]
+    assert hy.series("cwnd")[0].max() < plain.series("cwnd")[0].max()
+    assert hy.metrics["utilisation"] >= plain.metrics["utilisation"] - 0.01

@@ -36,8 +36,10 @@ Differences from the source:
   application-limited.
 * RTT in the target is the smoothed RTT per the RFC; Linux's
   ``bictcp_update`` uses the minimum RTT (``delay_min``).
-* HyStart++ (RFC 9406, recommended by §4.10) is not implemented: slow start
-  is plain Reno slow start, ending only at a loss.
+* HyStart++ (RFC 9406, recommended by §4.10) is an option, off by default
+  (``hystart=True``; :mod:`ccsim.algorithms._hystart`); without it slow start
+  is plain Reno slow start, ending only at a loss. Linux runs its own older
+  HyStart (delay and ACK-train detection), which is not modelled.
 * In the Reno-friendly region ``cwnd`` becomes the larger of ``W_est`` and
   the cubic update (which never decreases it); the RFC's "set cwnd to W_est"
   could shrink a window that the cubic target had carried above ``W_est``.
@@ -56,12 +58,15 @@ Defaults and their sources:
   in CUBIC v2.0 and became 0.7 in v2.3).
 * ``fast_convergence = True`` — RFC 9438 §4.7 (SHOULD); Linux
   ``fast_convergence = 1``.
+* ``hystart = False`` — off, so that the default is the RFC's window law
+  alone; RFC 9438 §4.10 recommends turning it on.
 """
 
 from __future__ import annotations
 
 import math
 
+from ._hystart import HyStartPlusPlus
 from .base import Ack, Loss
 from .registry import register
 from .reno import Reno
@@ -75,10 +80,11 @@ class Cubic(Reno):
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, c: float = 0.4, beta: float = 0.7,
-                 fast_convergence: bool = True) -> None:
+                 fast_convergence: bool = True, hystart: bool = False) -> None:
         self.c = c  # cubic scaling constant (segments / s³)
         self.beta = beta  # multiplicative decrease factor β_cubic
         self.fast_convergence = fast_convergence
+        self.hystart = hystart  # leave the first slow start by HyStart++ (RFC 9406)
 
     # -- the rule, as functions of state ---------------------------------------
     @property
@@ -102,6 +108,7 @@ class Cubic(Reno):
         self.w_est = 0.0        # Reno-friendly estimate (§4.3)
         self.epoch_start: float | None = None  # time the current epoch began
         self._k = 0.0
+        self._hystart = HyStartPlusPlus() if self.hystart else None
 
     def _begin_epoch(self, now: float) -> None:
         self.epoch_start = now
@@ -118,6 +125,15 @@ class Cubic(Reno):
         return 0.5 * cwnd
 
     def on_ack(self, ack: Ack) -> None:
+        hystart = self._hystart
+        if hystart is not None and self.cwnd < self.ssthresh:
+            factor = hystart.growth(ack)
+            if hystart.done:                  # CSS over: congestion avoidance
+                self.ssthresh = self.cwnd
+                self._hystart = None
+            elif factor < 1.0:                # Conservative Slow Start
+                self.cwnd += ack.acked * factor
+                return
         acked = self.slow_start(ack.acked)
         if not acked:
             return
@@ -145,6 +161,7 @@ class Cubic(Reno):
         return self.cwnd
 
     def on_loss(self, loss: Loss) -> None:
+        self._hystart = None  # a loss ends HyStart++ (RFC 9406 §4.2)
         self.w_max = self.w_max_after_loss()
         self.cwnd_prior = self.cwnd
         self.epoch_start = None
