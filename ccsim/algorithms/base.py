@@ -114,6 +114,9 @@ class CongestionControl:
             loss.
         mss: segment payload size (bytes), set by :meth:`start`, for laws that
             convert between rates and windows.
+        pacing_rate: bit/s at which the sender spaces segments (each full
+            packet of ``mss`` plus headers), or ``None`` for no pacing. Any law
+            may set it; BBR does.
     """
 
     name: ClassVar[str] = ""
@@ -138,6 +141,9 @@ class CongestionControl:
     cwnd: float
     ssthresh: float
     mss: int
+    #: Pacing rate (bit/s) the sender spaces its segments at, or ``None``
+    #: (the default) to send what the window allows at once, ACK-clocked.
+    pacing_rate: float | None = None
 
     def __init__(self, **params: Any) -> None:
         if params:

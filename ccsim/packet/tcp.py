@@ -142,13 +142,17 @@ class Sender:
     def __init__(self, cc: CongestionControl, recovery: "Recovery", *, now: Callable[[], float],
                  transmit: Callable[[int, float], None], schedule: Schedule,
                  initial_window: float, mss: int, rwnd: float, min_rto: float,
-                 initial_rto: float, max_rto: float, end_seq: float) -> None:
+                 initial_rto: float, max_rto: float, end_seq: float,
+                 packet_bits: float = 0.0) -> None:
         self.cc = cc
         self.recovery = recovery
         self.now = now
         self._send_segment = transmit
         self.schedule = schedule
         self.mss = mss
+        self.packet_bits = packet_bits  # one full packet on the wire (bits), for pacing
+        self.next_send = 0.0            # earliest time a paced segment may go (s)
+        self.pace_pending = False       # a pacing timer event is scheduled
         self.rwnd = rwnd                # receiver window (segments)
         self.min_rto, self.max_rto = min_rto, max_rto
         self.initial_window = initial_window
@@ -261,6 +265,9 @@ class Sender:
         window = self.cc.cwnd
         if window > self.rwnd:
             window = self.rwnd
+        if self.cc.pacing_rate:
+            self._send_paced(now, window)
+            return
         nxt, una, end = self.snd_nxt, self.snd_una, self.end_seq
         board = self.scoreboard
         if board is not None and board.blocks and nxt < self.high_tx:
@@ -269,6 +276,28 @@ class Sender:
             self._transmit(nxt, now)
             nxt += 1
         self.snd_nxt = nxt
+
+    def _send_paced(self, now: float, window: float) -> None:
+        """One segment per ``packet_bits / pacing_rate`` seconds, within the
+        window; a timer brings the sender back when the next may go."""
+        if now < self.next_send or self.pace_pending:
+            return
+        nxt = self.snd_nxt
+        board = self.scoreboard
+        if board is not None and board.blocks and nxt < self.high_tx:
+            nxt = board.sacked_run_end(nxt)  # after a timeout: skip what arrived
+        if nxt - self.snd_una + 1 > window or nxt >= self.end_seq:
+            self.snd_nxt = nxt
+            return
+        self._transmit(nxt, now)
+        self.snd_nxt = nxt + 1
+        self.next_send = now + self.packet_bits / self.cc.pacing_rate
+        self.pace_pending = True
+        self.schedule(self.next_send, self._pace, None)
+
+    def _pace(self, _: object) -> None:
+        self.pace_pending = False
+        self.send(self.now())
 
     def _resend_unsacked(self, nxt: int, window: float, now: float) -> int:
         """Going back after a timeout with SACK: resend only what the receiver
