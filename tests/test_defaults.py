@@ -37,6 +37,12 @@ DEFAULTS = {
                      "rtt_ref": 0.1}, ["Leith", "Shorten"]),
     # Caini & Firrincieli 2004, Linux tcp_hybla.c: RTT0 = 25 ms.
     "hybla": ("prr", {"rtt0": 0.025}, ["Caini", "Firrincieli", "tcp_hybla.c"]),
+    # Linux tcp_bbr.c (v1): bbr_bw_rtts 10, bbr_min_rtt_win_sec 10,
+    # bbr_probe_rtt_mode_ms 200, bbr_cwnd_gain 2, bbr_cwnd_min_target 4,
+    # bbr_pacing_margin_percent 1.
+    "bbr": ("sack", {"bw_rounds": 10, "min_rtt_window": 10.0, "probe_rtt_time": 0.2,
+                     "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01},
+            ["tcp_bbr.c", "Cardwell"]),
     # Kelly 2003: a = 0.01, b = 0.125; legacy window 16.
     "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0}, ["Kelly", "2003"]),
 }

@@ -124,6 +124,10 @@ class CongestionControl:
     min_cwnd: ClassVar[float] = 1.0
     #: Window after a retransmission timeout (segments); RFC 5681 §3.1.
     loss_window: ClassVar[float] = 1.0
+    #: Whether :meth:`on_ack` also sees ACKs during loss recovery (after the
+    #: recovery strategy has acted). Model-based laws such as BBR need every
+    #: delivery-rate sample; window laws leave recovery to the strategy.
+    acks_in_recovery: ClassVar[bool] = False
     #: Valid range ``(low, high)`` of each numeric constructor keyword, for
     #: tools that draw parameters (:mod:`ccsim.testing` draws from it; a keyword
     #: left out keeps its default). Ints are drawn as ints if the default is one.
@@ -194,7 +198,8 @@ class CongestionControl:
 
     # -- hooks ---------------------------------------------------------------
     def on_ack(self, ack: Ack) -> None:
-        """New data acknowledged outside recovery. Default: no change."""
+        """New data acknowledged outside recovery (and in it, if
+        ``acks_in_recovery``). Default: no change."""
 
     def on_rtt(self, sample: RttSample) -> None:
         """A valid RTT sample. Default: ignored."""

@@ -230,6 +230,9 @@ class Sender:
             self.delivered_time = now
             if self.in_recovery:
                 self.recovery.on_ack(self, acked)
+                if self.cc.acks_in_recovery:
+                    self.cc.on_ack(Ack(now, acked, rtt, self.min_rtt, self.srtt,
+                                       self.snd_nxt - ackno, self.delivered, rate))
             else:
                 self.cc.on_ack(Ack(now, acked, rtt, self.min_rtt, self.srtt,
                                    self.snd_nxt - ackno, self.delivered, rate))

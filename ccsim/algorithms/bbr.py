@@ -1,0 +1,207 @@
+"""BBR v1: a model of the path — bottleneck bandwidth and round-trip propagation
+time — instead of a reaction to loss.
+
+Sources: N. Cardwell, Y. Cheng, C. S. Gunn, S. Hassas Yeganeh, V. Jacobson,
+"BBR: Congestion-Based Congestion Control", ACM Queue 14(5), 2016;
+draft-cardwell-iccrg-bbr-congestion-control-00 (2017), §4; Linux
+``net/ipv4/tcp_bbr.c`` (v1, Linux 4.9–6.x) for the constants.
+
+The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
+
+* ``BtlBw`` — the largest delivery-rate sample over the last 10 rounds
+  (``bbr_bw_rtts``), in segments/s; ``RTprop`` — the smallest RTT over the
+  last 10 s (``bbr_min_rtt_win_sec``); ``BDP = BtlBw · RTprop`` segments.
+* pacing rate ``= pacing_gain · BtlBw`` (less a 1% margin,
+  ``bbr_pacing_margin_percent``); ``cwnd`` target ``= cwnd_gain · BDP + 3``
+  segments, never below 4 (``bbr_cwnd_min_target``).
+* STARTUP: ``pacing_gain = cwnd_gain = 2/ln 2 ≈ 2.885`` (``bbr_high_gain``),
+  until BtlBw has grown by less than 25% for 3 rounds (``bbr_full_bw_thresh``,
+  ``bbr_full_bw_cnt``): the pipe is full.
+* DRAIN: ``pacing_gain = ln 2 / 2`` until what is in flight is down to BDP.
+* PROBE_BW: ``cwnd_gain = 2``, ``pacing_gain`` cycles through
+  ``5/4, 3/4, 1, 1, 1, 1, 1, 1``, one phase per RTprop (the 5/4 phase also
+  until inflight reaches 5/4·BDP; the 3/4 phase ends early once inflight is
+  down to BDP).
+* PROBE_RTT: when RTprop has not been refreshed for 10 s, ``cwnd = 4`` for
+  200 ms (``bbr_probe_rtt_mode_ms``) and a round, then back.
+* Loss: no reduction (``ssthresh_after`` keeps the window); a timeout drops
+  ``cwnd`` to the loss window, from which BBR regrows to its target.
+
+Differences from the source: the rounds are counted from delivered and
+in-flight segments (a round ends once the segments in flight at its start are
+delivered); PROBE_BW starts deterministically at the first 1.0 phase rather
+than a random one (same seed, same result); Linux's packet conservation during
+recovery, its long-term (policer) bandwidth mode and ACK-aggregation
+allowance are not modelled; the send quantum allowance is a flat 3 segments
+(no TSO in ccsim). Recovery is RFC 6675 SACK, choosing which segments to
+resend while BBR keeps setting the window.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import ClassVar
+
+from .base import Ack, CongestionControl, Loss, RttSample
+from .registry import register
+
+HIGH_GAIN = 2.0 / math.log(2.0)   # bbr_high_gain = 2885/1000
+DRAIN_GAIN = math.log(2.0) / 2.0  # bbr_drain_gain = 1000/2885
+PACING_GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+STARTUP, DRAIN, PROBE_BW, PROBE_RTT = "startup", "drain", "probe_bw", "probe_rtt"
+
+
+@register
+class Bbr(CongestionControl):
+    """BBR v1: pacing at the measured bottleneck rate, a window of two BDPs."""
+
+    name = "bbr"
+    recovery = "sack"
+    acks_in_recovery: ClassVar[bool] = True
+    min_cwnd: ClassVar[float] = 1.0
+
+    def __init__(self, *, bw_rounds: int = 10, min_rtt_window: float = 10.0,
+                 probe_rtt_time: float = 0.2, cwnd_gain: float = 2.0,
+                 min_target: float = 4.0, pacing_margin: float = 0.01) -> None:
+        self.bw_rounds = bw_rounds            # rounds in the max-bandwidth filter
+        self.min_rtt_window = min_rtt_window  # s, RTprop filter window
+        self.probe_rtt_time = probe_rtt_time  # s spent at 4 segments in PROBE_RTT
+        self.cwnd_gain = cwnd_gain            # PROBE_BW window gain
+        self.min_target = min_target          # segments, the smallest window
+        self.pacing_margin = pacing_margin    # fraction paced below BtlBw
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.mode = STARTUP
+        self.bw_samples: deque[tuple[int, float]] = deque()  # (round, segments/s)
+        self.btl_bw = 0.0                     # segments/s
+        self.rt_prop = math.inf               # s
+        self.rt_prop_stamp = 0.0              # when RTprop was last set (s)
+        self.rt_prop_expired = False          # RTprop went 10 s without a new low
+        self.round = 0
+        self.round_end = -1.0                 # delivered count that ends the round
+        self.round_started = False
+        self.full_bw, self.full_bw_rounds, self.filled_pipe = 0.0, 0, False
+        self.cycle_index, self.cycle_stamp = 2, 0.0
+        self.probe_rtt_done: float | None = None
+        self.prior_cwnd = initial_window
+        self.pacing_gain, self.gain = HIGH_GAIN, HIGH_GAIN
+
+    # -- the model -------------------------------------------------------------
+    @property
+    def bdp(self) -> float:
+        """``BtlBw · RTprop`` (segments); the initial window before samples."""
+        if not self.btl_bw or not math.isfinite(self.rt_prop):
+            return self.cwnd
+        return self.btl_bw * self.rt_prop
+
+    def target(self, gain: float) -> float:
+        """The window for ``gain`` (segments): ``gain · BDP`` plus the send
+        quantum allowance, at least ``min_target``."""
+        return max(gain * self.bdp + 3.0, self.min_target)
+
+    def on_rtt(self, sample: RttSample) -> None:
+        expired = sample.now - self.rt_prop_stamp > self.min_rtt_window
+        if sample.rtt <= self.rt_prop or expired:
+            self.rt_prop, self.rt_prop_stamp = sample.rtt, sample.now
+        # Linux's bbr_update_min_rtt: an expired RTprop is replaced *and* sends
+        # BBR to PROBE_RTT, to measure it afresh with the queue drained.
+        self.rt_prop_expired = self.rt_prop_expired or expired
+
+    def _update_bw(self, ack: Ack) -> None:
+        self.round_started = ack.delivered >= self.round_end
+        if self.round_started:
+            self.round += 1
+            self.round_end = ack.delivered + ack.inflight
+        if ack.delivery_rate:
+            rate = ack.delivery_rate / (self.mss * 8.0)  # bit/s → segments/s
+            samples = self.bw_samples
+            while samples and samples[-1][1] <= rate:
+                samples.pop()                 # monotone deque: a windowed max
+            samples.append((self.round, rate))
+        while self.bw_samples and self.bw_samples[0][0] <= self.round - self.bw_rounds:
+            self.bw_samples.popleft()
+        self.btl_bw = self.bw_samples[0][1] if self.bw_samples else 0.0
+
+    def _check_full_pipe(self) -> None:
+        if self.filled_pipe or not self.round_started:
+            return
+        if self.btl_bw >= self.full_bw * 1.25:
+            self.full_bw, self.full_bw_rounds = self.btl_bw, 0
+            return
+        self.full_bw_rounds += 1
+        self.filled_pipe = self.full_bw_rounds >= 3
+
+    # -- the state machine -------------------------------------------------------
+    def _update_mode(self, ack: Ack) -> None:
+        if self.mode == STARTUP and self.filled_pipe:
+            self.mode, self.pacing_gain, self.gain = DRAIN, DRAIN_GAIN, HIGH_GAIN
+        if self.mode == DRAIN and ack.inflight <= self.bdp:
+            self._enter_probe_bw(ack.now)
+        if self.mode == PROBE_BW:
+            self._advance_cycle(ack)
+        if self.rt_prop_expired and self.mode != PROBE_RTT:
+            self.mode, self.pacing_gain, self.gain = PROBE_RTT, 1.0, 1.0
+            self.prior_cwnd = self.cwnd
+            self.probe_rtt_done = None
+        self.rt_prop_expired = False
+        if self.mode == PROBE_RTT:
+            self._probe_rtt(ack)
+
+    def _enter_probe_bw(self, now: float) -> None:
+        self.mode, self.gain = PROBE_BW, self.cwnd_gain
+        self.cycle_index, self.cycle_stamp = 2, now
+        self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index]
+
+    def _advance_cycle(self, ack: Ack) -> None:
+        elapsed = ack.now - self.cycle_stamp > self.rt_prop
+        gain = self.pacing_gain
+        if gain > 1.0:
+            move = elapsed and ack.inflight >= gain * self.bdp
+        elif gain < 1.0:
+            move = elapsed or ack.inflight <= self.bdp
+        else:
+            move = elapsed
+        if move:
+            self.cycle_index = (self.cycle_index + 1) % len(PACING_GAIN_CYCLE)
+            self.cycle_stamp = ack.now
+            self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index]
+
+    def _probe_rtt(self, ack: Ack) -> None:
+        if self.probe_rtt_done is None and ack.inflight <= self.min_target:
+            self.probe_rtt_done = ack.now + self.probe_rtt_time
+        if self.probe_rtt_done is not None and ack.now >= self.probe_rtt_done:
+            self.rt_prop_stamp = ack.now
+            self.cwnd = max(self.cwnd, self.prior_cwnd)
+            if self.filled_pipe:
+                self._enter_probe_bw(ack.now)
+            else:
+                self.mode, self.pacing_gain, self.gain = STARTUP, HIGH_GAIN, HIGH_GAIN
+
+    # -- hooks -----------------------------------------------------------------------
+    def on_ack(self, ack: Ack) -> None:
+        self._update_bw(ack)
+        self._check_full_pipe()
+        self._update_mode(ack)
+        if self.btl_bw:
+            self.pacing_rate = (self.pacing_gain * self.btl_bw * self.mss * 8.0
+                                * (1.0 - self.pacing_margin))
+        if self.mode == PROBE_RTT:
+            self.cwnd = min(self.cwnd, self.min_target)
+            return
+        target = self.target(self.gain)
+        if self.filled_pipe:
+            self.cwnd = min(self.cwnd + ack.acked, target)
+        elif self.cwnd < target or ack.delivered < self.prior_cwnd:
+            self.cwnd += ack.acked
+        self.cwnd = max(self.cwnd, self.min_target)
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        """BBR v1 does not reduce on loss: the window stays (at least 2)."""
+        return max(self.cwnd, 2.0)
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """``cwnd += acked`` toward its target: at most doubling per RTT, plus,
+        leaving PROBE_RTT, the return to the window it had before."""
+        return cwnd + max(self.prior_cwnd - cwnd, 0.0)

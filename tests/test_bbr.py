@@ -1,0 +1,133 @@
+"""BBR v1: its model and state machine (draft-cardwell-iccrg-bbr-congestion-
+control-00, Linux tcp_bbr.c) and its behaviour (seed 002)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import ccsim
+from ccsim import algorithms
+from ccsim.algorithms import Ack, Loss, RttSample
+from ccsim.algorithms.bbr import DRAIN, DRAIN_GAIN, HIGH_GAIN, PROBE_BW, PROBE_RTT, STARTUP
+
+MSS = 1000
+RTT = 0.1
+
+
+def make():
+    cc = algorithms.get("bbr")()
+    cc.start(10, MSS)
+    return cc
+
+
+def feed(cc, now, rate_segments, acked=1.0, delivered=None, inflight=10.0, rtt=RTT):
+    """One ACK carrying a delivery-rate sample of ``rate_segments`` segments/s."""
+    cc.on_rtt(RttSample(now, rtt, rtt, rtt, inflight))
+    cc.on_ack(Ack(now, acked, rtt, rtt, rtt, inflight, delivered, rate_segments * MSS * 8.0))
+
+
+def rounds(cc, n, rate, start=0.0, delivered=0.0, inflight=10.0, acks=10, rtt=RTT):
+    """``n`` rounds of ``acks`` ACKs, each round delivering what was in flight."""
+    t = start
+    for _ in range(n):
+        for _ in range(acks):
+            delivered += inflight / acks
+            t += RTT / acks
+            feed(cc, t, rate, delivered=delivered, inflight=inflight, rtt=rtt)
+    return t, delivered
+
+
+def test_defaults_and_gains():
+    cc = make()
+    assert cc.params() == {"bw_rounds": 10, "min_rtt_window": 10.0, "probe_rtt_time": 0.2,
+                           "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01}
+    assert HIGH_GAIN == pytest.approx(2885 / 1000, abs=1e-3)   # Linux bbr_high_gain
+    assert DRAIN_GAIN == pytest.approx(1000 / 2885, abs=1e-3)  # bbr_drain_gain
+    assert cc.mode == STARTUP
+
+
+def test_bandwidth_is_a_windowed_max_over_ten_rounds():
+    cc = make()
+    t, d = rounds(cc, 1, 500.0)
+    t, d = rounds(cc, 1, 100.0, t, d)
+    assert cc.btl_bw == 500.0                      # the max of the window
+    t, d = rounds(cc, 9, 100.0, t, d)
+    assert cc.btl_bw == 100.0                      # 500 has aged out after 10 rounds
+
+
+def test_pacing_and_window_follow_the_model():
+    cc = make()
+    t, d = rounds(cc, 2, 1000.0)                   # 1000 segments/s, RTprop 100 ms
+    assert cc.rt_prop == RTT and cc.bdp == pytest.approx(100.0)
+    assert cc.pacing_rate == pytest.approx(HIGH_GAIN * 1000.0 * MSS * 8 * 0.99)
+
+
+def test_startup_ends_after_three_rounds_without_25_percent_growth():
+    cc = make()
+    t, d = rounds(cc, 3, 1000.0)
+    assert cc.mode == STARTUP
+    t, d = rounds(cc, 3, 1100.0, t, d)             # +10%: not a doubling any more
+    assert cc.filled_pipe and cc.mode in (DRAIN, PROBE_BW)
+    # DRAIN ends once inflight is down to the BDP; then PROBE_BW at gain 1.
+    t, d = rounds(cc, 1, 1100.0, t, d, inflight=50.0)
+    assert cc.mode == PROBE_BW and cc.pacing_gain == 1.0 and cc.gain == 2.0
+
+
+def test_probe_bw_cycles_its_gains():
+    cc = make()
+    t, d = rounds(cc, 6, 1000.0)
+    t, d = rounds(cc, 1, 1000.0, t, d, inflight=50.0)
+    assert cc.mode == PROBE_BW
+    seen = []
+    for _ in range(10):
+        t, d = rounds(cc, 1, 1000.0, t, d, inflight=130.0)  # enough to end 5/4 phases
+        seen.append(cc.pacing_gain)
+    assert 1.25 in seen and 0.75 in seen and seen.count(1.0) >= 5
+
+
+def test_probe_rtt_after_ten_seconds_without_a_new_minimum():
+    cc = make()
+    t, d = rounds(cc, 6, 1000.0)
+    # 10.1 s of samples above the minimum (an equal sample would refresh it,
+    # draft §4.1.2: "rtt <= RTprop"): RTprop expires and PROBE_RTT begins.
+    t, d = rounds(cc, 101, 1000.0, t, d, inflight=50.0, rtt=1.1 * RTT)
+    assert cc.mode == PROBE_RTT and cc.cwnd <= 4.0
+    t, d = rounds(cc, 3, 1000.0, t, d, inflight=4.0)     # 200 ms at 4 segments
+    assert cc.mode == PROBE_BW
+
+
+def test_no_reduction_on_loss():
+    cc = make()
+    rounds(cc, 6, 1000.0)
+    before = cc.cwnd
+    cc.on_loss(Loss(1.0, "fast", 100.0, RTT, RTT))
+    assert cc.ssthresh == before and cc.cwnd == before
+    cc.on_loss(Loss(1.1, "timeout", 100.0, RTT, RTT))
+    assert cc.cwnd == cc.loss_window
+
+
+def _run(name, loss):
+    return ccsim.run(ccsim.dumbbell("10Mbps", "40ms", buffer="4BDP", loss=loss,
+                                    flows=[name], duration="30s", seed=1))
+
+
+def test_alone_fills_the_link_with_an_empty_queue():
+    # Cardwell et al. 2016: BBR runs at the bottleneck rate with about one BDP in
+    # flight, so the queue stays near empty where Reno fills the 4-BDP buffer.
+    bbr, reno = _run("bbr", 0.0), _run("reno", 0.0)
+    bdp = bbr.scenario.bdp_packets()
+    q = lambda r: r.series("queue")["queue"].loc[5:].mean()  # past startup
+    assert bbr.metrics["utilisation"] > 0.95
+    assert q(bbr) < 0.1 * bdp
+    assert q(reno) > 1.0 * bdp
+
+
+def test_holds_its_throughput_under_random_loss_where_reno_collapses():
+    # Seed 002: with 2% loss BBR keeps high throughput, Reno and CUBIC collapse.
+    bbr_clean, bbr_lossy = _run("bbr", 0.0), _run("bbr", 0.02)
+    reno_lossy = _run("reno", 0.02)
+    g = lambda r: r.summary.loc[0, "goodput_bps"]
+    assert g(bbr_lossy) > 0.85 * g(bbr_clean)
+    assert g(reno_lossy) < 0.3 * g(bbr_clean)
