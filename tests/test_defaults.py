@@ -45,6 +45,32 @@ DEFAULTS = {
             ["tcp_bbr.c", "Cardwell"]),
     # Kelly 2003: a = 0.01, b = 0.125; legacy window 16.
     "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0}, ["Kelly", "2003"]),
+    # Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c: alpha 2, beta 4, gamma 1.
+    # Reno recovery: the 1995 design on BSD Reno, compared with Reno senders (seed 004).
+    "vegas": ("reno", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0},
+              ["Brakmo", "Peterson", "tcp_vegas.c"]),
+    # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
+    "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),
+    # Mascolo et al., MobiCom 2001; Grieco & Mascolo, CCR 2004; Linux tcp_westwood.c:
+    # filter (7a + b) >> 3, TCP_WESTWOOD_RTT_MIN = HZ/20.
+    "westwood": ("prr", {"gain": 0.125, "min_interval": 0.05},
+                 ["Mascolo", "Grieco", "tcp_westwood.c"]),
+    # Liu, Başar, Srikant 2006 (α 0.3–10, β 1/8–1/2, d1/d2/d3 = 1 %/10 %/80 % of dm);
+    # Linux tcp_illinois.c: win_thresh 15, theta 5.
+    "illinois": ("prr", {"alpha_min": 0.3, "alpha_max": 10.0, "beta_min": 0.125,
+                         "beta_max": 0.5, "eta1": 0.01, "eta2": 0.1, "eta3": 0.8,
+                         "win_thresh": 15.0, "theta": 5},
+                 ["Liu", "Srikant", "VALUETOOLS 2006", "tcp_illinois.c"]),
+    # Kuzmanovic & Knightly 2006: delta 0.15; Linux tcp_lp.c: sowd gain 1/8, inference 3 RTT.
+    "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0},
+           ["Kuzmanovic", "Knightly", "tcp_lp.c"]),
+    # Linux tcp_yeah.c: ALPHA 80, GAMMA 1, DELTA 3, EPSILON 1, PHY 8, RHO 16, ZETA 50,
+    # TCP_SCALABLE_AI_CNT 100.
+    "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
+                     "rho": 16, "zeta": 50, "ai_cnt": 100.0},
+             ["Baiocchi", "PFLDnet 2007", "tcp_yeah.c"]),
+    # Chen & Chen 1999, reconstructed from seed 004 §3.4: queue target 3 segments (a choice).
+    "pseudo-rate": ("reno", {"queue": 3.0}, ["Chen", "1999", "seed 004"]),
 }
 
 

@@ -1,0 +1,143 @@
+"""TCP-LP: low-priority service, yielding to other flows at the first sign of delay.
+
+Source: A. Kuzmanovic, E. W. Knightly, "TCP-LP: Low-Priority Service via
+End-Point Congestion Control", IEEE/ACM Transactions on Networking 14(4),
+2006 (first at IEEE INFOCOM 2003); as implemented in Linux
+``net/ipv4/tcp_lp.c`` (Wong Hoi Sing Edison and Hung Hing Lun Mike; read in
+the 6.x source).
+
+TCP-LP uses the growth of delay as an *early congestion indication* (ECI),
+before a competing Reno flow would see any loss, and backs off then:
+
+* delay signal: each sample ``d`` updates ``d_min``, ``d_max`` and the
+  smoothed delay ``sd ← (1 − γ)·sd + γ·d`` (γ = 1/8);
+* ECI on an ACK when ``sd ≥ d_min + δ·(d_max − d_min)`` (δ = 0.15);
+* reaction: if the previous ECI is less than the inference time-out
+  ``itt·RTT`` ago (the *inference phase*), ``cwnd = 1``; otherwise
+  ``cwnd = max(cwnd/2, 1)``. Either way the inference phase (re)starts, and
+  ``d_min = sd``, ``d_max = 2·sd`` (Linux's reset, so one ECI does not trigger
+  the next);
+* growth: none during the inference phase; outside it, Reno's
+  (:mod:`ccsim.algorithms.reno`: slow start below ``ssthresh``, then one
+  segment per RTT). An ECI also sets ``ssthresh = max(cwnd, 2)``, so that
+  growth resumes additively (the paper's AI phase);
+* losses as Reno: ``ssthresh = max(FlightSize/2, 2)``, ``cwnd = 1`` after a
+  timeout.
+
+``d_max`` forgets its largest value (Linux's ``owd_max_rsv``): a new record
+makes the *previous* record the maximum, so one outlier does not widen the
+threshold.
+
+Differences from the source:
+
+* **RTT, not one-way delay.** The paper measures one-way delay with TCP
+  timestamps (and Linux estimates the remote clock rate for it). ccsim has no
+  timestamps; its reverse path carries only ACKs and never queues, so
+  ``RTT − min RTT`` *is* the forward queueing delay, and the RTT sample stands
+  in for the one-way delay. On paths whose reverse direction queues, this
+  would react to reverse congestion too.
+* The ECI reaction runs in ``on_ack`` (outside loss recovery only, where
+  ccsim's recovery strategies own ``cwnd``); Linux runs it in ``pkts_acked``
+  on every ACK. Delay samples are taken on every valid RTT sample (recovery
+  included), as in Linux.
+* No ECI until the delay has a range (``d_max > d_min``): Linux's test
+  (``sowd < d_min + δ(d_max − d_min)`` fails when all three are equal) halves
+  the window at the first sample of every connection.
+* The inference phase starts at the ECI: the ACK that triggers an ECI does no
+  Reno growth (Linux applies that ACK's Reno step after halving).
+* The inference time-out is ``itt`` times the latest RTT sample; Linux uses
+  3 × (now − echoed timestamp), the RTT of the segment this ACK acknowledges.
+* **ssthresh at an ECI.** Linux changes only ``cwnd`` at an ECI, so below
+  ``ssthresh`` (always, before the first loss) it slow-starts again after the
+  inference phase. With RTT as the delay signal, those slow-start bursts
+  raise the delay and fire the next ECI long before the pipe is full: a lone
+  flow used 21 % of a 10 Mb/s, 40 ms link. ccsim sets ``ssthresh`` to the
+  reduced window, so growth after an ECI is additive, as the paper's
+  AI phase describes (84 % on the same link).
+* ``ssthresh`` on loss uses FlightSize (RFC 5681 eq. 4, as ccsim's Reno);
+  Linux's ``tcp_reno_ssthresh`` uses ``cwnd``.
+
+Defaults and their sources:
+
+* ``delta = 0.15`` — the paper's threshold parameter δ; Linux ``15 * (owd_max
+  − owd_min) / 100``.
+* ``gamma = 0.125`` — smoothing gain of the delay; Linux's ``sowd`` (7/8 old,
+  1/8 new).
+* ``itt = 3.0`` (RTTs) — inference time-out; Linux ``lp->inference = 3 *
+  delta`` with delta the RTT of the ACKed segment.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Ack, RttSample
+from .registry import register
+from .reno import Reno
+
+
+@register
+class LP(Reno):
+    """TCP-LP window law (Reno's growth, early backing off) with PRR recovery."""
+
+    name = "lp"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
+    param_space = {"delta": (0.01, 1.0), "gamma": (0.01, 1.0), "itt": (0.5, 10.0)}
+
+    def __init__(self, *, delta: float = 0.15, gamma: float = 0.125, itt: float = 3.0) -> None:
+        self.delta = delta  # ECI threshold, fraction of (d_max − d_min)
+        self.gamma = gamma  # EWMA gain of the smoothed delay
+        self.itt = itt      # inference time-out (RTTs)
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.sowd = math.nan          # smoothed delay (s); NaN before the first sample
+        self.owd_min = math.inf       # d_min (s)
+        self.owd_max = 0.0            # d_max (s)
+        self.owd_max_rsv = 0.0        # the record d_max will fall back to (s)
+        self.last_rtt = math.nan      # latest RTT sample (s)
+        self.last_drop: float | None = None  # time of the last ECI (s)
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        # Reno's one segment per RTT outside the inference phase, none in it.
+        return 1.0
+
+    # -- the rule ------------------------------------------------------------------
+    def threshold(self) -> float:
+        """Smoothed delay at and above which an ECI fires: ``d_min + δ(d_max − d_min)``."""
+        return self.owd_min + self.delta * (self.owd_max - self.owd_min)
+
+    def in_inference(self, now: float) -> bool:
+        """Within ``itt`` RTTs of the last ECI."""
+        if self.last_drop is None or not math.isfinite(self.last_rtt):
+            return False
+        return now - self.last_drop < self.itt * self.last_rtt
+
+    # -- hooks ---------------------------------------------------------------------
+    def on_rtt(self, sample: RttSample) -> None:
+        d = sample.rtt
+        self.last_rtt = d
+        self.owd_min = min(self.owd_min, d)
+        if d > self.owd_max:  # Linux: "always forget the max of the max"
+            if d > self.owd_max_rsv:
+                self.owd_max = d if self.owd_max_rsv == 0.0 else self.owd_max_rsv
+                self.owd_max_rsv = d
+            else:
+                self.owd_max = d
+        if math.isnan(self.sowd):
+            self.sowd = d
+        else:
+            self.sowd += self.gamma * (d - self.sowd)
+
+    def on_ack(self, ack: Ack) -> None:
+        inference = self.in_inference(ack.now)
+        if self.owd_max > self.owd_min and self.sowd >= self.threshold():
+            # Early congestion indication.
+            self.owd_min, self.owd_max = self.sowd, 2.0 * self.sowd
+            self.owd_max_rsv = 2.0 * self.sowd
+            self.cwnd = 1.0 if inference else max(self.cwnd / 2.0, 1.0)
+            self.ssthresh = max(self.cwnd, 2.0)  # then additive increase (the paper's AI phase)
+            self.last_drop = ack.now
+            return
+        if not inference:
+            super().on_ack(ack)

@@ -1,0 +1,140 @@
+"""TCP Veno: Reno that tells random losses from congestive ones by delay.
+
+Source: C. P. Fu, S. C. Liew, "TCP Veno: TCP Enhancement for Transmission
+Over Wireless Access Networks", IEEE JSAC 21(2), 2003, pp. 216–228; Linux
+``net/ipv4/tcp_veno.c`` (v6.x).
+
+Veno borrows Vegas's estimate of the flow's backlog at the bottleneck,
+with ``BaseRTT`` the smallest RTT sample of the connection and ``RTT`` the
+latest sample::
+
+    N = Actual · (RTT − BaseRTT) = cwnd · (RTT − BaseRTT) / RTT   (segments)
+
+and, with ``acked`` the segments newly acknowledged by an ACK:
+
+* slow start (``cwnd < ssthresh``): Reno's, ``cwnd += acked``;
+* congestion avoidance: ``N < β`` (the path is not congested) → Reno's
+  ``cwnd += acked / cwnd``, one segment per RTT; ``N ≥ β`` → half that, one
+  segment every other RTT;
+* on loss: ``N < β`` (the loss is taken as random, e.g. a wireless error) →
+  ``ssthresh = max(cwnd · 4/5, 2)``; ``N ≥ β`` (congestive) →
+  ``ssthresh = max(cwnd / 2, 2)``; after a timeout ``cwnd = 1``.
+
+Default recovery: ``"prr"`` — Linux runs Veno, like every congestion
+control, with SACK recovery and PRR (``net/ipv4/tcp_input.c``); Veno changes
+only Reno's increase and decrease, not its recovery.
+
+Differences from the source:
+
+* In the congestive state the window grows by ``acked / (2·cwnd)`` per ACK,
+  half a segment per RTT continuously; Linux adds one whole segment after
+  every second window of ACKs (the paper: "every other RTT"). Same rate.
+* ``RTT`` is the latest RTT sample, as in Linux (its per-RTT minimum is reset
+  on every ACK); the paper's ``Actual`` uses the measured RTT without saying
+  how it is filtered.
+* ``N`` at a loss is computed from ``cwnd`` and the latest sample at the time
+  of the loss; Linux keeps the ``diff`` of its last congestion-avoidance
+  call. Before the first RTT sample ``N`` is unknown and Veno behaves as
+  Reno: ``+acked/cwnd`` and a congestive halving (Linux's ``diff`` starts at
+  0, which would take such a loss as random).
+* Linux falls back to Reno until it has three RTT samples and never lets
+  ``cwnd`` below 2 in congestion avoidance; neither is modelled. The window
+  is a float.
+
+Default and its source: ``beta = 3`` (segments) — the paper's β and Linux's
+``beta = 3 << V_PARAM_SHIFT`` (3 segments in units of half a segment),
+``tcp_veno.c`` (6.x). The 4/5 and 1/2 reductions are the paper's and Linux's.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Ack, Loss, RttSample
+from .registry import register
+from .reno import Reno
+
+RANDOM_LOSS_DECREASE = 4.0 / 5.0  # ssthresh / cwnd after a loss taken as random
+CONGESTIVE_DECREASE = 1.0 / 2.0   # ssthresh / cwnd after a congestive loss (Reno's)
+
+
+def _backlog(cwnd: float, rtt: float, base_rtt: float) -> float:
+    """N = cwnd·(RTT − BaseRTT)/RTT (segments); NaN before the first sample."""
+    if not (math.isfinite(rtt) and math.isfinite(base_rtt) and rtt > 0):
+        return math.nan
+    return cwnd * (rtt - base_rtt) / rtt
+
+
+def _decrease_by_backlog(before: dict, event: object, after: dict) -> str | None:
+    """Fu & Liew §III: at a loss, ``ssthresh = cwnd·4/5`` if ``N < β`` (random
+    loss), else ``cwnd/2``; at least 2."""
+    if not isinstance(event, Loss):
+        return None
+    n = _backlog(before["cwnd"], before["rtt"], before["base_rtt"])
+    factor = RANDOM_LOSS_DECREASE if n < before["beta"] else CONGESTIVE_DECREASE  # NaN: congestive
+    expected = max(before["cwnd"] * factor, 2.0)
+    if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
+        return (f"loss with cwnd={before['cwnd']!r}, N={n!r}, beta={before['beta']!r}: "
+                f"ssthresh became {after['ssthresh']!r}, the rule gives {expected!r}")
+    return None
+
+
+def _increase_by_backlog(before: dict, event: object, after: dict) -> str | None:
+    """Fu & Liew §III: in congestion avoidance an ACK adds ``acked/cwnd`` if
+    ``N < β``, else half of it (one segment every other RTT)."""
+    if not isinstance(event, Ack) or before["cwnd"] < before["ssthresh"]:
+        return None
+    n = _backlog(before["cwnd"], after["rtt"], after["base_rtt"])  # this ACK's sample
+    share = 1.0 if not n >= after["beta"] else 0.5
+    expected = before["cwnd"] + share * event.acked / before["cwnd"]
+    if not math.isclose(after["cwnd"], expected, rel_tol=1e-9, abs_tol=1e-9):
+        return (f"congestion avoidance, N={n!r}, beta={after['beta']!r}: an ACK of "
+                f"{event.acked!r} took cwnd from {before['cwnd']!r} to {after['cwnd']!r}; "
+                f"the rule gives {expected!r}")
+    return None
+
+
+@register
+class Veno(Reno):
+    """TCP Veno window law (Fu & Liew 2003) with PRR recovery, as Linux runs it."""
+
+    name = "veno"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
+    param_space = {"beta": (0.5, 10.0)}
+    properties = (_decrease_by_backlog, _increase_by_backlog)
+
+    def __init__(self, *, beta: float = 3.0) -> None:
+        self.beta = beta  # backlog that separates random from congestive loss (segments)
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.base_rtt = math.inf  # smallest RTT sample of the connection (s)
+        self.rtt = math.nan       # latest RTT sample (s)
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        return 1.0  # at most Reno's one segment per RTT
+
+    @property
+    def backlog(self) -> float:
+        """The flow's segments queued at the bottleneck, N (NaN before a sample)."""
+        return _backlog(self.cwnd, self.rtt, self.base_rtt)
+
+    def congested(self) -> bool:
+        """``N ≥ β``; also when ``N`` is not known yet."""
+        return not self.backlog < self.beta
+
+    def on_rtt(self, sample: RttSample) -> None:
+        if sample.rtt > 0:
+            self.rtt = sample.rtt
+            self.base_rtt = min(self.base_rtt, sample.rtt)
+
+    def on_ack(self, ack: Ack) -> None:
+        acked = self.slow_start(ack.acked)
+        if acked:
+            n = self.backlog
+            share = 0.5 if n >= self.beta else 1.0  # every other RTT when congested
+            self.cwnd += share * acked / self.cwnd
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        factor = CONGESTIVE_DECREASE if self.congested() else RANDOM_LOSS_DECREASE
+        return max(self.cwnd * factor, 2.0)

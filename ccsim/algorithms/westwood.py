@@ -1,0 +1,151 @@
+"""TCP Westwood+: after a loss, set the window to the bandwidth it measured.
+
+Sources: S. Mascolo, C. Casetti, M. Gerla, M. Y. Sanadidi, R. Wang, "TCP
+Westwood: Bandwidth estimation for enhanced transport over wireless links",
+ACM MobiCom 2001; the per-RTT sampling of Westwood+ from L. A. Grieco,
+S. Mascolo, "Performance evaluation and comparison of Westwood+, New Reno,
+and Vegas TCP congestion control", ACM CCR 34(2), 2004; Linux
+``net/ipv4/tcp_westwood.c`` (v6.x).
+
+Bandwidth estimate (Westwood+): the bytes acknowledged over an interval of
+at least one RTT (and at least ``min_interval``), divided by its length, is
+one sample ``b_k``; two cascaded low-pass filters (Linux's
+``westwood_filter``), with ``g`` the filter gain, smooth it::
+
+    bw_ns = (1 − g)·bw_ns + g·b_k        bw_est = (1 − g)·bw_est + g·bw_ns
+
+(the first sample fills both). ``bw_est`` is in bit/s of payload.
+
+* growth: Reno's — slow start ``cwnd += acked``, congestion avoidance
+  ``cwnd += acked / cwnd``;
+* on loss: ``ssthresh = max(bw_est · RTT_min / (8·MSS), 2)`` segments, the
+  window that fills the measured bandwidth with no queue (``RTT_min`` the
+  smallest RTT sample, ``Loss.min_rtt``); after three duplicate ACKs ``cwnd =
+  min(cwnd, ssthresh)``, after a timeout ``cwnd = 1``.
+
+Default recovery: ``"prr"`` — Linux runs Westwood+, like every congestion
+control, with SACK recovery and PRR (``net/ipv4/tcp_input.c``).
+
+Differences from the source:
+
+* After a fast loss ``ssthresh`` is also capped at ``cwnd``: ccsim's recovery
+  strategies end with ``cwnd = ssthresh``, and this keeps the paper's
+  ``cwnd = min(cwnd, ssthresh)`` (a loss never raises the window). Linux
+  uses Reno's ``cwnd/2`` on entering recovery and sets ``cwnd = ssthresh =
+  bw_est·RTT_min`` when it completes, which can raise the window.
+* Before the first bandwidth sample (or the first RTT sample) the loss
+  response is Reno's, ``max(FlightSize/2, 2)``; Linux's would be 2 segments.
+* ``RTT_min`` is the flow's smallest RTT sample; Linux restarts its minimum
+  at the first sample after a timeout.
+* Bytes acknowledged are counted from ``Ack.delivered`` (segments delivered,
+  SACKed ones included, times the MSS), so data acknowledged during loss
+  recovery, when the window law sees no ``on_ack``, is counted at the next
+  ACK. Linux counts duplicate ACKs as one MSS each (``westwood_acked_count``).
+* An interval ``(start, now]`` counts the ACKs after its start up to and
+  including the one that closes it; Linux adds the closing ACK's bytes to
+  the next interval, which after a recovery (data acknowledged while the law
+  saw no ACK) would credit a whole recovery's data to one short interval.
+* The first interval starts at the first ACK; Linux starts it when the
+  connection is set up. The window is a float.
+
+Defaults and their sources: ``gain = 1/8`` — Linux ``westwood_do_filter``,
+``(7·a + b) >> 3`` (Grieco & Mascolo use a gain of 0.1); ``min_interval =
+0.05`` s — Linux ``TCP_WESTWOOD_RTT_MIN = HZ/20``, the shortest interval a
+sample is taken over ("an estimation on small time intervals is better to
+avoid").
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Ack, Loss, RttSample
+from .registry import register
+from .reno import Reno, _one_segment_per_window_of_acks
+
+
+def _window_from_estimate(before: dict, event: object, after: dict) -> str | None:
+    """Mascolo et al. §3: at a loss ``ssthresh = max(BWE·RTTmin/MSS, 2)``,
+    no more than ``cwnd`` after three duplicate ACKs; Reno's halving while
+    there is no estimate."""
+    if not isinstance(event, Loss):
+        return None
+    bw, rtt = before["bw_est"], event.min_rtt
+    if bw > 0 and math.isfinite(rtt):
+        window = bw * rtt / (8.0 * before["mss"])  # bit/s · s / (bit/segment)
+        if event.kind == "fast":
+            window = min(window, before["cwnd"])
+        expected = max(window, 2.0)
+    else:
+        expected = max(event.inflight / 2.0, 2.0)
+    if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
+        return (f"{event.kind} loss with bw_est={bw!r} bit/s, min_rtt={rtt!r} s, "
+                f"cwnd={before['cwnd']!r}: ssthresh became {after['ssthresh']!r}, "
+                f"the rule gives {expected!r}")
+    return None
+
+
+@register
+class Westwood(Reno):
+    """TCP Westwood+ (Mascolo et al. 2001; Grieco & Mascolo 2004) with PRR
+    recovery, as Linux runs it."""
+
+    name = "westwood"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
+    param_space = {"gain": (0.01, 1.0), "min_interval": (0.0, 0.5)}
+    properties = (_one_segment_per_window_of_acks, _window_from_estimate)
+
+    def __init__(self, *, gain: float = 0.125, min_interval: float = 0.05) -> None:
+        self.gain = gain                  # weight of a new sample in each filter
+        self.min_interval = min_interval  # shortest sampling interval (s)
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.bw_est = 0.0       # filtered bandwidth estimate (bit/s)
+        self.bw_ns_est = 0.0    # first filter stage (bit/s)
+        self.acked_bytes = 0.0  # payload acknowledged in the current interval (bytes)
+        self.interval_start: float | None = None  # time the interval began (s)
+        self.last_delivered = 0.0  # Ack.delivered at the last ACK (segments)
+        self.rtt = math.nan     # latest RTT sample (s)
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        return 1.0  # Reno's growth
+
+    def on_rtt(self, sample: RttSample) -> None:
+        if sample.rtt > 0:
+            self.rtt = sample.rtt
+
+    def on_ack(self, ack: Ack) -> None:
+        self._measure(ack)
+        super().on_ack(ack)
+
+    def _measure(self, ack: Ack) -> None:
+        if self.interval_start is None:  # the first ACK opens the first interval
+            self.interval_start, self.last_delivered = ack.now, ack.delivered
+            return
+        # Payload delivered since the last ACK, this one's included (bytes).
+        self.acked_bytes += (ack.delivered - self.last_delivered) * self.mss
+        self.last_delivered = ack.delivered
+        elapsed = ack.now - self.interval_start
+        # One sample per RTT (Westwood+), never over less than min_interval.
+        if math.isfinite(self.rtt) and elapsed > max(self.rtt, self.min_interval):
+            self._filter(self.acked_bytes * 8.0 / elapsed)  # bit/s
+            self.acked_bytes = 0.0
+            self.interval_start = ack.now
+
+    def _filter(self, sample: float) -> None:
+        """Linux's two cascaded EWMAs; the first sample fills both."""
+        g = self.gain
+        if self.bw_ns_est == 0.0 and self.bw_est == 0.0:
+            self.bw_ns_est = self.bw_est = sample
+        else:
+            self.bw_ns_est = (1.0 - g) * self.bw_ns_est + g * sample
+            self.bw_est = (1.0 - g) * self.bw_est + g * self.bw_ns_est
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        if self.bw_est <= 0.0 or not math.isfinite(loss.min_rtt):
+            return super().ssthresh_after(loss)  # no estimate yet: Reno's
+        window = self.bw_est * loss.min_rtt / (8.0 * self.mss)  # segments
+        if loss.kind == "fast":
+            window = min(window, self.cwnd)
+        return max(window, 2.0)

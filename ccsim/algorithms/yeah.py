@@ -1,0 +1,186 @@
+"""YeAH-TCP: Scalable growth while the queue is short, Reno when it is not.
+
+Source: A. Baiocchi, A. P. Castellani, F. Vacirca, "YeAH-TCP: Yet Another
+Highspeed TCP", PFLDnet 2007; as implemented in Linux ``net/ipv4/tcp_yeah.c``
+(A. P. Castellani; read in the 6.x source), which this file follows.
+
+Once per RTT (a *round*), with ``RTT_min`` the smallest RTT sample of the
+round, ``base_rtt`` the smallest of the connection and
+``queue_delay = RTT_min − base_rtt``:
+
+* estimated backlog of this flow at the bottleneck (segments):
+  ``Q = cwnd · queue_delay / RTT_min``; network congestion level
+  ``L = queue_delay / base_rtt``;
+* **fast mode** when ``Q ≤ alpha`` (Q_max) and ``L ≤ 1/phy``: the next round
+  grows as Scalable TCP, ``cwnd += acked / min(cwnd, ai_cnt)`` (Reno's
+  one segment per RTT below ``ai_cnt`` segments, ``cwnd/ai_cnt`` per RTT
+  above);
+* **slow mode** otherwise: the next round grows as Reno, ``cwnd +=
+  acked/cwnd``; and if ``Q > alpha`` (precautionary decongestion) ``cwnd −=
+  min(Q/gamma, cwnd/2^epsilon)``, not below ``reno_count``, and ``ssthresh =
+  cwnd``;
+* ``reno_count`` estimates the window a competing Reno flow would have: on
+  entering slow mode from ``≤ 2`` it becomes ``max(cwnd/2, 2)``, and grows by
+  one per slow round; after ``zeta`` fast rounds it returns to 2;
+* on loss: if slow mode has lasted fewer than ``rho`` rounds (no Reno
+  competition inferred), ``cwnd`` gives up ``Q`` of the last round, clamped
+  to ``[cwnd/2^delta, max(cwnd/2, 2)]``; otherwise half (Reno):
+  ``ssthresh = max(cwnd − reduction, 2)``. ``reno_count`` halves (≥ 2) and
+  the fast-round count restarts. After a timeout ``cwnd = 1``.
+
+A round is counted only if it had more than two RTT samples (Linux: fewer are
+probably delayed ACKs).
+
+Differences from the source:
+
+* Rounds end by delivered count (``Ack.delivered`` reaching the count
+  delivered plus in flight when the round began); Linux compares the ACK with
+  ``snd_nxt`` at the round's start (Vegas's ``beg_snd_nxt``).
+* Floats: Linux shifts (``cwnd >> 1``, ``cwnd >> 3``), divides in integers
+  and grows whole segments through ``snd_cwnd_cnt``; ccsim divides by
+  ``2**epsilon`` and ``2**delta`` and grows continuously.
+* The side effects of Linux's ``tcp_yeah_ssthresh`` (``fast_count = 0``,
+  ``reno_count`` halved) happen in ``on_loss``; ``ssthresh_after`` is pure.
+* Linux's Vegas base re-initialises ``base_rtt`` when transmission restarts
+  after idle (``tcp_vegas_cwnd_event``); ccsim keeps the connection's
+  minimum.
+* Paper vs Linux: the brief description of the paper names the precautionary
+  decongestion ``min(Q, cwnd/δ)``; Linux uses ``TCP_YEAH_EPSILON`` for it
+  (at most half the window) and ``TCP_YEAH_DELTA`` only for the loss
+  response (at least 1/8 of the window). The paper's exact formulas could not
+  be checked here, so Linux's are taken as the reference.
+
+Defaults and their sources — Linux ``tcp_yeah.c`` constants (6.x, and ns-3's
+``TcpYeah`` attributes): ``alpha = 80`` (``TCP_YEAH_ALPHA``, segments
+queued), ``gamma = 1`` (``TCP_YEAH_GAMMA``), ``delta = 3``
+(``TCP_YEAH_DELTA``, log2), ``epsilon = 1`` (``TCP_YEAH_EPSILON``, log2),
+``phy = 8`` (``TCP_YEAH_PHY``), ``rho = 16`` (``TCP_YEAH_RHO``, rounds),
+``zeta = 50`` (``TCP_YEAH_ZETA``, rounds), ``ai_cnt = 100``
+(``TCP_SCALABLE_AI_CNT``, segments).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .base import Ack, CongestionControl, Loss, RttSample
+from .registry import register
+
+
+def _loss_reduction_in_bounds(before: dict, event: object, after: dict) -> str | None:
+    """A loss gives up between ``cwnd/2^delta`` and half the window (YeAH's
+    loss rule), or exactly half after ``rho`` slow rounds: ``ssthresh ≥
+    cwnd/2`` always, and ``ssthresh ≤ cwnd − cwnd/2^delta`` (or 2)."""
+    if not isinstance(event, Loss):
+        return None
+    w, s = before["cwnd"], after["ssthresh"]
+    low = max(w - max(w / 2.0, 2.0), 2.0)
+    high = max(w - w / 2.0 ** before["delta"], 2.0)
+    if not low - 1e-9 <= s <= high + 1e-9:
+        return (f"{event.kind} loss at cwnd={w!r}: ssthresh {s!r} outside "
+                f"[{low!r}, {high!r}]")
+    return None
+
+
+@register
+class YeAH(CongestionControl):
+    """YeAH-TCP window law with PRR recovery, as Linux runs it."""
+
+    name = "yeah"
+    recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
+    param_space = {"alpha": (1.0, 200.0), "gamma": (0.5, 4.0), "delta": (1, 6),
+                   "epsilon": (1, 4), "phy": (1.0, 32.0), "rho": (1, 40),
+                   "zeta": (1, 100), "ai_cnt": (10.0, 400.0)}
+    properties = (_loss_reduction_in_bounds,)
+
+    def __init__(self, *, alpha: float = 80.0, gamma: float = 1.0, delta: int = 3,
+                 epsilon: int = 1, phy: float = 8.0, rho: int = 16, zeta: int = 50,
+                 ai_cnt: float = 100.0) -> None:
+        self.alpha = alpha      # Q_max: segments this flow may keep queued
+        self.gamma = gamma      # fraction 1/gamma of Q removed per decongestion
+        self.delta = delta      # log2 of the smallest fraction of cwnd given up at a loss
+        self.epsilon = epsilon  # log2 of the largest fraction removed by decongestion
+        self.phy = phy          # fast mode needs queue_delay/base_rtt ≤ 1/phy
+        self.rho = rho          # slow rounds before a loss is answered as Reno
+        self.zeta = zeta        # fast rounds before reno_count resets
+        self.ai_cnt = ai_cnt    # Scalable: one segment per ai_cnt segments ACKed
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.base_rtt = math.inf   # smallest RTT sample (s)
+        self.round_min = math.inf  # smallest RTT sample of this round (s)
+        self.cnt_rtt = 0           # samples this round
+        self.round_end = -1.0      # delivered count that ends the round
+        self.last_q = 0.0          # Q of the last counted round (segments)
+        self.doing_reno_now = 0    # consecutive slow rounds (0: fast mode)
+        self.reno_count = 2.0      # estimated window of a competing Reno flow
+        self.fast_count = 0        # fast rounds since the last reset
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """Scalable's ``cwnd/ai_cnt`` per RTT above ``ai_cnt``, Reno's 1 below."""
+        return max(1.0, cwnd / self.ai_cnt)
+
+    # -- the rule ------------------------------------------------------------------
+    def backlog(self, rtt: float, cwnd: float) -> float:
+        """Q: segments of this flow queued, ``cwnd·(rtt − base_rtt)/rtt``."""
+        return cwnd * (rtt - self.base_rtt) / rtt
+
+    def is_fast(self, rtt: float, cwnd: float) -> bool:
+        """Fast mode: ``Q ≤ alpha`` and ``(rtt − base)/base ≤ 1/phy``."""
+        return (self.backlog(rtt, cwnd) <= self.alpha
+                and rtt - self.base_rtt <= self.base_rtt / self.phy)
+
+    # -- hooks ---------------------------------------------------------------------
+    def on_rtt(self, sample: RttSample) -> None:
+        self.base_rtt = min(self.base_rtt, sample.rtt)
+        self.round_min = min(self.round_min, sample.rtt)
+        self.cnt_rtt += 1
+
+    def on_ack(self, ack: Ack) -> None:
+        acked = self.slow_start(ack.acked)
+        if acked:
+            if self.doing_reno_now:
+                self.cwnd += acked / self.cwnd                       # Reno
+            else:
+                self.cwnd += acked / min(self.cwnd, self.ai_cnt)     # Scalable
+        if ack.delivered >= self.round_end:
+            if self.cnt_rtt > 2:
+                self._end_round()
+            self.round_end = ack.delivered + ack.inflight
+            self.round_min, self.cnt_rtt = math.inf, 0
+
+    def _end_round(self) -> None:
+        rtt = self.round_min
+        queue = self.backlog(rtt, self.cwnd)
+        if self.is_fast(rtt, self.cwnd):
+            self.fast_count += 1
+            if self.fast_count > self.zeta:
+                self.reno_count, self.fast_count = 2.0, 0
+            self.doing_reno_now = 0
+        else:
+            if queue > self.alpha and self.cwnd > self.reno_count:
+                # Precautionary decongestion: drain what this flow queued.
+                reduction = min(queue / self.gamma, self.cwnd / 2.0 ** self.epsilon)
+                self.cwnd = max(self.cwnd - reduction, self.reno_count)
+                self.ssthresh = self.cwnd
+            if self.reno_count <= 2:
+                self.reno_count = max(self.cwnd / 2.0, 2.0)
+            else:
+                self.reno_count += 1
+            self.doing_reno_now += 1
+        self.last_q = queue
+
+    def loss_reduction(self) -> float:
+        """Segments a loss takes off ``cwnd`` (Linux ``tcp_yeah_ssthresh``)."""
+        half = max(self.cwnd / 2.0, 2.0)
+        if self.doing_reno_now < self.rho:
+            return max(min(self.last_q, half), self.cwnd / 2.0 ** self.delta)
+        return half
+
+    def ssthresh_after(self, loss: Loss) -> float:
+        return max(self.cwnd - self.loss_reduction(), 2.0)
+
+    def on_loss(self, loss: Loss) -> None:
+        super().on_loss(loss)
+        self.fast_count = 0
+        self.reno_count = max(self.reno_count / 2.0, 2.0)

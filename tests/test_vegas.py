@@ -1,0 +1,294 @@
+"""Tests for TCP Vegas (ccsim.algorithms.vegas) against Brakmo & Peterson, IEEE JSAC 1995.
+
+Rule tests restate the paper's law here (diff = cwnd·(1 − BaseRTT/RTT); +1 below alpha, −1
+above beta, hold in between; slow start growing every other round and ending at diff > gamma
+with cwnd = min(cwnd, target + 1)) and check hand-computed steps. Engine tests check the
+equilibrium the law is built for (each flow keeps alpha..beta segments queued) and the
+Vegas/Reno competition of seeds 003/004 (Mo, La, Anantharam & Walrand, INFOCOM 1999).
+RTTs in the rule tests are binary fractions (1/16 s, 1/8 s) so that diff is exact.
+"""
+
+import math
+
+import pytest
+import ccsim
+from ccsim import algorithms
+from ccsim.algorithms import Ack, Loss, RttSample
+from ccsim.testing import AckRound, snapshot
+
+Vegas = algorithms.get("vegas")
+MSS = 1460
+BASE = 0.0625  # s, 1/16: the path's propagation RTT in the rule tests
+
+
+def vegas_step(cwnd, base_rtt, rtt, alpha=2.0, beta=4.0):
+    """The paper's congestion-avoidance rule, restated: the window after one round."""
+    diff = (cwnd / base_rtt - cwnd / rtt) * base_rtt  # (Expected − Actual)·BaseRTT
+    if diff > beta:
+        return max(cwnd - 1, 2)
+    if diff < alpha:
+        return cwnd + 1
+    return cwnd
+
+
+class Sender:
+    """A window-limited sender as the packet engine drives a law: each ACK of one segment
+    reports what is still outstanding (Ack.inflight), then new data fills the window."""
+
+    def __init__(self, cc, iw):
+        self.cc = cc
+        cc.start(iw, MSS)
+        self.now = self.delivered = 0.0
+        self.outstanding = math.floor(iw)
+
+    def ack(self, rtt, acked=1):
+        self.now += 0.001
+        self.delivered += acked
+        self.outstanding -= acked
+        cc = self.cc
+        cc.on_rtt(RttSample(self.now, rtt, min(rtt, BASE), rtt, self.outstanding))
+        ack = Ack(self.now, acked, rtt, min(rtt, BASE), rtt, self.outstanding, self.delivered,
+                  None)
+        cc.on_ack(ack)
+        self.outstanding = max(self.outstanding, math.floor(cc.cwnd))
+        return ack
+
+    def round(self, rtt, limit=1000):
+        """ACKs with RTT ``rtt`` until Vegas makes its next once-per-round decision."""
+        before, acks = self.cc.decisions, []
+        for _ in range(limit):
+            acks.append(self.ack(rtt))
+            if self.cc.decisions != before:
+                return AckRound(tuple(acks), rtt)
+        raise AssertionError("no round ended")
+
+
+def in_avoidance(cwnd, cls=Vegas, **params):
+    """Vegas in congestion avoidance at ``cwnd``, BaseRTT = BASE, a round just begun."""
+    s = Sender(cls(**params), cwnd)
+    s.cc.ssthresh = 2.0
+    s.ack(BASE)  # the first ACK sets BaseRTT and begins a round
+    return s
+
+
+def test_defaults():
+    cc = Vegas()
+    assert cc.params() == {"alpha": 2.0, "beta": 4.0, "gamma": 1.0}  # Linux tcp_vegas.c
+    assert (cc.name, cc.recovery) == ("vegas", "reno")
+
+
+# -- congestion avoidance: once per round -----------------------------------------------------
+@pytest.mark.parametrize("cwnd,rtt,expected", [
+    (20, BASE, 21),       # no queue: diff = 0 < alpha → +1
+    (3, 2 * BASE, 4),     # RTT doubled: diff = 3·(1 − 1/2) = 1.5 < 2 → +1
+    (4, 2 * BASE, 4),     # diff = 2 = alpha: hold (the band is closed)
+    (6, 2 * BASE, 6),     # diff = 3: hold
+    (8, 2 * BASE, 8),     # diff = 4 = beta: hold
+    (10, 2 * BASE, 9),    # diff = 5 > beta → −1
+    (40, 0.078125, 39),   # diff = 40·(1 − 0.8) = 8 → −1
+])
+def test_one_round_of_congestion_avoidance(cwnd, rtt, expected):
+    s = in_avoidance(cwnd)
+    s.round(rtt)
+    assert s.cc.cwnd == expected
+    assert s.cc.cwnd == vegas_step(cwnd, BASE, rtt)
+    assert s.cc.diff == pytest.approx(cwnd * (1 - BASE / rtt), rel=1e-12)
+
+
+def test_window_holds_between_decisions():
+    # Congestion avoidance moves only at the round's end: the round's other ACKs change nothing.
+    s = in_avoidance(20)
+    for _ in range(19):
+        s.ack(BASE)
+        assert s.cc.cwnd == 20
+    s.ack(BASE)  # the 20th ACK after the one that began the round ends it
+    assert s.cc.cwnd == 21
+
+
+def test_rtt_is_the_minimum_of_the_round():
+    # Linux: the round's smallest sample, which filters out delayed-ACK spikes. A round of
+    # 20 ACKs with one at 2·BASE and the rest at 1.25·BASE: diff = 20·(1 − 0.8) = 4 → hold;
+    # the mean (or the last sample) would give diff > 4 and a decrease.
+    s = in_avoidance(20)
+    s.ack(2 * BASE)
+    s.round(1.25 * BASE)
+    assert s.cc.rtt_used == 1.25 * BASE
+    assert s.cc.cwnd == 20
+
+
+def test_base_rtt_is_the_smallest_sample_ever_including_recovery():
+    s = in_avoidance(20)
+    s.cc.on_rtt(RttSample(1.0, BASE / 2, BASE / 2, BASE, 10))  # e.g. a sample in recovery
+    assert s.cc.base_rtt == BASE / 2
+    s.round(BASE)  # this round's minimum is that sample too: diff = 0 → 21
+    assert s.cc.cwnd == 21
+    s.round(BASE)  # diff = 21·(1 − (BASE/2)/BASE) = 10.5 > beta → 20
+    assert s.cc.cwnd == 20
+
+
+def test_decrease_keeps_congestion_avoidance():
+    # Linux: ssthresh = min(ssthresh, cwnd) on a decrease, so Vegas does not slow-start again.
+    s = in_avoidance(10)
+    s.cc.ssthresh = 10.0
+    s.round(2 * BASE)
+    assert (s.cc.cwnd, s.cc.ssthresh) == (9, 9)
+
+
+def test_too_few_samples_in_a_round_fall_back_to_reno():
+    # Linux: a round of two RTT samples or fewer makes no Vegas decision; Reno's +acked/cwnd
+    # for its last ACK instead. cwnd 2: two ACKs per round; the second ends it: 2 + 1/2.
+    s = in_avoidance(2)
+    s.ack(BASE)
+    s.ack(BASE)
+    assert s.cc.decisions == 0
+    assert s.cc.cwnd == 2.5
+
+
+# -- slow start ---------------------------------------------------------------------------------
+def test_slow_start_grows_every_other_round():
+    # No queue (every RTT = BaseRTT). Hand trace from an initial window of 4: the first round
+    # (ACKs 1–4 grow, ACK 5 ends it) doubles cwnd to 8; the next round (ACKs 5–12) holds it
+    # to compare; ACK 13 ends the hold round (diff = 0 ≤ gamma) and starts a growing round
+    # (ACKs 13–20: 9 … 16); ACK 21 ends it, and ACKs 21–36 hold 16; ACKs 37–52 grow it to 32.
+    s = Sender(Vegas(), 4)
+    seen = {}
+    for k in range(1, 53):
+        s.ack(BASE)
+        seen[k] = s.cc.cwnd
+    assert [seen[k] for k in (4, 5, 12, 13, 20, 21, 36, 37, 52)] == \
+        [8, 8, 8, 9, 16, 16, 16, 17, 32]
+    assert s.cc.ssthresh == math.inf
+
+
+def test_slow_start_ends_when_diff_exceeds_gamma():
+    # A holding round at cwnd 16 sees RTT = 2·BaseRTT: diff = 8 > gamma = 1. The window that
+    # matches the actual rate is 16·BaseRTT/RTT = 8; Vegas keeps one more: cwnd = ssthresh = 9.
+    s = Sender(Vegas(), 16)
+    s.cc.growing = False
+    s.ack(BASE)
+    s.round(2 * BASE)
+    assert (s.cc.cwnd, s.cc.ssthresh) == (9, 9)
+
+
+def test_slow_start_continues_when_diff_is_at_most_gamma():
+    # diff = 16·(1 − 0.8) = 3.2 > 1 ends it, but with gamma = 4 it goes on: the next round grows.
+    s = Sender(Vegas(gamma=4.0), 16)
+    s.cc.growing = False
+    s.ack(BASE)
+    s.round(0.078125)
+    assert (s.cc.cwnd, s.cc.ssthresh) == (17, math.inf)  # the round's last ACK already grows
+
+
+# -- loss -------------------------------------------------------------------------------------------
+def test_loss_is_renos_and_starts_a_fresh_round():
+    s = in_avoidance(20)
+    for _ in range(10):
+        s.ack(BASE)
+    loss = Loss(s.now, "fast", 20.0, BASE, BASE)
+    assert s.cc.ssthresh_after(loss) == 10  # RFC 5681 eq. 4: FlightSize / 2
+    s.cc.on_loss(loss)
+    s.cc.cwnd = s.cc.ssthresh  # Reno recovery ends
+    assert s.cc.round_end is None
+    d = s.cc.decisions
+    s.ack(BASE)  # would have ended the old round; begins a new one instead
+    assert (s.cc.decisions, s.cc.cwnd) == (d, 10)
+    s.cc.on_loss(Loss(s.now, "timeout", 10.0, BASE, BASE))
+    assert (s.cc.cwnd, s.cc.ssthresh) == (1, 5)
+
+
+# -- the properties the kit checks: they catch a law that breaks them ---------------------------
+class VegasGrowsInsideTheBand(Vegas):
+    """Treats alpha ≤ diff ≤ beta as 'too little queued'."""
+
+    def _decide(self):
+        before = self.cwnd
+        super()._decide()
+        if self.cwnd == before and self.cwnd >= self.ssthresh and self.diff <= self.beta:
+            self.cwnd += 1.0
+
+
+class VegasHalvesAboveBeta(Vegas):
+    """Halves the window when diff > beta, instead of taking one segment off."""
+
+    def _decide(self):
+        before = self.cwnd
+        super()._decide()
+        if self.cwnd == before - 1.0 and self.cwnd >= self.ssthresh:
+            self.cwnd = self.ssthresh = max(before / 2.0, 2.0)
+
+
+PROPERTIES = {p.__name__.strip("_"): p for p in Vegas.properties}
+
+
+def broken(cls, cwnd, rtt):
+    """The properties a round of congestion avoidance at ``cwnd`` and ``rtt`` breaks."""
+    s = in_avoidance(cwnd, cls)
+    before = snapshot(s.cc)
+    event = s.round(rtt)
+    after = snapshot(s.cc)
+    return {name for name, p in PROPERTIES.items() if p(before, event, after) is not None}
+
+
+@pytest.mark.parametrize("cwnd,rtt", [(3, 2 * BASE), (6, 2 * BASE), (10, 2 * BASE), (20, BASE)])
+def test_vegas_keeps_its_properties(cwnd, rtt):
+    assert broken(Vegas, cwnd, rtt) == set()
+
+
+@pytest.mark.parametrize("cls,cwnd,rule", [
+    (VegasGrowsInsideTheBand, 6, "holds_inside_alpha_beta"),  # diff = 3
+    (VegasHalvesAboveBeta, 10, "one_segment_per_round"),      # diff = 5
+])
+def test_properties_catch_a_vegas_that_breaks_its_rule(cls, cwnd, rule):
+    # The kit (tests/test_testing_kit.py) checks these after every step of its event streams;
+    # here they are shown to fire on the step a mutant gets wrong.
+    assert rule in broken(cls, cwnd, 2 * BASE)
+
+
+# -- the packet engine: equilibrium ------------------------------------------------------------------
+@pytest.mark.parametrize("n", [1, 2, 4])
+def test_n_flows_keep_alpha_to_beta_segments_each_queued(n):
+    # 10 Mbit/s, 40 ms, a 500-packet drop-tail buffer: nothing forces a loss, so Vegas settles
+    # where every flow's diff, the flow's own segments in the queue, is in [alpha, beta]:
+    # the queue holds between n·alpha and n·beta packets. Flows start 5 ms apart with 2-segment
+    # initial windows so that each one's first segment crosses an empty queue and BaseRTT is
+    # exact (see the next test for what happens otherwise).
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer=500, duration="20s", initial_window=2,
+                        flows=[ccsim.Flow("vegas", start=0.005 * i) for i in range(n)])
+    res = ccsim.run(sc)
+    queue = res.series("queue")["queue"]
+    steady = queue[queue.index >= 5.0]  # slow start and the approach are over by 5 s
+    alpha, beta = 2, 4
+    # The time average lies in the band; single samples may be one packet outside it: the
+    # trace samples the queue at an instant, while each flow judges by its round's minimum RTT.
+    assert n * alpha <= steady.mean() <= n * beta
+    assert steady.min() >= n * alpha - 1 and steady.max() <= n * beta + 1
+    assert res.metrics["drops"] == 0 and res.metrics["losses"] == 0
+    assert res.summary["retransmits"].sum() == 0
+    assert res.metrics["utilisation"] > 0.95  # a standing queue: the link never idles
+
+
+def test_a_wrong_base_rtt_makes_the_queue_grow():
+    # Seed 004 §4.3 (3) and Low, Peterson & Wang (2002): a flow whose first samples already
+    # wait in a queue over-estimates BaseRTT and keeps more than beta segments queued. Four
+    # flows starting together with 10-segment initial windows queue behind one another, and
+    # the standing queue exceeds 4·beta = 16 packets.
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer=500, duration="20s", flows=["vegas"] * 4)
+    res = ccsim.run(sc)
+    queue = res.series("queue")["queue"]
+    assert queue[queue.index >= 5.0].mean() > 4 * 4
+    assert res.metrics["drops"] == 0
+
+
+# -- the packet engine: against Reno (seeds 003/004; Mo et al. 1999) ---------------------------------
+def test_reno_takes_more_as_the_buffer_grows():
+    # Reno fills any buffer until it drops; Vegas keeps alpha..beta segments queued. With a
+    # buffer of one BDP or more Reno's standing queue pushes Vegas's RTT up and Vegas backs
+    # off: Reno takes the larger share. With a small buffer Reno's losses cost it more than
+    # Vegas's restraint costs Vegas. Both with Reno recovery, so the laws alone differ.
+    shares = {}
+    for buffer in ("0.25BDP", "1BDP", "4BDP"):
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer=buffer, flows=["vegas", "reno"],
+                            duration="30s")
+        shares[buffer] = ccsim.run(sc).summary["share"][0]
+    assert shares["0.25BDP"] > shares["1BDP"] > shares["4BDP"]
+    assert shares["1BDP"] < 0.5 and shares["4BDP"] < 0.5
