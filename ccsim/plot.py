@@ -31,7 +31,8 @@ _QUEUE_COLOUR = "0.35"
 
 
 class ResultFigure(Figure):
-    """A :class:`~matplotlib.figure.Figure` that renders itself as PNG in Jupyter.
+    """A :class:`~matplotlib.figure.Figure` that renders itself as PNG in Jupyter;
+    every figure ccsim returns (results, experiments) is one.
 
     IPython only knows how to draw a plain ``Figure`` once pyplot's inline
     backend has been loaded; a notebook that never imports pyplot would show

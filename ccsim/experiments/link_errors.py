@@ -79,7 +79,7 @@ def link_errors(algorithms: Iterable[str] = SEED_004_FAMILY,
 
 
 def _draw_errors(result: ExperimentResult):
-    from matplotlib.figure import Figure
+    from ..plot import ResultFigure as Figure
 
     fig = Figure(figsize=(7, 4.5), layout="constrained")
     ax = fig.subplots()
@@ -127,7 +127,7 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
 
 
 def _draw_utilisation(result: ExperimentResult):
-    from matplotlib.figure import Figure
+    from ..plot import ResultFigure as Figure
 
     table = result.table
     fig = Figure(figsize=(7, 4.2), layout="constrained")

@@ -103,7 +103,7 @@ class _Trace:
 
 
 def _draw(result: ExperimentResult):
-    from matplotlib.figure import Figure
+    from ..plot import ResultFigure as Figure
 
     table = result.table
     k = table["drops"].max()

@@ -120,7 +120,7 @@ def _start_order(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
 
 
 def _draw(result: ExperimentResult):
-    from matplotlib.figure import Figure
+    from ..plot import ResultFigure as Figure
 
     names = result.data["names"]
     t = result.table.set_index(["first", "second"])
