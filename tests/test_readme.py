@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import re
+
+import pytest
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +41,15 @@ def test_readme_demo_runs(tmp_path):
     png = tmp_path / "ccsim-demo.png"
     assert png.exists() and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "reno" in out and "Jain" in out
+
+
+def test_readme_example_runs(monkeypatch):
+    # DESIGN.md's five lines, as the README shows them: every doc starts there.
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    example = re.search(r"```python\n(.*?)\n```", README, flags=re.S).group(1)
+    assert "ccsim.dumbbell(" in example and "ccsim.run(sc)" in example
+    scope: dict = {}
+    exec(compile(example, "README.md", "exec"), scope)
+    summary = scope["res"].summary
+    assert list(summary["algorithm"]) == ["reno", "vegas"]
+    assert summary["share"].sum() == pytest.approx(1.0)
