@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import re
-
-import pytest
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
