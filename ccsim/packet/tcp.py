@@ -132,7 +132,8 @@ class Sender:
             :class:`ccsim.recovery.SenderView`.
         srtt, rttvar, rto: RFC 6298 estimator state (s).
         min_rtt: smallest RTT sample (s). last_rtt: latest sample (s).
-        delivered: segments acknowledged so far.
+        delivered: segments delivered so far: cumulatively acknowledged or
+            SACKed.
         retransmits, timeouts, recoveries: counters.
         end_seq: the flow sends segments below this (grows without bound for
             bulk flows).
@@ -228,12 +229,10 @@ class Sender:
             rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
                     if interval > 0 else None)
             self.delivered_time = now
-            if self.in_recovery:
+            in_recovery = self.in_recovery
+            if in_recovery:
                 self.recovery.on_ack(self, acked)
-                if self.cc.acks_in_recovery:
-                    self.cc.on_ack(Ack(now, acked, rtt, self.min_rtt, self.srtt,
-                                       self.snd_nxt - ackno, self.delivered, rate))
-            else:
+            if not in_recovery or self.cc.acks_in_recovery:
                 self.cc.on_ack(Ack(now, acked, rtt, self.min_rtt, self.srtt,
                                    self.snd_nxt - ackno, self.delivered, rate))
             if ackno >= self.end_seq:
