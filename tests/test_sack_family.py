@@ -37,6 +37,7 @@ import pytest
 import ccsim
 from ccsim.algorithms import Loss
 from ccsim.packet import PacketEngine
+from ccsim.recovery.sack import SackRecovery
 from ccsim.recovery.scoreboard import Scoreboard
 
 RTT = 0.1
@@ -93,7 +94,7 @@ class Spy:
 
         # Only the strategies derived from SackRecovery have enter/leave; SSDR
         # is watched through its transmissions only.
-        if not hasattr(rec, "enter"):
+        if not isinstance(rec, SackRecovery):
             return
         enter, leave = rec.enter, rec.leave
 

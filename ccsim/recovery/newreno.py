@@ -24,39 +24,49 @@ after a timeout are not used (the plain ``recover`` check is).
 
 from __future__ import annotations
 
-from .base import Recovery, SenderView
+from .base import SenderView
 from .registry import register
+from .reno import RenoRecovery
 
 
 @register
-class NewRenoRecovery(Recovery):
-    """RFC 6582 NewReno fast recovery."""
+class NewRenoRecovery(RenoRecovery):
+    """RFC 6582 NewReno fast recovery: Reno's, kept open across partial ACKs."""
 
     name = "newreno"
 
     def __init__(self) -> None:
         self.partial_seen = False
 
-    def on_dupack(self, tcp: SenderView) -> None:
-        if tcp.in_recovery:
-            tcp.cc.cwnd += 1.0
-        elif self.triggered(tcp):
-            tcp.recover = tcp.high_tx
-            tcp.signal_loss("fast")
-            tcp.retransmit(tcp.snd_una)
-            tcp.cc.cwnd = tcp.cc.ssthresh + self.dupthresh
-            tcp.in_recovery = True
-            self.partial_seen = False
+    def enter(self, tcp: SenderView) -> None:
+        """RFC 6582 step 2: mark ``recover``, then Reno's entry."""
+        tcp.recover = tcp.high_tx
+        self.partial_seen = False
+        super().enter(tcp)
 
     def on_ack(self, tcp: SenderView, acked: int) -> None:
+        if tcp.snd_una >= tcp.recover:
+            self.full_ack(tcp)
+        else:
+            self.partial_ack(tcp, acked)
+
+    def full_ack(self, tcp: SenderView) -> None:
+        """Step 6: ``cwnd = min(ssthresh, max(FlightSize, 1) + 1)``; recovery ends."""
         cc = tcp.cc
-        if tcp.snd_una >= tcp.recover:  # full acknowledgment
-            flight = tcp.snd_nxt - tcp.snd_una
-            cc.cwnd = min(cc.ssthresh, max(flight, 1) + 1.0)
-            tcp.in_recovery = False
-            return
-        tcp.retransmit(tcp.snd_una)
+        flight = tcp.snd_nxt - tcp.snd_una
+        cc.cwnd = min(cc.ssthresh, max(flight, 1) + 1.0)
+        tcp.in_recovery = False
+
+    def partial_ack(self, tcp: SenderView, acked: int) -> None:
+        """Step 5: resend the next hole, deflate by what was acknowledged."""
+        self.repair_next_hole(tcp)
+        cc = tcp.cc
         cc.cwnd = max(cc.cwnd - acked, 0.0) + (1.0 if acked >= 1 else 0.0)
+
+    def repair_next_hole(self, tcp: SenderView) -> None:
+        """Resend the first unacknowledged segment; restart the timer on the
+        first partial ACK only (the "Impatient" variant)."""
+        tcp.retransmit(tcp.snd_una)
         if not self.partial_seen:
             tcp.restart_timer()
             self.partial_seen = True

@@ -26,42 +26,36 @@ repair, and are a reconstruction, not a transcription.
 
 from __future__ import annotations
 
-from .base import Recovery, SenderView
+from .base import SenderView
+from .newreno import NewRenoRecovery
 from .registry import register
 
 
 @register
-class SsdrRecovery(Recovery):
+class SsdrRecovery(NewRenoRecovery):
     """SSDR's dynamic recovery: NewReno repair with rate-halving damping."""
 
     name = "ssdr"
     owns_sending = True
 
-    def __init__(self) -> None:
-        self.partial_seen = False
-
     def on_dupack(self, tcp: SenderView) -> None:
-        cc = tcp.cc
-        if tcp.in_recovery:
-            cc.cwnd = max(cc.cwnd - 0.5, cc.ssthresh)
+        if tcp.in_recovery:  # damping: half a segment per duplicate ACK
+            tcp.cc.cwnd = max(tcp.cc.cwnd - 0.5, tcp.cc.ssthresh)
         elif self.triggered(tcp):
-            tcp.recover = tcp.high_tx
-            prior = cc.cwnd
-            tcp.signal_loss("fast")
-            cc.cwnd = prior
-            tcp.retransmit(tcp.snd_una)
-            tcp.in_recovery = True
-            self.partial_seen = False
+            self.enter(tcp)
 
-    def on_ack(self, tcp: SenderView, acked: int) -> None:
-        if tcp.snd_una >= tcp.recover:
-            tcp.cc.cwnd = tcp.cc.ssthresh
-            tcp.in_recovery = False
-            return
-        tcp.retransmit(tcp.snd_una)
-        if not self.partial_seen:
-            tcp.restart_timer()
-            self.partial_seen = True
+    def enter(self, tcp: SenderView) -> None:
+        """NewReno's entry, without cutting or inflating ``cwnd``."""
+        prior = tcp.cc.cwnd
+        super().enter(tcp)
+        tcp.cc.cwnd = prior
+
+    def full_ack(self, tcp: SenderView) -> None:
+        tcp.cc.cwnd = tcp.cc.ssthresh
+        tcp.in_recovery = False
+
+    def partial_ack(self, tcp: SenderView, acked: int) -> None:
+        self.repair_next_hole(tcp)  # no deflation: damping already shrank cwnd
 
     def send(self, tcp: SenderView) -> None:
         """New data while ``snd.nxt − snd.una − dupacks < cwnd``."""
