@@ -1,4 +1,5 @@
-"""Shared test setup: hypothesis profiles and a headless matplotlib.
+"""Shared test setup: hypothesis profiles, a headless matplotlib, and a
+scratch algorithm registry.
 
 Profiles: "ci" (the default) keeps the whole suite fast; "thorough" runs many
 more examples for local bug hunting:
@@ -9,10 +10,20 @@ more examples for local bug hunting:
 import os
 
 import matplotlib
+import pytest
 from hypothesis import settings
+
+from ccsim.algorithms import registry as algorithm_registry
 
 matplotlib.use("Agg")
 
 settings.register_profile("ci", max_examples=30, deadline=None)
 settings.register_profile("thorough", max_examples=2000, deadline=None)
 settings.load_profile(os.environ.get("CCSIM_HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """Let a test register algorithms without leaving them behind for others."""
+    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
+                        dict(algorithm_registry.REGISTRY._classes))

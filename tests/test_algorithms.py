@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 
 from ccsim import algorithms, recovery
 from ccsim.algorithms import Ack, CongestionControl, Loss, RttSample
-from ccsim.algorithms import registry as algorithm_registry
 from ccsim.errors import ScenarioTypeError, UnknownAlgorithmError
 
 RENO_FAMILY = ["reno", "newreno", "tahoe"]
@@ -218,13 +217,6 @@ def test_matches_rfc5681_step_by_step(name, cwnd, ssthresh, seq):
 
 
 # -- registry ----------------------------------------------------------------------------------
-@pytest.fixture
-def scratch_registry(monkeypatch):
-    """Let a test register classes without leaving them behind for other tests."""
-    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
-                        dict(algorithm_registry.REGISTRY._classes))
-
-
 def test_names_include_reno_family():
     names = algorithms.names()
     assert set(RENO_FAMILY) <= set(names)

@@ -12,10 +12,7 @@ from ccsim.packet import PacketEngine
 
 
 @pytest.fixture()
-def paced(monkeypatch):
-    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
-                        dict(algorithm_registry.REGISTRY._classes))
-
+def paced(scratch_registry):
     @algorithm_registry.register
     class FixedRate(CongestionControl):
         """A large window, paced at a fixed rate."""

@@ -57,10 +57,7 @@ def test_same_scenario_the_flows_would_get_from_run(small):
     assert row.second_bps == res.summary.loc[1, "goodput_bps"]
 
 
-def test_a_failing_run_keeps_the_others(monkeypatch):
-    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
-                        dict(algorithm_registry.REGISTRY._classes))
-
+def test_a_failing_run_keeps_the_others(scratch_registry):
     @algorithm_registry.register
     class Broken(CongestionControl):
         name = "broken"
