@@ -558,6 +558,12 @@ class Scenario:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _packet_size(knobs: Mapping[str, Any]) -> int:
+    """Bytes of a full data packet for these knobs, before the scenario exists
+    (``Scenario.packet_size`` once it does)."""
+    return knobs.get("mss", Scenario.mss) + knobs.get("header", Scenario.header)
+
+
 def _knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
     unknown = sorted(set(knobs) - set(Scenario.KNOBS))
     if unknown:
@@ -601,7 +607,7 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
         flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
                  for f in flows]
     min_rtt = min([base_rtt] + [f.rtt for f in flows if f.rtt is not None])
-    packet = knobs.get("mss", Scenario.mss) + knobs.get("header", Scenario.header)
+    packet = _packet_size(knobs)
     q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
     link = Link(rate=rate, delay=min_rtt / 2.0, queue=q, loss=_probability(loss, "loss"))
     return Scenario(links=(link,), flows=tuple(flows), duration=duration, seed=seed,
@@ -634,7 +640,7 @@ def path(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any =
             raise ScenarioTypeError(f"links[{i}]", spec,
                                     "a ccsim.Link or a dict with 'rate' and 'delay'")
     rtt = 2.0 * sum(delays)
-    packet = knobs.get("mss", Scenario.mss) + knobs.get("header", Scenario.header)
+    packet = _packet_size(knobs)
     built = []
     for i, spec in enumerate(specs):
         if isinstance(spec, Link):
