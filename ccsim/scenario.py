@@ -253,7 +253,9 @@ class Flow:
             as sorted ``(name, value)`` pairs.
         drop_segments: segment numbers (0 = the first) whose first
             transmission is lost on the way into the first link — the chosen
-            drops of Fall & Floyd's multiple-drop experiments (CCR 1996).
+            drops of Fall & Floyd's multiple-drop experiments (CCR 1996). A
+            number given k times loses the segment's first k transmissions
+            (so ``(7, 7)`` loses its first retransmission as well).
     """
 
     algorithm: str
@@ -304,7 +306,7 @@ class Flow:
             raise ScenarioTypeError("flow.drop_segments", drops,
                                     "a list of segment numbers, integers ≥ 0")
         _set(self, algorithm=algo, start=start, stop=stop, size=size, rtt=rtt, params=params,
-             drop_segments=tuple(sorted({int(d) for d in drops})))
+             drop_segments=tuple(sorted(int(d) for d in drops)))
 
     def make_algorithm(self) -> algorithms.CongestionControl:
         """A fresh instance of the flow's window law with its parameters."""

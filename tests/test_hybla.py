@@ -95,3 +95,22 @@ def test_engine_hybla_is_reno_at_rtts_up_to_rtt0():
     assert h.metrics["data_packets"] == r.metrics["data_packets"]
     assert h.metrics["drops"] == r.metrics["drops"]
     assert list(h.summary.delivered_bytes) == list(r.summary.delivered_bytes)
+
+
+@pytest.mark.parametrize("buffer", [5, "1BDP"])
+def test_engine_hybla_shares_between_rtts_more_evenly_than_reno(buffer):
+    # The paper's aim (§1, §4): a long-RTT connection no longer loses to a short one.
+    # 20 ms and 200 ms flows (rho ≈ 8.9) share 10 Mbit/s through a buffer of 5 packets
+    # or 1 BDP of the short path (17): Reno's long flow gets a few percent, Hybla's
+    # about a fair share. Both laws run the same recovery (PRR with RACK), so the
+    # difference is the window law. Measured: Jain 0.52–0.54 for Reno, 0.97–0.99 for
+    # Hybla; the bounds leave room either side.
+    def jain(algorithm):
+        flows = [ccsim.Flow(algorithm, rtt=rtt, recovery="prr") for rtt in ("20ms", "200ms")]
+        res = ccsim.run(ccsim.dumbbell("10Mbps", "20ms", buffer=buffer, flows=flows,
+                                       duration="60s", seed=1))
+        return res.metrics["jain"], res.summary.goodput_bps.tolist()
+
+    (reno, reno_bps), (hybla, hybla_bps) = jain("reno"), jain("hybla")
+    assert reno < 0.6 and reno_bps[1] < 0.1 * reno_bps[0]
+    assert hybla > 0.9 and hybla_bps[1] > 0.5 * hybla_bps[0]

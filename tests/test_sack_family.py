@@ -37,6 +37,7 @@ import pytest
 import ccsim
 from ccsim.algorithms import Loss
 from ccsim.packet import PacketEngine
+from ccsim.recovery.rack import Rack
 from ccsim.recovery.sack import SackRecovery
 from ccsim.recovery.scoreboard import Scoreboard
 
@@ -287,6 +288,7 @@ class FakeView:
         self.high_tx, self.end_seq, self.rwnd = nxt, math.inf, math.inf
         self.dupacks, self.in_recovery, self.recover = 0, False, -1
         self.scoreboard = Scoreboard()
+        self.rack = Rack()  # for PRR; a test marks losses by hand (no transmission records)
         self.ack_delivered = 0
         self.sent: list[int] = []
 
@@ -294,10 +296,11 @@ class FakeView:
         self.cc.on_loss(Loss(1.0, kind, float(self.snd_nxt - self.snd_una), 0.1, 0.1))
 
     def retransmit(self, seq):
-        self.sent.append(seq)
+        self.transmit(seq)
 
     def transmit(self, seq):
         self.sent.append(seq)
+        self.rack.on_sent(len(self.sent), seq)
         if seq == self.snd_nxt:
             self.snd_nxt += 1
             self.high_tx = max(self.high_tx, self.snd_nxt)
@@ -313,6 +316,7 @@ def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
     # pipe (17: 104-119 not lost, plus 100 resent) on entry; RFC 6937 still leaves
     # recovery with cwnd = ssthresh, as RFC 6675 and FACK do.
     strategy, tcp = ccsim.recovery.get(name)(), FakeView(100, 120, 20.0)
+    tcp.rack.lost = [100]  # RACK's mark for PRR: 101, sent after 100, was delivered
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]

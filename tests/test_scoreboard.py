@@ -238,3 +238,18 @@ def test_first_and_last_hole_by_hand():
     assert sb.last_hole(UNA, HIGH_DATA) == 21
     assert sb.last_hole(UNA, 20) == 15          # 16-19 SACKed
     assert sb.last_hole(12, 15) is None
+
+
+@given(scoreboards(), scoreboards())
+def test_new_ranges_are_exactly_the_segments_sacked_for_the_first_time(before, after):
+    # What RACK dates: the ranges update() reports must be the set difference.
+    una = before[0]
+    sb = Scoreboard()
+    sb.update(una, before[1])
+    held = {s for b in sb.blocks for s in range(*b)}
+    blocks = tuple((max(a, una), b) for a, b in after[1] if b > max(a, una))
+    new: list[tuple[int, int]] = []
+    newly, _ = sb.update(una, blocks, new)
+    reported = [s for a, b in new for s in range(a, b)]
+    arriving = {s for a, b in blocks for s in range(a, b)}
+    assert sorted(reported) == sorted(arriving - held) and len(reported) == newly

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 from typing import Any, Callable
 
 import numpy as np
@@ -93,7 +94,7 @@ class PacketEngine:
             sender = Sender(
                 flow.make_algorithm(), rec, now=lambda: env.now,
                 transmit=self._path(receiver, access / 2.0, access / 2.0,
-                                    set(flow.drop_segments)),
+                                    Counter(flow.drop_segments)),
                 schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                 min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
@@ -120,12 +121,12 @@ class PacketEngine:
         env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
 
     def _path(self, receiver: Receiver, before: float, after: float,
-              drops: set[int]) -> Callable:
+              drops: Counter[int]) -> Callable:
         """The function a sender transmits with: across every link to ``receiver``.
 
         ``before`` and ``after`` are the flow's one-way access delays in front
-        of the first link and behind the last (s); the first transmission of
-        each segment in ``drops`` is lost on the way in.
+        of the first link and behind the last (s); the first ``drops[seq]``
+        transmissions of segment ``seq`` are lost on the way in.
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
@@ -151,7 +152,9 @@ class PacketEngine:
 
         def transmit_or_drop(seq: int, now: float) -> None:
             if seq in drops:
-                drops.remove(seq)
+                drops[seq] -= 1
+                if not drops[seq]:
+                    del drops[seq]
                 engine.data_packets += 1
                 return
             transmit(seq, now)

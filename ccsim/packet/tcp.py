@@ -16,6 +16,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..recovery.rack import Rack
 from ..recovery.scoreboard import Scoreboard
 
 if TYPE_CHECKING:
@@ -162,7 +163,10 @@ class Sender:
         self.dupacks = 0
         self.in_recovery = False
         self.recover = -1
-        self.sent: dict[int, tuple[float, bool, float, float]] = {}
+        # per outstanding segment, its latest transmission: (time, resent,
+        # delivered then, delivered_time then, transmission index)
+        self.sent: dict[int, tuple[float, bool, float, float, int]] = {}
+        self.transmissions = 0
         self.srtt = math.nan
         self.rttvar = math.nan
         self.rto = initial_rto
@@ -180,6 +184,7 @@ class Sender:
         self.done_at: float | None = None
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.scoreboard = Scoreboard() if recovery.uses_sack else None
+        self.rack = Rack() if recovery.rack else None
         self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
 
     # -- life cycle ----------------------------------------------------------
@@ -206,8 +211,13 @@ class Sender:
         una = self.snd_una
         now = self.now()
         newly_sacked = released = 0
+        rack = self.rack
+        lost_retransmission = False
         if self.scoreboard is not None:
-            newly_sacked, released = self.scoreboard.update(max(ackno, una), ack[1])
+            new = [] if rack is not None else None
+            newly_sacked, released = self.scoreboard.update(max(ackno, una), ack[1], new)
+            if rack is not None:
+                lost_retransmission = self._rack_detect(una, ackno, new, now)
         if ackno > una:
             sent = self.sent
             resent = False
@@ -250,7 +260,38 @@ class Sender:
             if self.scoreboard is None or newly_sacked:
                 self.dupacks += 1
                 self.recovery.on_dupack(self)
+        if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
+            # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
+            # phase after a timeout starts a recovery, with a new reduction.
+            self.recovery.enter(self)
         self.send(now)
+
+    def _rack_detect(self, una: int, ackno: int, new: list[tuple[int, int]],
+                     now: float) -> bool:
+        """RACK (RFC 8985 §6.2): date the ACK's deliveries, mark the losses;
+        return whether a retransmission was found lost."""
+        rack, sent, min_rtt = self.rack, self.sent, self.min_rtt
+        latest = rack.latest
+        for seq in range(una, ackno):
+            record = sent[seq]  # inlined Rack.on_delivered: the per-ACK path
+            if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                latest = record[4]
+        for start, end in new:
+            for seq in range(start, end):
+                record = sent[seq]
+                if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                    latest = record[4]
+        rack.latest = latest
+        una = max(una, ackno)
+        queue = rack.queue
+        while queue and queue[0][0] < latest and queue[0][1] < una:
+            queue.popleft()  # acknowledged: nothing to judge (the usual case)
+        lost_retransmission = False
+        if queue and queue[0][0] < latest:
+            lost_retransmission = rack.mark(sent, self.scoreboard, una)
+        if rack.lost:
+            rack.forget(una, new)
+        return lost_retransmission
 
     def send(self, now: float) -> None:
         """Send while the window allows (RFC 5681 §3.1); in recovery, strategies
@@ -258,6 +299,8 @@ class Sender:
         runs whenever data is outstanding (RFC 6298 §5.1)."""
         if self.in_recovery and self.recovery.owns_sending:
             self.recovery.send(self)
+        elif self.rack is not None and self.snd_una < self.recover:
+            self._send_lost_first(now)
         else:
             self._send_window(now)
         if self.deadline is None and self.high_tx > self.snd_una:
@@ -279,6 +322,29 @@ class Sender:
             nxt += 1
         self.snd_nxt = nxt
 
+    def _send_lost_first(self, now: float) -> None:
+        """The loss phase after a timeout, with RACK (Linux's ``TCP_CA_Loss``):
+        while ``cwnd − pipe ≥ 1``, resend the lowest segment marked lost, else
+        send new data. Paced flows send one segment per pacing interval."""
+        rack, board = self.rack, self.scoreboard
+        window = min(self.cc.cwnd, self.rwnd)
+        paced = self.cc.pacing_rate
+        if paced and (now < self.next_send or self.pace_pending):
+            return
+        pipe = rack.pipe(self.snd_una, self.high_tx, board)
+        while window - pipe >= 1:
+            if rack.lost:
+                self._transmit(rack.lost[0], now)
+            elif self.snd_nxt < self.end_seq and self.snd_nxt - self.snd_una < self.rwnd:
+                self._transmit(self.snd_nxt, now)
+                self.snd_nxt += 1
+            else:
+                return
+            if paced:
+                self._pace_next(now)
+                return
+            pipe += 1
+
     def _send_paced(self, now: float, window: float) -> None:
         """One segment per ``packet_bits / pacing_rate`` seconds, within the
         window; a timer brings the sender back when the next may go."""
@@ -293,6 +359,10 @@ class Sender:
             return
         self._transmit(nxt, now)
         self.snd_nxt = nxt + 1
+        self._pace_next(now)
+
+    def _pace_next(self, now: float) -> None:
+        """A segment went out at ``now``: the next may go one pacing interval later."""
         self.next_send = now + self.packet_bits / self.cc.pacing_rate
         self.pace_pending = True
         self.schedule(self.next_send, self._pace, None)
@@ -325,7 +395,15 @@ class Sender:
             self.retransmits += 1
         else:
             self.high_tx = seq + 1
-        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time)
+        index = self.transmissions = self.transmissions + 1
+        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index)
+        rack = self.rack
+        if rack is not None:
+            rack.queue.append((index, seq))
+            if retransmission:
+                rack.unmark(seq)
+                if seq == self.snd_una:
+                    self.restart_timer()  # Linux re-arms the RTO on resending the head
         self._send_segment(seq, now)
 
     def _rtt_sample(self, rtt: float, now: float) -> None:
@@ -351,16 +429,18 @@ class Sender:
         """Tell the window law of a loss; counts fast recoveries.
 
         ``Loss.inflight`` is RFC 5681's FlightSize, data sent and not
-        cumulatively acknowledged — except at a timeout with SACK, where what
-        the receiver has SACKed is left out: after a large overshoot most of
-        the cumulative flight has arrived, and counting it would set
-        ``ssthresh`` from data no longer in the network (Linux avoids the same
-        trap by keeping the recovery's ``ssthresh`` at such a timeout).
+        cumulatively acknowledged — except at a timeout with SACK, or a
+        recovery that starts in the loss phase after one, where what the
+        receiver has SACKed is left out: after a large overshoot most of the
+        cumulative flight has arrived, and counting it would set ``ssthresh``
+        from data no longer in the network (Linux avoids the same trap by
+        keeping the recovery's ``ssthresh`` at such a timeout).
         """
         flight = self.snd_nxt - self.snd_una
+        loss_phase = self.snd_una < self.recover and not self.in_recovery
         if kind == "fast":
             self.recoveries += 1
-        elif self.scoreboard is not None:
+        if self.scoreboard is not None and (kind != "fast" or loss_phase):
             flight -= self.scoreboard.count
         self.cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
 
@@ -413,6 +493,9 @@ class Sender:
         self.dupacks = 0
         self.recover = self.high_tx
         self.rto = min(self.rto * 2.0, self.max_rto)
-        self.snd_nxt = self.snd_una
+        if self.rack is not None:  # every unSACKed outstanding segment is lost
+            self.rack.mark_all(self.snd_una, self.high_tx, self.scoreboard)
+        else:
+            self.snd_nxt = self.snd_una
         self.deadline = None
         self.send(now)

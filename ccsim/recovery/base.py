@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..algorithms.base import CongestionControl
+    from .rack import Rack
     from .scoreboard import Scoreboard
 
 
@@ -34,6 +35,7 @@ class SenderView(Protocol):
         end_seq: the flow sends no segment at or above this one.
         rwnd: receiver window (segments).
         scoreboard: the SACK scoreboard, for strategies with ``uses_sack``.
+        rack: the RACK loss marks, for strategies with ``rack``.
         ack_delivered: segments the ACK being handled delivered: newly
             acknowledged plus newly SACKed, less those SACKed before.
         recover: one past the highest segment sent when the last recovery or
@@ -53,6 +55,7 @@ class SenderView(Protocol):
     in_recovery: bool
     recover: int
     scoreboard: "Scoreboard | None"
+    rack: "Rack | None"
     ack_delivered: int
 
     def signal_loss(self, kind: str) -> None:
@@ -79,10 +82,15 @@ class Recovery:
             recovery (otherwise the sender sends new data while the window
             ``cwnd`` exceeds ``snd_nxt − snd_una``).
         dupthresh: duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
+        rack: whether the sender marks losses by RACK (:mod:`ccsim.recovery.rack`;
+            needs ``uses_sack``): the marks are then in ``tcp.rack.lost``, and
+            after a timeout the sender resends them before new data instead
+            of going back to ``snd_una``.
     """
 
     name: ClassVar[str] = ""
     uses_sack: ClassVar[bool] = False
+    rack: ClassVar[bool] = False
     owns_sending: ClassVar[bool] = False
     dupthresh: ClassVar[int] = 3
 

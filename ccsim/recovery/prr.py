@@ -16,12 +16,19 @@ segments it newly acknowledged or SACKed::
         sndcnt = min(ssthresh − pipe, limit)
     cwnd = pipe + max(sndcnt, 0)
 
-and every segment sent adds to ``prr_out``. Which segments go out is RFC
-6675's NextSeg (:mod:`ccsim.recovery.sack`). On leaving, ``cwnd = ssthresh``.
+and every segment sent adds to ``prr_out``. On leaving, ``cwnd = ssthresh``.
+
+Which segments are lost, and so ``pipe``, come from RACK (RFC 8985,
+:mod:`ccsim.recovery.rack`), as in Linux since 4.18 (``tcp_recovery = 1``):
+the segments sent before the latest one delivered. The lowest marked segment
+goes out first, then new data (Linux's ``tcp_xmit_retransmit_queue``). So a
+retransmission lost again is resent within recovery, not after a timeout.
+Recovery starts as RFC 6675 §5 has it (:mod:`ccsim.recovery.sack`).
 
 Differences from the source: the fast retransmit on entry is sent at once and
 counted in ``prr_out`` (Linux forces it the same way); segments count
-sequence space (one SMSS = one segment).
+sequence space (one SMSS = one segment); RFC 6675's rescue retransmission is
+not sent (Linux has the Tail Loss Probe instead, which ccsim does not model).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ class PrrRecovery(SackRecovery):
     """RFC 6937 proportional rate reduction over RFC 6675 SACK recovery."""
 
     name = "prr"
+    rack = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -62,6 +70,23 @@ class PrrRecovery(SackRecovery):
             limit = max(self.prr_delivered - self.prr_out, delivered) + 1
             sndcnt = min(ssthresh - pipe, limit)
         tcp.cc.cwnd = pipe + max(sndcnt, 0)
+
+    def pipe(self, tcp: SenderView) -> float:
+        """Linux's ``tcp_packets_in_flight``, from RACK's marks."""
+        return tcp.rack.pipe(tcp.snd_una, tcp.high_tx, tcp.scoreboard)
+
+    def first_retransmission(self, tcp: SenderView) -> int | None:
+        """The lowest segment marked lost (the first unacknowledged one, when
+        recovery starts on duplicate ACKs)."""
+        return tcp.rack.lost[0] if tcp.rack.lost else None
+
+    def next_segment(self, tcp: SenderView) -> int | None:
+        """The lowest segment marked lost, else new data, else nothing."""
+        if tcp.rack.lost:
+            return tcp.rack.lost[0]
+        if self.new_data_allowed(tcp):
+            return tcp.snd_nxt
+        return None
 
     def on_sent(self, tcp: SenderView, seq: int) -> None:
         self.prr_out += 1

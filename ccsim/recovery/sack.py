@@ -85,15 +85,21 @@ class SackRecovery(Recovery):
         self.on_recovery_ack(tcp)
 
     def enter(self, tcp: SenderView) -> None:
-        """RFC 6675 §5 step 4: set RecoveryPoint, halve, retransmit."""
-        self.point = tcp.recover = tcp.high_tx
+        """RFC 6675 §5 step 4: halve, set RecoveryPoint, retransmit."""
         tcp.signal_loss("fast")
+        self.point = tcp.recover = tcp.high_tx
         tcp.cc.cwnd = tcp.cc.ssthresh
         tcp.in_recovery = True
         self.high_rxt = tcp.snd_una
         self.rescue = -1
-        tcp.retransmit(tcp.snd_una)
-        self.on_sent(tcp, tcp.snd_una)
+        seq = self.first_retransmission(tcp)
+        if seq is not None:
+            tcp.retransmit(seq)
+            self.on_sent(tcp, seq)
+
+    def first_retransmission(self, tcp: SenderView) -> int | None:
+        """The segment resent on entry: the first unacknowledged one."""
+        return tcp.snd_una
 
     def leave(self, tcp: SenderView) -> None:
         """The cumulative ACK reached RecoveryPoint."""

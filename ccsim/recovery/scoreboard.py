@@ -38,18 +38,21 @@ class Scoreboard:
     def __init__(self) -> None:
         self.blocks: list[list[int]] = []
 
-    def update(self, una: int, sack_blocks: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    def update(self, una: int, sack_blocks: tuple[tuple[int, int], ...],
+               new: list[tuple[int, int]] | None = None) -> tuple[int, int]:
         """Record an ACK's SACK blocks; drop what lies below ``una``.
 
         Returns ``(newly_sacked, released)``: segments SACKed for the first
         time, and previously SACKed segments now covered by the cumulative ACK.
+        If ``new`` is a list, the ``[start, end)`` ranges SACKed for the first
+        time are appended to it.
         """
         newly = 0
         for start, end in sack_blocks:
             if start < una:
                 start = una
             if end > start:
-                newly += self._add(start, end)
+                newly += self._add(start, end, new)
         released = 0
         blocks = self.blocks
         while blocks and blocks[0][0] < una:
@@ -62,8 +65,9 @@ class Scoreboard:
                 first[0] = una
         return newly, released
 
-    def _add(self, start: int, end: int) -> int:
-        """Merge ``[start, end)`` in; return how many segments were new."""
+    def _add(self, start: int, end: int, new: list[tuple[int, int]] | None) -> int:
+        """Merge ``[start, end)`` in; return how many segments were new (and
+        append their ranges to ``new`` if it is a list)."""
         blocks = self.blocks
         i = bisect.bisect_left(blocks, [start, start])
         if i > 0 and blocks[i - 1][1] >= start:
@@ -71,11 +75,17 @@ class Scoreboard:
         j = i
         covered = 0
         lo, hi = start, end
+        gap = start  # first segment of [start, end) not yet known covered
         while j < len(blocks) and blocks[j][0] <= end:
             b = blocks[j]
             covered += max(0, min(b[1], end) - max(b[0], start))
+            if new is not None and b[0] > gap:
+                new.append((gap, min(b[0], end)))
+            gap = max(gap, b[1])
             lo, hi = min(lo, b[0]), max(hi, b[1])
             j += 1
+        if new is not None and gap < end:
+            new.append((gap, end))
         blocks[i:j] = [[lo, hi]]
         return (end - start) - covered
 

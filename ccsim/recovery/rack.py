@@ -1,0 +1,127 @@
+"""RACK: loss detection by transmission order (RFC 8985), as Linux runs it.
+
+Sources: Y. Cheng, N. Cardwell, N. Dukkipati, P. Jha, "The RACK-TLP Loss
+Detection Algorithm for TCP", RFC 8985, 2021, §6.2 (marking losses); Linux
+``net/ipv4/tcp_recovery.c`` and ``tcp_packets_in_flight`` in
+``include/net/tcp.h`` (6.x) for how marked segments are then counted.
+
+A segment is lost once a segment *sent after it* has been delivered
+(cumulatively acknowledged or SACKed) and the reordering window has passed.
+The rule is about transmissions, not sequence numbers, so it also finds a
+retransmission lost a second time, which RFC 6675's IsLost cannot: without
+it, only the retransmission timer, backed off, finds such a loss.
+
+Marked segments wait in :attr:`Rack.lost` until they are sent again, and
+``pipe`` (the segments in flight) is Linux's ``packets_out − sacked_out −
+lost_out + retrans_out``: the unSACKed outstanding segments less those marked
+lost and not resent since.
+
+Differences from the source:
+
+* ccsim's paths are FIFO, so segments are never reordered and the
+  reordering window is 0: what Linux uses in recovery while it has seen no
+  reordering (``tcp_rack_reo_wnd``). Recovery still starts on DupThresh
+  SACKed segments, Linux's own threshold while it has seen no reordering;
+  marks made before that wait for it. So there is no reordering timer (§6.3)
+  and no Tail Loss Probe (§7).
+* "Sent after" compares transmission counts, not timestamps: ccsim sends a
+  burst's segments at one instant.
+* A delivery of a retransmitted segment that comes less than ``min_rtt``
+  after the retransmission is taken to be of the earlier copy and dates
+  nothing (§6.2 step 2, without timestamps).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import deque
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .scoreboard import Scoreboard
+
+
+class Rack:
+    """Transmission-ordered loss marks for one sender (segments count sequence space).
+
+    Attributes:
+        queue: ``(transmission index, segment)`` of transmissions not yet
+            judged, in the order they were sent.
+        latest: transmission index of the most recently sent segment known
+            delivered (RFC 8985's ``RACK.xmit_ts``); -1 before any.
+        lost: segments marked lost and not sent again since, ascending.
+    """
+
+    __slots__ = ("queue", "latest", "lost")
+
+    def __init__(self) -> None:
+        self.queue: deque[tuple[int, int]] = deque()
+        self.latest = -1
+        self.lost: list[int] = []
+
+    def on_sent(self, index: int, seq: int) -> None:
+        """Segment ``seq`` went out as transmission number ``index``."""
+        self.queue.append((index, seq))
+        self.unmark(seq)
+
+    def unmark(self, seq: int) -> None:
+        """Segment ``seq`` is being resent: it no longer waits."""
+        lost = self.lost
+        if lost:
+            if lost[0] == seq:
+                del lost[0]
+            else:
+                i = bisect.bisect_left(lost, seq)
+                if i < len(lost) and lost[i] == seq:
+                    del lost[i]
+
+    def on_delivered(self, sent_at: float, resent: bool, index: int, now: float,
+                     min_rtt: float) -> None:
+        """A transmission, sent at ``sent_at`` (s) as number ``index``, was
+        delivered (RFC 8985 §6.2 steps 1–2)."""
+        if index > self.latest and not (resent and now - sent_at < min_rtt):
+            self.latest = index
+
+    def mark(self, sent: dict, board: "Scoreboard", una: int) -> bool:
+        """Mark every outstanding, unSACKed segment sent before ``latest`` lost;
+        return whether one of them was a retransmission.
+
+        ``sent[seq]`` is the segment's latest transmission: ``[1]`` says
+        whether it was a retransmission and ``[4]`` is its index.
+        """
+        queue, latest, lost = self.queue, self.latest, self.lost
+        lost_retransmission = False
+        while queue and queue[0][0] < latest:
+            index, seq = queue.popleft()
+            if seq >= una:
+                record = sent.get(seq)
+                if record is not None and record[4] == index and not board.is_sacked(seq):
+                    bisect.insort(lost, seq)
+                    lost_retransmission = lost_retransmission or record[1]
+        return lost_retransmission
+
+    def forget(self, una: int, new_ranges: list[tuple[int, int]]) -> None:
+        """Unmark segments now acknowledged or SACKed (after a timeout every
+        outstanding segment is marked, and some of them were still in flight)."""
+        lost = self.lost
+        if not lost:
+            return
+        if lost[0] < una:
+            del lost[:bisect.bisect_left(lost, una)]
+        for start, end in new_ranges:
+            del lost[bisect.bisect_left(lost, start):bisect.bisect_left(lost, end)]
+
+    def mark_all(self, una: int, high: int, board: "Scoreboard") -> None:
+        """At a timeout, every unSACKed outstanding segment is lost (Linux's
+        ``tcp_timeout_mark_lost``)."""
+        lost, seq = [], una
+        for start, end in board.blocks:
+            lost.extend(range(seq, start))
+            seq = end
+        lost.extend(range(seq, high))
+        self.lost = lost
+        self.queue.clear()
+
+    def pipe(self, una: int, high: int, board: "Scoreboard") -> int:
+        """Segments in flight: unSACKed in ``[una, high)`` less those marked lost."""
+        return high - una - board.count - len(self.lost)

@@ -1,0 +1,134 @@
+"""RACK loss detection (ccsim.recovery.rack) and the PRR recovery that uses it.
+
+RFC 8985 §6.2, restated: when a segment is delivered, every segment that was
+sent before it and is neither acknowledged nor SACKed is lost (ccsim never
+reorders, so the reordering window is 0). "Sent before" is about the latest
+transmission of each segment, so a retransmission lost again is found once
+something sent after it arrives. Linux counts what is in flight as
+``packets_out − sacked_out − lost_out + retrans_out``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import ccsim
+from ccsim.recovery.rack import Rack
+from ccsim.recovery.scoreboard import Scoreboard
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_sack_family import watch  # noqa: E402
+
+
+class Wire:
+    """A sender's transmission records, kept by hand: ``sent[seq]`` is the
+    latest transmission as ``(time, resent, _, _, index)``."""
+
+    def __init__(self) -> None:
+        self.rack, self.board = Rack(), Scoreboard()
+        self.sent: dict[int, tuple] = {}
+        self.index = 0
+        self.una = 0
+
+    def send(self, seq: int, t: float = 0.0) -> None:
+        self.index += 1
+        self.sent[seq] = (t, seq in self.sent, 0, 0, self.index)
+        self.rack.on_sent(self.index, seq)
+
+    def sack(self, start: int, end: int, t: float = 1.0, min_rtt: float = 0.1) -> bool:
+        """Segments [start, end) are SACKed at time t; RACK judges."""
+        new: list[tuple[int, int]] = []
+        self.board.update(self.una, ((start, end),), new)
+        for a, b in new:
+            for seq in range(a, b):
+                r = self.sent[seq]
+                self.rack.on_delivered(r[0], r[1], r[4], t, min_rtt)
+        found = self.rack.mark(self.sent, self.board, self.una)
+        self.rack.forget(self.una, new)
+        return found
+
+
+def test_segments_sent_before_a_delivered_one_are_lost():
+    w = Wire()
+    for seq in range(10):
+        w.send(seq)
+    assert w.sack(5, 6) is False  # first transmissions only: no lost retransmission
+    assert w.rack.lost == [0, 1, 2, 3, 4]
+    assert w.rack.pipe(0, 10, w.board) == 10 - 1 - 5  # 6..9 in flight
+
+
+def test_a_retransmission_is_lost_only_once_something_sent_after_it_arrives():
+    w = Wire()
+    for seq in range(10):
+        w.send(seq)
+    w.sack(3, 4)                      # 0, 1, 2 lost
+    w.send(0)                         # resent: no longer waiting
+    assert w.rack.lost == [1, 2]
+    w.sack(9, 10)                     # sent before the resend of 0: 0 is not judged again
+    assert 0 not in w.rack.lost and w.rack.lost == [1, 2, 4, 5, 6, 7, 8]
+    w.send(1)                         # sent after the resend of 0
+    assert w.sack(1, 2) is True       # ... arrives: the resend of 0 was lost
+    assert w.rack.lost == [0, 2, 4, 5, 6, 7, 8]
+
+
+def test_an_ack_too_early_for_the_retransmission_dates_nothing():
+    # RFC 8985 §6.2 step 2: delivered less than min_rtt after it was resent, so it
+    # is the original that arrived; the resend's place in the order says nothing.
+    w = Wire()
+    for seq in range(4):
+        w.send(seq, t=0.0)
+    w.send(0, t=0.95)                 # a spurious resend: index 5, after 1..3
+    w.sack(0, 1, t=1.0, min_rtt=0.1)  # arrives 0.05 s after the resend
+    assert w.rack.lost == [] and w.rack.latest == -1
+
+
+def test_forget_and_mark_all():
+    w = Wire()
+    for seq in range(10):
+        w.send(seq)
+    w.sack(4, 6)
+    w.rack.mark_all(2, 10, w.board)   # a timeout with 0, 1 acknowledged
+    assert w.rack.lost == [2, 3, 6, 7, 8, 9] and not w.rack.queue
+    assert w.rack.pipe(2, 10, w.board) == 0
+    w.una = 3
+    w.board.update(3, ())
+    w.sack(7, 8, t=0.05)              # some were still in flight after all
+    assert w.rack.lost == [3, 6, 8, 9]
+
+
+@pytest.mark.parametrize("recovery, timeouts", [("sack", 1), ("fack", 1), ("prr", 0)])
+def test_a_retransmission_lost_again(recovery, timeouts):
+    # Segment 100 and its fast retransmission are both dropped. RFC 6675 and FACK
+    # have no way to see the second loss and wait for the timer; RACK sees it when
+    # segments sent after the retransmission are SACKed, and PRR resends 100 again
+    # within the same recovery (Linux re-arms the timer on resending the head).
+    spy = watch(ccsim.dumbbell("10Mbps", "100ms", buffer=200, duration="3s", seed=1,
+                               flows=[ccsim.Flow("reno", recovery=recovery,
+                                                 drop_segments=[100, 100])]))
+    sends = [tx for tx in spy.tx if tx["seq"] == 100]
+    assert spy.sender.timeouts == timeouts and spy.sender.recoveries == 1
+    assert len(sends) == 3 and sends[1]["in_recovery"]
+    assert sends[2]["in_recovery"] is (timeouts == 0)
+
+
+def test_a_retransmission_lost_after_a_timeout_starts_a_recovery():
+    # The last ten segments of a 40-segment transfer are dropped, so no duplicate ACKs
+    # come and the timer fires; segment 31's first resend is dropped too. Linux
+    # (tcp_fastretrans_alert) leaves the loss phase for a recovery, with a second
+    # reduction, once RACK finds that resend lost; RFC 6675 times out again.
+    def run(recovery):
+        flow = ccsim.Flow("reno", recovery=recovery, size=40 * 1460,
+                          drop_segments=list(range(30, 40)) + [31])
+        return watch(ccsim.dumbbell("10Mbps", "100ms", buffer=200, duration="5s", seed=1,
+                                    flows=[flow]))
+    sack, prr = run("sack"), run("prr")
+    assert (sack.sender.timeouts, sack.sender.recoveries) == (2, 0)
+    assert (prr.sender.timeouts, prr.sender.recoveries) == (1, 1)
+    entry = prr.enters[0]
+    assert entry["una"] == 31 and prr.tx[entry["n_tx"]]["seq"] == 31
+    after_timeout = max(10 / 2, 2)   # RFC 5681 eq. 4 with FlightSize 10 at the timeout
+    assert entry["ssthresh"] < after_timeout
+    assert prr.sender.done_at < sack.sender.done_at
