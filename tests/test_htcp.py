@@ -19,6 +19,13 @@ def htcp_alpha_raw(delta, delta_l=1.0):
     return 1 + 10 * (delta - delta_l) + ((delta - delta_l) / 2) ** 2
 
 
+def htcp_alpha(delta, rtt_min, beta):
+    """2(1 − β)·max(α_raw·clamp(RTT_min/100 ms, 0.1, 2), 1): Linux's RTT scaling never takes
+    the increase below one segment per RTT (``if (!factor) factor = 1``)."""
+    scale = min(max(rtt_min / 0.1, 0.1), 2.0)
+    return 2 * (1 - beta) * max(scale * htcp_alpha_raw(delta), 1.0)
+
+
 def htcp_beta(rtt_min, rtt_max):
     """β = RTT_min/RTT_max bounded to [0.5, 0.8]."""
     return min(max(rtt_min / rtt_max, 0.5), 0.8)
@@ -53,18 +60,26 @@ def test_alpha_raw(delta, expected):
     assert cc.alpha_raw(delta) == pytest.approx(htcp_alpha_raw(delta), rel=1e-12)
 
 
-@pytest.mark.parametrize("min_rtt, scale", [
-    (0.1, 1.0),    # RTT_ref itself: no scaling
-    (0.05, 0.5),   # 50 ms / 100 ms
-    (0.005, 0.1),  # 0.05 clamped up to 0.1 (Linux's lower bound)
-    (0.4, 2.0),    # 4 clamped down to 2 (Linux's upper bound)
-])
-def test_alpha_scaled(min_rtt, scale):
+@pytest.mark.parametrize("min_rtt", [0.1, 0.05, 0.005, 0.001, 0.4])
+def test_alpha_scaled(min_rtt):
+    # 0.1: RTT_ref itself; 0.05: half; 0.005 and 0.001: clamped up to 0.1 (Linux's lower
+    # bound); 0.4: clamped down to 2 (Linux's upper bound).
     cc = make()
     cc.min_rtt, cc.beta = min_rtt, 0.7
     for delta in (0.5, 2.0, 5.0):
-        assert cc.alpha(delta) == pytest.approx(
-            2 * (1 - 0.7) * scale * htcp_alpha_raw(delta), rel=1e-12)
+        assert cc.alpha(delta) == pytest.approx(htcp_alpha(delta, min_rtt, 0.7), rel=1e-12)
+
+
+@pytest.mark.parametrize("min_rtt, delta, expected", [
+    (0.001, 0.5, 1.0),    # LAN, low-speed mode: 0.1 × 1 floored to 1 → Reno's increase
+    (0.05, 0.5, 1.0),     # 0.5 × 1 floored to 1
+    (0.05, 2.0, 5.625),   # 0.5 × 11.25
+    (0.005, 5.0, 4.5),    # 0.1 × 45
+])
+def test_scaled_alpha_is_at_least_one_segment_per_rtt(min_rtt, delta, expected):
+    cc = make()
+    cc.min_rtt, cc.beta = min_rtt, 0.5  # 2(1 − β) = 1
+    assert cc.alpha(delta) == pytest.approx(expected, rel=1e-12)
 
 
 def test_alpha_without_rtt_scaling():

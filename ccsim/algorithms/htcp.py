@@ -10,8 +10,11 @@ With ``Δ`` the time since the last congestion event (s):
 * ``α_raw(Δ) = 1`` for ``Δ ≤ Δ_L``, else
   ``1 + 10(Δ − Δ_L) + ((Δ − Δ_L)/2)²``;
 * RTT scaling (Linux ``use_rtt_scaling = 1``):
-  ``α_raw ← α_raw · clamp(RTT_min/RTT_ref, 0.1, 2)``, so flows with
-  different RTTs gain equal rate, not equal window;
+  ``α_raw ← max(α_raw · clamp(RTT_min/RTT_ref, 0.1, 2), 1)``, so flows with
+  different RTTs gain equal rate, not equal window, but never less than
+  Reno's one segment per RTT (Linux's ``if (!factor) factor = 1`` in
+  ``htcp_alpha_update``; without that floor a LAN flow would grow ten times
+  slower than Reno);
 * ``α = 2(1 − β)·α_raw``: ``α = α_raw`` at β = 0.5 (Reno's increase for
   ``Δ ≤ Δ_L``), and a gentler backoff is paid for with a smaller increase;
 * per ACK in congestion avoidance: ``cwnd += α·acked/cwnd``;
@@ -32,7 +35,8 @@ Differences from the source:
   ``RTT_min ≤ 10 ms``): β is always the clamped RTT ratio.
 * Undo of spurious loss events (Linux restores ``last_cong``) is not
   modelled.
-* Windows and α are floats; Linux uses fixed point with 7 fractional bits.
+* Windows and α are floats; Linux uses fixed point with 7 fractional bits
+  and rounds the scaled α_raw down to a whole number of segments.
 
 Defaults and their sources:
 
@@ -96,7 +100,7 @@ class Htcp(Reno):
         a = self.alpha_raw(delta)
         if self.rtt_scaling and math.isfinite(self.min_rtt) and self.min_rtt > 0:
             ratio = min(max(self.min_rtt / self.rtt_ref, _RTT_RATIO_MIN), _RTT_RATIO_MAX)
-            a *= ratio
+            a = max(a * ratio, 1.0)
         return 2.0 * (1.0 - self.beta) * a
 
     def beta_for(self, min_rtt: float, max_rtt: float) -> float:
