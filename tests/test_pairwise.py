@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -12,6 +13,7 @@ from ccsim.algorithms import CongestionControl
 from ccsim.algorithms import registry as algorithm_registry
 from ccsim.cli import main
 from ccsim.experiments import pairwise_matrix
+from ccsim.experiments.pairwise import SEED_000_TABLE_I, outcome, seed_agreement
 
 SMALL = dict(bandwidth="10Mbps", rtt="5ms", buffer=50, delay="2s", duration="6s")
 
@@ -90,3 +92,44 @@ def test_matrix_command(tmp_path, capsys):
     assert len(table) == 4 and set(table["first"]) == {"reno", "newreno"}
     assert (tmp_path / "m.png").stat().st_size > 0
     assert not math.isnan(table["first_share"].iloc[0])
+
+
+SEED_000 = Path(__file__).parents[2] / "shared" / "seeds" / "000_91321bb5f5dd1384.txt"
+
+
+@pytest.mark.skipif(not SEED_000.exists(), reason="../shared/seeds not beside the repository")
+def test_seed_table_is_transcribed_from_the_seed():
+    # Read Table I's rows straight from the seed's text and compare every cell.
+    names = {"vegas", "htcp", "westwood", "illinois", "bic", "scalable", "highspeed", "yeah",
+             "lp", "hybla", "reno", "cubic"}
+    lines = [line for line in SEED_000.read_text().splitlines()
+             if line.startswith("| ") and line.split("|")[1].strip().lower() in names
+             and "," in line.split("|")[2]]
+    header = ["vegas", "htcp", "westwood", "illinois", "bic", "scalable", "highspeed", "yeah",
+              "lp", "hybla", "reno", "cubic"]
+    assert len(lines) == 12
+    for line in lines:
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        row = cells[0].lower()
+        for column, cell in zip(header, cells[1:13]):
+            first, second = (int(x) for x in cell.split(","))
+            assert SEED_000_TABLE_I[row][column] == (first, second), (row, column)
+
+
+def test_outcome_and_agreement():
+    assert list(outcome([70, 35, 55], [30, 65, 45])) == ["first", "second", "shared"]
+    seed = pd.DataFrame([
+        {"first": a, "second": b, "first_bps": f * 1e6, "second_bps": s * 1e6,
+         "seed_first_bps": f * 1e6, "seed_second_bps": s * 1e6, "error": ""}
+        for a, row in SEED_000_TABLE_I.items() for b, (f, s) in row.items()])
+    assert seed_agreement(seed) == 1.0  # the seed agrees with itself
+    swapped = seed.assign(first_bps=seed.second_bps, second_bps=seed.first_bps)
+    shared = outcome(seed.first_bps, seed.second_bps) == "shared"
+    assert seed_agreement(swapped) == pytest.approx(shared.mean())  # only ties survive a swap
+
+
+def test_small_matrix_reports_the_seed_figures(small):
+    t = small.table.set_index(["first", "second"])
+    assert t.loc[("reno", "cubic"), "seed_first_bps"] == 54e6  # Table I: Reno 54, CUBIC 49
+    assert t.loc[("cubic", "scalable"), "seed_second_bps"] == 77e6
+    assert 0.0 <= small.data["agreement"] <= 1.0

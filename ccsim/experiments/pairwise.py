@@ -27,6 +27,73 @@ from ..run import run
 from ..scenario import Flow, dumbbell
 from ._result import ExperimentResult
 
+#: Seed 000, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
+#: pair's average throughputs (first, second) in Mbit/s, Linux 2.6-era kernels on
+#: a 100 Mbit/s LAN. ``highspeed`` is the seed's "HighSpeed", ``westwood`` its
+#: "Westwood" (Linux's tcp_westwood, which is Westwood+).
+SEED_000_TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
+    "vegas": {
+        "vegas": (49, 50), "htcp": (10, 95), "westwood": (8, 95), "illinois": (6, 97),
+        "bic": (13, 91), "scalable": (8, 95), "highspeed": (9, 95), "yeah": (23, 95),
+        "lp": (10, 95), "hybla": (10, 94), "reno": (9, 94), "cubic": (10, 94),
+    },
+    "htcp": {
+        "vegas": (95, 10), "htcp": (52, 52), "westwood": (19, 86), "illinois": (38, 65),
+        "bic": (41, 62), "scalable": (41, 64), "highspeed": (64, 40), "yeah": (64, 40),
+        "lp": (65, 38), "hybla": (66, 37), "reno": (66, 37), "cubic": (67, 37),
+    },
+    "westwood": {
+        "vegas": (95, 8), "htcp": (86, 19), "westwood": (46, 57), "illinois": (69, 34),
+        "bic": (84, 19), "scalable": (80, 23), "highspeed": (89, 15), "yeah": (89, 14),
+        "lp": (90, 13), "hybla": (90, 14), "reno": (90, 13), "cubic": (91, 13),
+    },
+    "illinois": {
+        "vegas": (97, 6), "htcp": (65, 38), "westwood": (34, 69), "illinois": (13, 89),
+        "bic": (93, 10), "scalable": (88, 22), "highspeed": (94, 9), "yeah": (93, 10),
+        "lp": (95, 7), "hybla": (70, 33), "reno": (95, 8), "cubic": (94, 10),
+    },
+    "bic": {
+        "vegas": (91, 13), "htcp": (62, 41), "westwood": (19, 84), "illinois": (53, 51),
+        "bic": (54, 49), "scalable": (55, 51), "highspeed": (73, 30), "yeah": (73, 30),
+        "lp": (74, 29), "hybla": (75, 28), "reno": (75, 28), "cubic": (77, 26),
+    },
+    "scalable": {
+        "vegas": (95, 8), "htcp": (62, 42), "westwood": (23, 80), "illinois": (50, 53),
+        "bic": (51, 55), "scalable": (51, 52), "highspeed": (71, 32), "yeah": (72, 31),
+        "lp": (76, 27), "hybla": (74, 29), "reno": (77, 26), "cubic": (77, 26),
+    },
+    "highspeed": {
+        "vegas": (95, 9), "htcp": (40, 64), "westwood": (15, 89), "illinois": (36, 68),
+        "bic": (30, 73), "scalable": (32, 71), "highspeed": (54, 50), "yeah": (58, 45),
+        "lp": (61, 42), "hybla": (63, 40), "reno": (62, 40), "cubic": (64, 40),
+    },
+    "yeah": {
+        "vegas": (95, 23), "htcp": (40, 64), "westwood": (19, 84), "illinois": (37, 67),
+        "bic": (30, 73), "scalable": (31, 72), "highspeed": (45, 58), "yeah": (52, 51),
+        "lp": (53, 50), "hybla": (57, 46), "reno": (54, 49), "cubic": (54, 49),
+    },
+    "lp": {
+        "vegas": (95, 10), "htcp": (38, 65), "westwood": (13, 90), "illinois": (33, 70),
+        "bic": (29, 74), "scalable": (27, 76), "highspeed": (42, 61), "yeah": (50, 53),
+        "lp": (53, 50), "hybla": (54, 48), "reno": (50, 53), "cubic": (55, 47),
+    },
+    "hybla": {
+        "vegas": (94, 10), "htcp": (37, 66), "westwood": (14, 90), "illinois": (33, 70),
+        "bic": (28, 75), "scalable": (29, 74), "highspeed": (40, 63), "yeah": (46, 57),
+        "lp": (48, 54), "hybla": (52, 51), "reno": (49, 54), "cubic": (53, 50),
+    },
+    "reno": {
+        "vegas": (94, 9), "htcp": (37, 66), "westwood": (15, 89), "illinois": (31, 73),
+        "bic": (28, 75), "scalable": (26, 77), "highspeed": (40, 62), "yeah": (49, 54),
+        "lp": (53, 50), "hybla": (54, 49), "reno": (51, 52), "cubic": (54, 49),
+    },
+    "cubic": {
+        "vegas": (94, 10), "htcp": (37, 67), "westwood": (13, 91), "illinois": (33, 70),
+        "bic": (26, 77), "scalable": (26, 77), "highspeed": (40, 64), "yeah": (49, 54),
+        "lp": (47, 55), "hybla": (50, 53), "reno": (49, 54), "cubic": (47, 55),
+    },
+}
+
 
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=1000, delay="10s", duration="60s", seed: int = 1,
@@ -54,6 +121,9 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         the run failed, else empty). ``data["matrix"]`` is Table I's layout
         ("86,19" in Mbit/s), ``data["start_order"]`` the pairs whose outcome
         depends on the order, ``data["wall_time"]`` the run time (s).
+        ``seed_first_bps`` and ``seed_second_bps`` are seed 000's figures for
+        the pair (NaN where the seed has none) and ``data["agreement"]`` how
+        often the outcome matches them (:func:`seed_agreement`).
         ``plot()`` draws the matrix as a heatmap.
     """
     from .. import algorithms as registry
@@ -70,8 +140,11 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
     started = time.perf_counter()
     rows = []
     for first, second in pairs:
+        seed_cell = SEED_000_TABLE_I.get(first, {}).get(second, (np.nan, np.nan))
         row = {"first": first, "second": second, "first_bps": np.nan,
-               "second_bps": np.nan, "first_share": np.nan, "error": ""}
+               "second_bps": np.nan, "first_share": np.nan,
+               "seed_first_bps": seed_cell[0] * 1e6, "seed_second_bps": seed_cell[1] * 1e6,
+               "error": ""}
         try:
             sc = dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
                           flows=[Flow(first), Flow(second, start=delay)], **knobs)
@@ -88,8 +161,29 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         bar.close()
     table = pd.DataFrame(rows)
     data = {"matrix": _matrix(table, names), "start_order": _start_order(table, order_threshold),
-            "wall_time": time.perf_counter() - started, "names": names}
+            "agreement": seed_agreement(table), "wall_time": time.perf_counter() - started,
+            "names": names}
     return ExperimentResult("pairwise matrix (seed 000, Table I)", table, data, _draw)
+
+
+def outcome(first_bps, second_bps, margin: float = 0.1):
+    """``"first"``, ``"second"`` or ``"shared"``: who takes more than
+    ``0.5 + margin`` of the pair's combined throughput (arrays accepted)."""
+    first_bps, second_bps = np.asarray(first_bps, float), np.asarray(second_bps, float)
+    share = first_bps / (first_bps + second_bps)
+    return np.where(share > 0.5 + margin, "first",
+                    np.where(share < 0.5 - margin, "second", "shared"))
+
+
+def seed_agreement(table: pd.DataFrame) -> float:
+    """Fraction of the pairs seed 000 also ran whose :func:`outcome` matches
+    the seed's; NaN when there are none."""
+    done = table[(table.error == "") & table.seed_first_bps.notna()]
+    if done.empty:
+        return float("nan")
+    ours = outcome(done.first_bps, done.second_bps)
+    seed = outcome(done.seed_first_bps, done.seed_second_bps)
+    return float(np.mean(ours == seed))
 
 
 def _matrix(table: pd.DataFrame, names: list[str]) -> pd.DataFrame:
