@@ -19,6 +19,13 @@ window, in segments per unit of *time*, as a reference connection with
 ``RTT`` is the smallest RTT sample of the flow (``Ack.min_rtt``); before the
 first sample ``rho = 1``.
 
+What to expect: a long-RTT Hybla flow's window grows ``ρ²`` segments per
+RTT, so it overshoots a small buffer by many segments and relies on its
+recovery (PRR with RACK by default) to resend retransmissions lost again.
+``ρ`` comes from the propagation RTT, so a deep buffer, whose queueing delay
+lengthens both flows' RTTs alike, leaves the long flow growing faster per
+second than a short one and taking the larger share.
+
 Default: ``rtt0 = 0.025`` s, the paper's reference RTT and Linux's module
 parameter ``rtt0 = 25`` (ms) in ``net/ipv4/tcp_hybla.c`` (Linux 6.x).
 
