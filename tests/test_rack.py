@@ -42,13 +42,7 @@ class Wire:
         """Segments [start, end) are SACKed at time t; RACK judges."""
         new: list[tuple[int, int]] = []
         self.board.update(self.una, ((start, end),), new)
-        for a, b in new:
-            for seq in range(a, b):
-                r = self.sent[seq]
-                self.rack.on_delivered(r[0], r[1], r[4], t, min_rtt)
-        found = self.rack.mark(self.sent, self.board, self.una)
-        self.rack.forget(self.una, new)
-        return found
+        return self.rack.on_ack(self.sent, self.una, self.una, new, self.board, t, min_rtt)
 
 
 def test_segments_sent_before_a_delivered_one_are_lost():

@@ -217,7 +217,8 @@ class Sender:
             new = [] if rack is not None else None
             newly_sacked, released = self.scoreboard.update(max(ackno, una), ack[1], new)
             if rack is not None:
-                lost_retransmission = self._rack_detect(una, ackno, new, now)
+                lost_retransmission = rack.on_ack(self.sent, una, ackno, new, self.scoreboard,
+                                                  now, self.min_rtt)
         if ackno > una:
             sent = self.sent
             resent = False
@@ -265,33 +266,6 @@ class Sender:
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
         self.send(now)
-
-    def _rack_detect(self, una: int, ackno: int, new: list[tuple[int, int]],
-                     now: float) -> bool:
-        """RACK (RFC 8985 §6.2): date the ACK's deliveries, mark the losses;
-        return whether a retransmission was found lost."""
-        rack, sent, min_rtt = self.rack, self.sent, self.min_rtt
-        latest = rack.latest
-        for seq in range(una, ackno):
-            record = sent[seq]  # inlined Rack.on_delivered: the per-ACK path
-            if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
-                latest = record[4]
-        for start, end in new:
-            for seq in range(start, end):
-                record = sent[seq]
-                if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
-                    latest = record[4]
-        rack.latest = latest
-        una = max(una, ackno)
-        queue = rack.queue
-        while queue and queue[0][0] < latest and queue[0][1] < una:
-            queue.popleft()  # acknowledged: nothing to judge (the usual case)
-        lost_retransmission = False
-        if queue and queue[0][0] < latest:
-            lost_retransmission = rack.mark(sent, self.scoreboard, una)
-        if rack.lost:
-            rack.forget(una, new)
-        return lost_retransmission
 
     def send(self, now: float) -> None:
         """Send while the window allows (RFC 5681 §3.1); in recovery, strategies
@@ -397,13 +371,10 @@ class Sender:
             self.high_tx = seq + 1
         index = self.transmissions = self.transmissions + 1
         self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index)
-        rack = self.rack
-        if rack is not None:
-            rack.queue.append((index, seq))
-            if retransmission:
-                rack.unmark(seq)
-                if seq == self.snd_una:
-                    self.restart_timer()  # Linux re-arms the RTO on resending the head
+        if self.rack is not None:
+            self.rack.on_sent(index, seq)
+            if retransmission and seq == self.snd_una:
+                self.restart_timer()  # Linux re-arms the RTO on resending the head
         self._send_segment(seq, now)
 
     def _rtt_sample(self, rtt: float, now: float) -> None:

@@ -60,12 +60,9 @@ class Rack:
         self.lost: list[int] = []
 
     def on_sent(self, index: int, seq: int) -> None:
-        """Segment ``seq`` went out as transmission number ``index``."""
+        """Segment ``seq`` went out as transmission number ``index``; if it was
+        marked lost, it no longer waits."""
         self.queue.append((index, seq))
-        self.unmark(seq)
-
-    def unmark(self, seq: int) -> None:
-        """Segment ``seq`` is being resent: it no longer waits."""
         lost = self.lost
         if lost:
             if lost[0] == seq:
@@ -75,20 +72,42 @@ class Rack:
                 if i < len(lost) and lost[i] == seq:
                     del lost[i]
 
-    def on_delivered(self, sent_at: float, resent: bool, index: int, now: float,
-                     min_rtt: float) -> None:
-        """A transmission, sent at ``sent_at`` (s) as number ``index``, was
-        delivered (RFC 8985 §6.2 steps 1–2)."""
-        if index > self.latest and not (resent and now - sent_at < min_rtt):
-            self.latest = index
+    def on_ack(self, sent: dict, una: int, ackno: int, new: list[tuple[int, int]],
+               board: "Scoreboard", now: float, min_rtt: float) -> bool:
+        """An ACK moved the cumulative ACK from ``una`` to ``ackno`` and SACKed
+        the ``new`` ranges for the first time: date its deliveries, mark what
+        they show lost, unmark what arrived. Returns whether a retransmission
+        was found lost.
+
+        ``sent[seq]`` is the segment's latest transmission: ``[0]`` its time
+        (s), ``[1]`` whether it was a retransmission, ``[4]`` its index.
+        """
+        latest = self.latest
+        for seq in range(una, ackno):
+            record = sent[seq]
+            # §6.2 step 2: a resend delivered sooner than min_rtt was not the one that arrived
+            if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                latest = record[4]
+        for start, end in new:
+            for seq in range(start, end):
+                record = sent[seq]
+                if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                    latest = record[4]
+        self.latest = latest
+        una = max(una, ackno)
+        queue = self.queue
+        while queue and queue[0][0] < latest and queue[0][1] < una:
+            queue.popleft()  # acknowledged: nothing to judge (the usual case)
+        lost_retransmission = False
+        if queue and queue[0][0] < latest:
+            lost_retransmission = self.mark(sent, board, una)
+        if self.lost:
+            self.forget(una, new)
+        return lost_retransmission
 
     def mark(self, sent: dict, board: "Scoreboard", una: int) -> bool:
         """Mark every outstanding, unSACKed segment sent before ``latest`` lost;
-        return whether one of them was a retransmission.
-
-        ``sent[seq]`` is the segment's latest transmission: ``[1]`` says
-        whether it was a retransmission and ``[4]`` is its index.
-        """
+        return whether one of them was a retransmission."""
         queue, latest, lost = self.queue, self.latest, self.lost
         lost_retransmission = False
         while queue and queue[0][0] < latest:
