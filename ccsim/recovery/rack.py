@@ -83,14 +83,10 @@ class Rack:
         (s), ``[1]`` whether it was a retransmission, ``[4]`` its index.
         """
         latest = self.latest
-        for seq in range(una, ackno):
-            record = sent[seq]
-            # §6.2 step 2: a resend delivered sooner than min_rtt was not the one that arrived
-            if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
-                latest = record[4]
-        for start, end in new:
+        for start, end in ((una, ackno), *new):
             for seq in range(start, end):
                 record = sent[seq]
+                # §6.2 step 2: a resend delivered sooner than min_rtt is not what arrived
                 if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
                     latest = record[4]
         self.latest = latest
