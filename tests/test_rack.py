@@ -126,3 +126,18 @@ def test_a_retransmission_lost_after_a_timeout_starts_a_recovery():
     after_timeout = max(10 / 2, 2)   # RFC 5681 eq. 4 with FlightSize 10 at the timeout
     assert entry["ssthresh"] < after_timeout
     assert prr.sender.done_at < sack.sender.done_at
+
+
+def test_rack_without_sack_is_refused_by_name():
+    from ccsim.packet.tcp import Sender
+    from ccsim.recovery.base import Recovery
+
+    class NoSackRack(Recovery):
+        name = "no-sack-rack"
+        rack = True
+
+    with pytest.raises(TypeError, match="no-sack-rack.*uses_sack"):
+        Sender(ccsim.algorithms.get("reno")(), NoSackRack(), now=lambda: 0.0,
+               transmit=lambda seq, t: None, schedule=lambda t, f, p: None,
+               initial_window=10, mss=1460, rwnd=float("inf"), min_rto=0.2,
+               initial_rto=1.0, max_rto=60.0, end_seq=float("inf"))
