@@ -20,7 +20,7 @@ from . import algorithms, experiments, recovery
 from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
                      UnknownAlgorithmError)
 from .results import Result
-from .run import run
+from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, path
 
 __version__ = "0.1.0"
@@ -29,7 +29,7 @@ __all__ = [
     # describe
     "dumbbell", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
     # simulate
-    "run", "Result",
+    "run", "run_many", "Result",
     # extend and reproduce
     "algorithms", "recovery", "experiments",
     # errors

@@ -1,6 +1,8 @@
-"""Run one scenario in either engine."""
+"""Run one scenario, or a batch, in either engine."""
 
 from __future__ import annotations
+
+from typing import Iterable
 
 from .errors import ScenarioError, ScenarioTypeError
 from .results import Result
@@ -8,6 +10,19 @@ from .scenario import Scenario
 
 MODES = ("packet",)
 """Engines available; the fluid engine joins when it lands."""
+
+
+def _check(scenario: object, field: str = "scenario") -> Scenario:
+    if not isinstance(scenario, Scenario):
+        raise ScenarioTypeError(field, scenario,
+                                "a ccsim.Scenario (from ccsim.dumbbell or ccsim.path)")
+    return scenario
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in MODES:
+        raise ScenarioError("mode", mode, "one of: " + ", ".join(repr(m) for m in MODES),
+                            "the fluid engine is not built yet" if mode == "fluid" else None)
 
 
 def run(scenario: Scenario, mode: str = "packet") -> Result:
@@ -20,12 +35,18 @@ def run(scenario: Scenario, mode: str = "packet") -> Result:
 
     Same scenario and seed, same result, bit for bit.
     """
-    if not isinstance(scenario, Scenario):
-        raise ScenarioTypeError("scenario", scenario,
-                                "a ccsim.Scenario (from ccsim.dumbbell or ccsim.path)")
-    if mode not in MODES:
-        raise ScenarioError("mode", mode, "one of: " + ", ".join(repr(m) for m in MODES),
-                            "the fluid engine is not built yet" if mode == "fluid" else None)
+    return run_many([_check(scenario)], mode)[0]
+
+
+def run_many(scenarios: Iterable[Scenario], mode: str = "packet") -> list[Result]:
+    """Simulate a batch of scenarios; their results, in the same order.
+
+    The packet engine runs them one after another; the fluid engine
+    integrates the whole batch as one array program. Each result is the one
+    :func:`run` gives for its scenario alone, bit for bit.
+    """
+    batch = [_check(sc, f"scenarios[{i}]") for i, sc in enumerate(scenarios)]
+    _check_mode(mode)
     from .packet import PacketEngine
 
-    return PacketEngine(scenario).run()
+    return [PacketEngine(sc).run() for sc in batch]
