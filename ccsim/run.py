@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from .errors import ScenarioError, ScenarioTypeError
 from .results import Result
 from .scenario import Scenario
 
-MODES = ("packet",)
-"""Engines available; the fluid engine joins when it lands."""
+MODES = ("packet", "fluid")
+"""The engines: the SimPy packet engine and the numpy fluid engine."""
 
 
 def _check(scenario: object, field: str = "scenario") -> Scenario:
@@ -21,32 +21,44 @@ def _check(scenario: object, field: str = "scenario") -> Scenario:
 
 def _check_mode(mode: str) -> None:
     if mode not in MODES:
-        raise ScenarioError("mode", mode, "one of: " + ", ".join(repr(m) for m in MODES),
-                            "the fluid engine is not built yet" if mode == "fluid" else None)
+        raise ScenarioError("mode", mode, "one of: " + ", ".join(repr(m) for m in MODES))
 
 
-def run(scenario: Scenario, mode: str = "packet") -> Result:
+def run(scenario: Scenario, mode: str = "packet", **options: Any) -> Result:
     """Simulate ``scenario`` and return its :class:`~ccsim.results.Result`.
 
     Args:
         scenario: built with :func:`ccsim.dumbbell`, :func:`ccsim.path` or
             :class:`ccsim.Scenario`.
-        mode: ``"packet"`` (the SimPy packet engine).
+        mode: ``"packet"`` (the SimPy packet engine) or ``"fluid"`` (the
+            numpy fluid engine, :mod:`ccsim.fluid`).
+        **options: the fluid engine's ``step``, ``min_step`` and ``traces``
+            (see :class:`ccsim.fluid.FluidEngine`).
 
     Same scenario and seed, same result, bit for bit.
     """
-    return run_many([_check(scenario)], mode)[0]
+    return run_many([_check(scenario)], mode, **options)[0]
 
 
-def run_many(scenarios: Iterable[Scenario], mode: str = "packet") -> list[Result]:
+def run_many(scenarios: Iterable[Scenario], mode: str = "packet",
+             **options: Any) -> list[Result]:
     """Simulate a batch of scenarios; their results, in the same order.
 
     The packet engine runs them one after another; the fluid engine
     integrates the whole batch as one array program. Each result is the one
-    :func:`run` gives for its scenario alone, bit for bit.
+    :func:`run` gives for its scenario alone, bit for bit (but for
+    ``metrics["wall_time"]``, which the fluid engine shares out over its batch).
     """
     batch = [_check(sc, f"scenarios[{i}]") for i, sc in enumerate(scenarios)]
     _check_mode(mode)
+    if mode == "fluid":
+        from .fluid import FluidEngine
+
+        return FluidEngine(batch, **options).run() if batch else []
+    if options:
+        name = sorted(options)[0]
+        raise ScenarioError(name, options[name], "an option of the fluid engine only",
+                            "the packet engine takes none")
     from .packet import PacketEngine
 
     return [PacketEngine(sc).run() for sc in batch]

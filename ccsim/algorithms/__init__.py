@@ -1,7 +1,7 @@
 """Congestion-control algorithms: one module per algorithm, and the registry.
 
-Every module in this package other than ``base`` and ``registry`` defines one
-window law and registers it; importing the package imports them all, so a new
+Every module in this package other than ``base``, ``fluid`` (the contracts)
+and ``registry`` defines one window law and registers it; importing the package imports them all, so a new
 algorithm is one new file.
 """
 
@@ -9,10 +9,12 @@ import importlib as _importlib
 import pkgutil as _pkgutil
 
 from .base import Ack, CongestionControl, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import get, names, register
 
 for _mod in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
-    if _mod not in ("base", "registry"):
+    if _mod not in ("base", "fluid", "registry"):
         _importlib.import_module(f"{__name__}.{_mod}")
 
-__all__ = ["Ack", "CongestionControl", "Loss", "RttSample", "get", "names", "register"]
+__all__ = ["Ack", "CongestionControl", "Loss", "RttSample", "FluidLaw", "FlowArrays", "get",
+           "names", "register"]

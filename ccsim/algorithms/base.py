@@ -141,6 +141,12 @@ class CongestionControl:
     #: declares them: a subclass that overrides a hook (``start``, ``on_ack``,
     #: ``on_loss``, ``ssthresh_after``) without redeclaring gets the defaults.
     properties: ClassVar[tuple[Callable[..., str | None], ...]] = ()
+    #: The law in vectorised form for the fluid engine: a
+    #: :class:`~ccsim.algorithms.fluid.FluidLaw` subclass, declared in the
+    #: algorithm's own file. Looked up on the class itself, never inherited
+    #: (a subclass may change the rules); without one, the fluid engine calls
+    #: this class's hooks once per step instead.
+    fluid: ClassVar[type | None] = None
 
     cwnd: float
     ssthresh: float

@@ -17,7 +17,7 @@ Differences from the source: those of :mod:`ccsim.algorithms.reno`.
 from __future__ import annotations
 
 from .registry import register
-from .reno import Reno
+from .reno import Reno, RenoFluid
 
 
 @register
@@ -25,4 +25,5 @@ class NewReno(Reno):
     """Reno's window law with NewReno recovery (RFC 6582)."""
 
     name = "newreno"
+    fluid = RenoFluid  # the same window law; recovery is the flow's
     recovery = "newreno"

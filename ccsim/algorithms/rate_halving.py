@@ -12,7 +12,7 @@ Differences from the source: those of :mod:`ccsim.algorithms.reno` and
 from __future__ import annotations
 
 from .registry import register
-from .reno import Reno
+from .reno import Reno, RenoFluid
 
 
 @register
@@ -20,4 +20,5 @@ class RateHalving(Reno):
     """Reno's window law with Rate-Halving recovery."""
 
     name = "rate-halving"
+    fluid = RenoFluid  # the same window law; recovery is the flow's
     recovery = "rate-halving"

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 
 from .base import Ack, CongestionControl, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 
@@ -76,3 +77,16 @@ class Reno(CongestionControl):
         acked = self.slow_start(ack.acked)
         if acked:
             self.cwnd += acked / self.cwnd
+
+
+class RenoFluid(FluidLaw):
+    """Reno in the fluid engine: slow start doubles ``cwnd`` per RTT up to
+    ``ssthresh``; congestion avoidance adds one segment per RTT
+    (``dcwnd/dt = 1/RTT``, RFC 5681 eq. 3 with a window of ACKs per RTT);
+    a loss sets ``ssthresh = max(FlightSize/2, 2)`` (eq. 4)."""
+
+    def grow(self, f: FlowArrays) -> None:
+        f.cwnd += f.slow_start() / f.rtt
+
+
+Reno.fluid = RenoFluid

@@ -13,7 +13,7 @@ Differences from the source: those of :mod:`ccsim.algorithms.reno` and
 from __future__ import annotations
 
 from .registry import register
-from .reno import Reno
+from .reno import Reno, RenoFluid
 
 
 @register
@@ -21,4 +21,5 @@ class Sack(Reno):
     """Reno's window law with SACK recovery (RFC 6675)."""
 
     name = "sack"
+    fluid = RenoFluid  # the same window law; recovery is the flow's
     recovery = "sack"

@@ -17,7 +17,7 @@ is used here, as in ns-2's Tahoe.
 from __future__ import annotations
 
 from .registry import register
-from .reno import Reno
+from .reno import Reno, RenoFluid
 
 
 @register
@@ -25,4 +25,5 @@ class Tahoe(Reno):
     """Reno's window law with Tahoe's recovery (slow start after every loss)."""
 
     name = "tahoe"
+    fluid = RenoFluid  # the same window law; recovery is the flow's
     recovery = "tahoe"

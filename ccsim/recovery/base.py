@@ -93,6 +93,19 @@ class Recovery:
     rack: ClassVar[bool] = False
     owns_sending: ClassVar[bool] = False
     dupthresh: ClassVar[int] = 3
+    #: How the fluid engine (:mod:`ccsim.fluid`), which sees loss events but
+    #: not segments, models this strategy. ``fluid_multiple_loss``: what more
+    #: than one loss in a window costs — ``"free"`` (all repaired within the
+    #: recovery's RTT: SACK-based strategies), ``"rtt_each"`` (one RTT per lost
+    #: segment: NewReno's partial ACKs) or ``"halve_each"`` (Reno: recovery
+    #: ends at the first partial ACK, so each further loss is a further fast
+    #: retransmit and halving, one RTT apart, while the halved window still
+    #: clocks out enough new segments for three duplicate ACKs — Fall & Floyd
+    #: 1996 — and a retransmission timeout when it does not).
+    fluid_multiple_loss: ClassVar[str] = "free"
+    #: Window once fast retransmit has resent the loss: ``"ssthresh"`` (fast
+    #: recovery) or ``"loss_window"`` (Tahoe: slow start from one segment).
+    fluid_restart: ClassVar[str] = "ssthresh"
 
     def triggered(self, tcp: SenderView) -> bool:
         """Whether this duplicate ACK starts fast retransmit: the

@@ -34,6 +34,7 @@ class NewRenoRecovery(RenoRecovery):
     """RFC 6582 NewReno fast recovery: Reno's, kept open across partial ACKs."""
 
     name = "newreno"
+    fluid_multiple_loss = "rtt_each"  # RFC 6582: one hole per partial ACK, one per RTT
 
     def __init__(self) -> None:
         self.partial_seen = False

@@ -29,6 +29,7 @@ class RenoRecovery(Recovery):
     """RFC 5681 fast retransmit / fast recovery."""
 
     name = "reno"
+    fluid_multiple_loss = "halve_each"  # each partial ACK ends recovery (Fall & Floyd 1996)
 
     def on_dupack(self, tcp: SenderView) -> None:
         if tcp.in_recovery:

@@ -26,6 +26,7 @@ class TahoeRecovery(Recovery):
     """Fast retransmit without fast recovery."""
 
     name = "tahoe"
+    fluid_restart = "loss_window"  # fast retransmit, then slow start from one segment
 
     def on_dupack(self, tcp: SenderView) -> None:
         if self.triggered(tcp):

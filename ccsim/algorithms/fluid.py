@@ -1,0 +1,147 @@
+"""The fluid-law contract: a window law over arrays of flows, for the fluid engine.
+
+A window law (:class:`~ccsim.algorithms.CongestionControl`) answers one ACK at
+a time. The fluid engine (:mod:`ccsim.fluid`) advances whole batches of flows
+by a time step ``h`` instead, and asks each algorithm for the same law in
+vectorised form: a :class:`FluidLaw`, written in the algorithm's own file
+beside its window law and attached as the class attribute ``fluid``::
+
+    class RenoFluid(FluidLaw):
+        def grow(self, f):
+            h_ca = f.slow_start()                # doubling per RTT up to ssthresh
+            f.cwnd += h_ca / f.rtt               # then one segment per RTT
+
+    Reno.fluid = RenoFluid
+
+One law instance serves every flow of a batch that runs the same algorithm
+with the same parameters; ``self.cc`` is a window-law instance built with
+those parameters, so constants are read from it (``self.cc.beta``) and
+defaults live in one place. A class without its own ``fluid`` (looked up on
+the class itself, never inherited, since a subclass may change the rules)
+still runs in the fluid engine, through its hooks (:mod:`ccsim.fluid.hooks`).
+
+The engine owns loss detection, recovery and timeouts: it calls
+:meth:`FluidLaw.on_loss` when a flow detects a loss (a reduction) and sets
+``cwnd`` to the loss window after a timeout itself. Between losses it calls
+:meth:`FluidLaw.grow` once per step.
+
+Everything a law sees is in :class:`FlowArrays`: numpy arrays over the
+group's flows, with the units of :mod:`ccsim.algorithms.base`'s events.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .base import CongestionControl
+
+__all__ = ["FluidLaw", "FlowArrays"]
+
+
+class FlowArrays:
+    """A group's flows as arrays, as a fluid law sees them (one entry per flow).
+
+    Written by laws:
+        cwnd: congestion window (segments).
+        ssthresh: slow-start threshold (segments); ``inf`` before the first loss.
+        pacing: pacing rate (segments/s); ``inf`` for none (the default).
+        plus the law's own state arrays, declared in :attr:`FluidLaw.state`.
+
+    Read by laws (set by the engine before each call):
+        h: the step (s); 0 for flows that must not grow now (not started,
+            finished, in loss recovery or waiting for a retransmission
+            timeout). A law must leave a flow unchanged when its ``h`` is 0.
+        now: time at the start of the step (s).
+        rtt: current round-trip time (s): base RTT plus queueing delay.
+        base_rtt: two-way propagation delay (s).
+        min_rtt: smallest ``rtt`` seen since the flow started (s).
+        srtt: smoothed RTT (s), an RFC 6298 average over the ACKs.
+        rate: sending rate (segments/s).
+        acked: segments acknowledged during the step (delivered ones).
+        delivered: segments delivered since the flow started.
+        inflight: segments in flight (``min(cwnd, rwnd)`` in the fluid model).
+        mss: segment size (bytes).
+
+    Attributes are views into the engine's arrays: update them in place
+    (``f.cwnd[...] = ...``, ``f.cwnd += ...``, ``np.maximum(..., out=f.cwnd)``),
+    never rebind them.
+    """
+
+    cwnd: np.ndarray
+    ssthresh: np.ndarray
+    pacing: np.ndarray
+    h: np.ndarray
+    now: np.ndarray
+    rtt: np.ndarray
+    base_rtt: np.ndarray
+    min_rtt: np.ndarray
+    srtt: np.ndarray
+    rate: np.ndarray
+    acked: np.ndarray
+    delivered: np.ndarray
+    inflight: np.ndarray
+    mss: np.ndarray
+
+    def slow_start(self) -> np.ndarray:
+        """Slow start over this step: ``cwnd`` doubles per RTT (``cwnd ·
+        2^(h/rtt)``: per-ACK ``cwnd += acked`` with every segment of a window
+        acknowledged within the next RTT) but not past ``ssthresh``.
+
+        Returns the part of the step (s) left for congestion avoidance: ``h``
+        for flows already at or above ``ssthresh``, 0 for flows still in slow
+        start, and for flows that reached ``ssthresh`` during the step the time
+        that remained.
+        """
+        cwnd, ssthresh, h, rtt = self.cwnd, self.ssthresh, self.h, self.rtt
+        in_ss = cwnd < ssthresh
+        if not in_ss.any():
+            return h
+        grown = cwnd * np.exp2(h / rtt)
+        reached = grown >= ssthresh
+        # time to reach ssthresh: rtt · log2(ssthresh / cwnd); what is left is CA
+        with np.errstate(divide="ignore", invalid="ignore"):
+            left = h - rtt * np.log2(ssthresh / cwnd)
+        h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
+        np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ssthresh), cwnd))
+        return h_ca
+
+
+class FluidLaw:
+    """Base class of fluid laws; see the module docstring.
+
+    Attributes:
+        state: the law's own per-flow state: name → initial value. The engine
+            creates each as a float array on the group's :class:`FlowArrays`
+            and resets it to the initial value when a flow starts.
+        cc: a window-law instance with the group's parameters.
+    """
+
+    state: ClassVar[dict[str, float]] = {}
+
+    def __init__(self, cc: "CongestionControl") -> None:
+        self.cc = cc
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        """Flows in the mask ``m`` open now. The engine has already set
+        ``cwnd`` (the initial window), ``ssthresh`` (``inf``) and the declared
+        state; override to do more."""
+
+    def grow(self, f: FlowArrays) -> None:
+        """Advance ``cwnd`` (and the law's state) over one step ``f.h``."""
+        raise NotImplementedError
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        """The ``ssthresh`` each flow in ``m`` sets on a loss (pure; the
+        values for the flows in ``m``). Default: RFC 5681 eq. (4),
+        ``max(FlightSize / 2, 2)``."""
+        return np.maximum(f.inflight[m] / 2.0, 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        """Flows in ``m`` detected a loss: ``kind`` is ``"fast"`` (duplicate
+        ACKs) or ``"timeout"``. Sets ``ssthresh``; the engine then sets
+        ``cwnd`` as the flow's recovery strategy ends (``ssthresh`` after a
+        fast recovery, the loss window after a timeout)."""
+        f.ssthresh[m] = self.ssthresh_after(f, m, kind)

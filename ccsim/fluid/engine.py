@@ -1,0 +1,618 @@
+"""The fluid engine: a whole batch of scenarios as one array program.
+
+Every flow of every scenario in the batch is one entry of flat numpy arrays
+(ordered by window law, so that each law works on a contiguous slice); every
+scenario is one entry of per-scenario arrays, and ``scen`` maps flows to
+their scenario. One step of the loop below advances every scenario by its
+own time step at once. Model (``docs/fluid.md`` says more, and where it is
+wrong):
+
+* **Sources.** A flow sends ``x = min(cwnd, rwnd) / RTT`` segments/s (or its
+  pacing rate, if lower); ``RTT = base RTT + q / C``.
+* **Bottleneck.** One FIFO queue ``q`` (packets) at the slowest link,
+  ``dq/dt = Σx − C`` projected onto ``[0, B]``, integrated by backward
+  Euler (solved by Newton's method), which stays stable for steps longer
+  than the RTT. Departures are shared among flows by their arrival rates.
+  Other links add their propagation delay and their random loss.
+* **Loss events.** Drop-tail overflow, RED's drop probability (from its
+  average queue) and random link loss give each flow an expected number of
+  lost packets per step; the count is Poisson, drawn from the scenario's
+  seeded counter-based generator (:mod:`ccsim.fluid.draws`), so drops land
+  on some flows and not others, as they do in a packet queue.
+* **Reaction.** A flow learns of its first loss one RTT later; losses in
+  that RTT belong to the same window. It then reduces once (its law's
+  :meth:`~ccsim.algorithms.fluid.FluidLaw.on_loss`), stays in recovery (no
+  growth) for one RTT — one per lost segment for NewReno — or, where the
+  packet engine would (fewer than ``dupthresh`` segments left to raise
+  duplicate ACKs; a second loss under Reno recovery), falls silent for a
+  retransmission timeout (RFC 6298, with backoff) and restarts from the
+  loss window.
+* **Growth.** Between losses each law's
+  :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows.
+
+The step of each scenario is a fraction ``step`` of the smallest current RTT
+among its flows (it lengthens as queues fill), never shorter than
+``min_step`` of the scenario's duration.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Sequence
+
+import numpy as np
+
+from ..algorithms import get as get_algorithm
+from ..algorithms.fluid import FlowArrays, FluidLaw
+from ..errors import CcsimError, ScenarioError
+from ..scenario import RED, Scenario
+from . import draws
+from .hooks import HookLaw
+
+__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
+
+STEP = 0.25
+"""Default step as a fraction of the smallest current RTT of a scenario."""
+
+MIN_STEP = 1.0 / 20_000
+"""Default shortest step, as a fraction of the scenario's duration: at most
+20,000 steps per run, whatever the RTT (a 60-s run: steps of 3 ms or more)."""
+
+
+class FluidLawError(CcsimError):
+    """A fluid law (or a class's hooks, run by the fluid engine) left a
+    window that is not a finite number at or above the law's floor."""
+
+
+def _refuse(sc: Scenario, i: int) -> None:
+    """Raise for what the fluid model cannot represent, naming it."""
+    for j, flow in enumerate(sc.flows):
+        if flow.drop_segments:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
+                                "empty in the fluid engine",
+                                "it has no segments to drop; use mode='packet'")
+
+
+class _Group:
+    """Flows of one window law with one set of parameters: a contiguous slice."""
+
+    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str) -> None:
+        self.law, self.lo, self.hi, self.name = law, lo, hi, name
+        self.f = FlowArrays()
+
+
+class FluidEngine:
+    """Integrates a batch of scenarios together.
+
+    Args:
+        scenarios: the batch.
+        step: step as a fraction of each scenario's smallest current RTT.
+        min_step: shortest step as a fraction of each scenario's duration.
+        traces: record the time series (cwnd, ssthresh, RTT, goodput, queue);
+            without them a result's ``traces`` is empty and the batch needs
+            memory for its summaries only.
+    """
+
+    def __init__(self, scenarios: Sequence[Scenario], *, step: float = STEP,
+                 min_step: float = MIN_STEP, traces: bool = True) -> None:
+        if not (isinstance(step, (int, float)) and 0 < step <= 1):
+            raise ScenarioError("step", step, "a fraction of the RTT in (0, 1]")
+        if not (isinstance(min_step, (int, float)) and 0 < min_step <= 0.1):
+            raise ScenarioError("min_step", min_step, "a fraction of the duration in (0, 0.1]")
+        for i, sc in enumerate(scenarios):
+            _refuse(sc, i)
+        self.scenarios = list(scenarios)
+        self.step, self.min_step, self.traces = float(step), float(min_step), traces
+        self._setup()
+
+    # -- setup -------------------------------------------------------------------
+    def _setup(self) -> None:
+        scs = self.scenarios
+        S = len(scs)
+        entries = []  # (group key, scenario, flow index)
+        for s, sc in enumerate(scs):
+            for j, flow in enumerate(sc.flows):
+                entries.append(((flow.algorithm, repr(flow.params)), s, j))
+        entries.sort(key=lambda e: (e[0], e[1], e[2]))
+        F = len(entries)
+        self.S, self.F = S, F
+        self.scen = np.array([e[1] for e in entries], dtype=np.int64)
+        self.jidx = np.array([e[2] for e in entries], dtype=np.int64)
+        self.order = [np.array([k for k, e in enumerate(entries) if e[1] == s]) for s in range(S)]
+        for s in range(S):  # each scenario's flows in their own order
+            self.order[s] = self.order[s][np.argsort(self.jidx[self.order[s]])]
+
+        def per_flow(fn, dtype=float):
+            return np.array([fn(scs[e[1]], e[2]) for e in entries], dtype=dtype)
+
+        self.d = per_flow(lambda sc, j: sc.flow_rtt(j))
+        self.start = per_flow(lambda sc, j: sc.flows[j].start)
+        self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
+                             else math.inf)
+        self.size = per_flow(lambda sc, j: sc.flows[j].size / sc.mss
+                             if sc.flows[j].size is not None else math.inf)
+        self.iw = per_flow(lambda sc, j: sc.initial_window)
+        self.rwnd = per_flow(lambda sc, j: math.floor(sc.rwnd / sc.mss) if sc.rwnd else math.inf)
+        classes = [get_algorithm(scs[e[1]].flows[e[2]].algorithm) for e in entries]
+        self.loss_window = np.array([c.loss_window for c in classes], float)
+        self.min_cwnd = np.array([c.min_cwnd for c in classes], float)
+        recs = [type(scs[e[1]].flows[e[2]].make_recovery()) for e in entries]
+        self.dupthresh = np.array([r.dupthresh for r in recs], float)
+        self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
+        self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
+        self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
+        self.mss = per_flow(lambda sc, j: sc.mss)
+
+        # per scenario: the bottleneck is the slowest link; the rest adds delay and loss
+        slow = [min(range(len(sc.links)), key=lambda k: sc.links[k].rate) for sc in scs]
+        links = [sc.links[k] for sc, k in zip(scs, slow)]
+        self.C = np.array([l.rate / (8.0 * sc.packet_size) for sc, l in zip(scs, links)])
+        self.B = np.array([float(l.queue.packets(sc.packet_size)) for sc, l in zip(scs, links)])
+        self.p_loss = np.array([1.0 - math.prod(1.0 - l.loss for l in sc.links) for sc in scs])
+        red = [l.queue if isinstance(l.queue, RED) else None for l in links]
+        self.is_red = np.array([r is not None for r in red])
+        self.red_min = np.array([r.min_th if r else 0.0 for r in red])
+        self.red_max = np.array([r.max_th if r else 1.0 for r in red])
+        self.red_p = np.array([r.max_p if r else 0.0 for r in red])
+        self.red_w = np.array([r.weight if r else 0.0 for r in red])
+        self.red_gentle = np.array([bool(r and r.gentle) for r in red])
+        self.duration = np.array([sc.duration for sc in scs])
+        self.dt = np.array([sc.sample_interval for sc in scs])
+        self.n_bins = np.array([int(math.ceil(sc.duration / sc.sample_interval - 1e-9))
+                                for sc in scs], dtype=np.int64)
+        self.key = np.array([draws.scenario_key(sc.seed) for sc in scs], dtype=np.uint64)
+        self.min_rto = np.array([sc.min_rto for sc in scs])
+        self.max_rto = np.array([sc.max_rto for sc in scs])
+        self.initial_rto = np.array([sc.initial_rto for sc in scs])
+        self.d_min = np.full(S, np.inf)
+        np.minimum.at(self.d_min, self.scen, self.d)
+        self.d_max = np.zeros(S)
+        np.maximum.at(self.d_max, self.scen, self.d)
+        # the interval in which every flow is active: from the last start to the first end
+        self.t0 = np.full(S, 0.0)
+        np.maximum.at(self.t0, self.scen, self.start)
+        self.t1 = self.duration.copy()
+        np.minimum.at(self.t1, self.scen, self.stop)
+
+        # -- state (flows) ----------------------------------------------------------
+        nan = np.full(F, np.nan)
+        self.cwnd, self.ssthresh = nan.copy(), np.full(F, np.inf)
+        self.pacing = np.full(F, np.inf)
+        self.min_rtt, self.srtt, self.rttvar = np.full(F, np.inf), nan.copy(), nan.copy()
+        self.started = np.zeros(F, bool)
+        self.done = np.zeros(F, bool)
+        self.pending = np.zeros(F, bool)       # a loss happened, not yet detected
+        self.t_detect = np.full(F, np.inf)     # when it will be (s)
+        self.lost = np.zeros(F)                # losses in the window being detected
+        self.rec_until = np.zeros(F)           # recovery lasts until (s)
+        self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
+        self.rto_lost = np.zeros(F)            # losses the timeout will repair
+        self.backoff = np.zeros(F)
+        self.delivered = np.zeros(F)
+        self.retransmits = np.zeros(F)
+        self.timeouts = np.zeros(F)
+        self.recoveries = np.zeros(F)
+        self.rtt_sum, self.ack_sum = np.zeros(F), np.zeros(F)
+        self.end_time = np.full(F, np.nan)
+        self.done_at = np.full(F, np.nan)
+        self.D_t0, self.D_t1 = np.zeros(F), np.zeros(F)
+        # per-step signals laws read (kept as arrays so that group views stay valid)
+        self.outstanding = np.zeros(F)         # data sent, not yet ACKed (segments)
+        self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
+        self.held = np.zeros(F)                # of which arrived behind a hole (segments)
+        # accumulated expected queue drops, from a random phase in [0, 1)
+        self.drop_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["drops"],
+                                          np.zeros(F, np.int64), self.jidx)
+        self.h_f, self.now_f = np.zeros(F), np.zeros(F)
+        self.tau, self.rate = self.d.copy(), np.zeros(F)
+        self.acked = np.zeros(F)
+
+        # -- state (scenarios) --------------------------------------------------------
+        self.t = np.zeros(S)
+        self.q = np.zeros(S)
+        self.avg = np.zeros(S)                 # RED's average queue (packets)
+        self.arrived = np.zeros(S)             # arrival rate of the last step (packets/s)
+        self.steps = np.zeros(S, dtype=np.int64)
+        self.dep = np.zeros(S)                 # packets through the bottleneck
+        self.dep_t0, self.dep_t1 = np.zeros(S), np.zeros(S)
+        self.sent = np.zeros(S)
+        self.drops, self.losses = np.zeros(S), np.zeros(S)
+
+        # -- groups: one law instance per (algorithm, parameters) ------------------------
+        self.groups: list[_Group] = []
+        k = 0
+        while k < F:
+            key = entries[k][0]
+            hi = k
+            while hi < F and entries[hi][0] == key:
+                hi += 1
+            sc = scs[entries[k][1]]
+            flow = sc.flows[entries[k][2]]
+            cls = classes[k]
+            law_cls = vars(cls).get("fluid")
+            cc = flow.make_algorithm()
+            if law_cls is None:
+                law = HookLaw(cc, [scs[e[1]].flows[e[2]] for e in entries[k:hi]],
+                              [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]])
+            else:
+                law = law_cls(cc)
+            g = _Group(law, k, hi, cls.__name__)
+            f = g.f
+            for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
+                         "base_rtt", "rtt", "rate", "acked", "inflight", "h", "now"):
+                source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
+                          "inflight": self.outstanding}.get(name, getattr(self, name, None))
+                setattr(f, name, source[k:hi])
+            for name, value in law.state.items():
+                setattr(f, name, np.full(hi - k, float(value)))
+            self.groups.append(g)
+            k = hi
+
+        # -- traces -----------------------------------------------------------------
+        if self.traces:
+            n = int(self.n_bins.max())
+            self.next_k = np.zeros(S, dtype=np.int64)
+            self.tr_cwnd = np.full((F, n), np.nan)
+            self.tr_ssthresh = np.full((F, n), np.nan)
+            self.tr_rtt = np.full((F, n), np.nan)
+            self.tr_good = np.zeros((F, n))
+            self.tr_queue = np.zeros((S, n))
+
+    # -- the loop ------------------------------------------------------------------
+    def run(self) -> list:
+        """Integrate every scenario to its duration; their results, in order."""
+        wall = time.perf_counter()
+        while self._step():
+            pass
+        wall = time.perf_counter() - wall
+        from .results import assemble
+
+        return [assemble(self, s, wall / self.S) for s in range(self.S)]
+
+    def _step(self) -> bool:
+        scen = self.scen
+        live = self.t < self.duration * (1 - 1e-12)
+        if not live.any():
+            return False
+        C = self.C
+        # step: a fraction of the smallest current RTT, bounded below, ending on the duration
+        h = np.maximum(self.step * (self.d_min + self.q / C), self.min_step * self.duration)
+        h = np.where(live, np.minimum(h, self.duration - self.t), 0.0)
+        hf, tf = h[scen], self.t[scen]
+
+        # flows open, stop
+        newly = ~self.started & (tf >= self.start) & (hf > 0)
+        if newly.any():
+            self._open(newly)
+        stopping = self.started & ~self.done & (tf >= self.stop)
+        if stopping.any():
+            self.done |= stopping
+            self.end_time[stopping] = self.stop[stopping]
+        active = self.started & ~self.done
+        # ACK-clocked: a sending flow has its whole window out (its FlightSize)
+        window = np.minimum(self.cwnd, self.rwnd)
+        inflight = self.outstanding
+        refill = active & ~np.isfinite(self.rto_until)
+        np.copyto(inflight, np.where(refill, np.maximum(inflight, window), inflight))
+
+        # retransmission timers that fire now: a timeout reduction, the loss window
+        fire = active & (tf >= self.rto_until)
+        if fire.any():
+            self._loss(fire, "timeout")
+            self.cwnd[fire] = self.loss_window[fire]
+            self.retransmits[fire] += self.rto_lost[fire]
+            self.outstanding[fire] = 0.0  # go back: what is still out is sent again
+            self.ghost[fire] = self.held[fire] = 0.0
+            self.rto_until[fire] = np.inf
+            self.rec_until[fire] = tf[fire]
+        # losses detected now (one RTT after the first drop of a window)
+        due = self.pending & active & (tf >= self.t_detect) & (tf >= self.rec_until) \
+            & ~np.isfinite(self.rto_until)
+        if due.any():
+            self._detect(due, tf)
+        silent = np.isfinite(self.rto_until)
+        sending = active & ~silent
+        growing = sending & (tf >= self.rec_until)
+
+        # the bottleneck: the queue that the data physically in flight implies
+        window = np.minimum(self.cwnd, self.rwnd)
+        target = np.minimum(window, self.pacing * self.tau)   # a paced flow: rate × RTT
+        np.copyto(inflight, np.where(sending, np.maximum(inflight, target), inflight))
+        red = self.is_red.any()
+        red_p = self._red_probability(h) if red else 0.0
+        ghost, held = self.ghost, self.held
+        physical = inflight - ghost - held
+        q_need = self._queue(physical)
+        overflow = np.where(live, np.maximum(q_need - self.B, 0.0), 0.0)
+        q_new = np.minimum(q_need, self.B)
+        tau = self.d + (q_new / C)[scen]
+        x = np.minimum(physical / tau, self.pacing)
+        A = np.bincount(scen, x, self.S)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = np.where(A > 0, 1.0 / A, 0.0)[scen] * x
+        if overflow.any():  # what does not fit in pipe + buffer is dropped on arrival
+            dropped = overflow[scen] * share
+            ghost += dropped
+            physical -= dropped
+            x = np.minimum(physical / tau, self.pacing)
+            A = np.bincount(scen, x, self.S)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                share = np.where(A > 0, 1.0 / A, 0.0)[scen] * x
+        self.arrived = A
+        departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
+        dep_f = departed[scen] * share          # each flow's part of the departures
+        lost_on_link = dep_f * self.p_loss[scen]
+        deliv = dep_f - lost_on_link
+        # ACKed: out of flight; behind a hole (a loss not yet detected) the ACKs
+        # are duplicates, which release nothing: held until recovery
+        np.copyto(inflight, np.where(self.pending, inflight, inflight - deliv))
+        held += np.where(self.pending, deliv, 0.0)
+        ghost += lost_on_link                   # lost: still outstanding, no longer in flight
+
+        # losses: expected counts per flow, then whole packets
+        drop_mean = overflow[scen] * share
+        if red:
+            drop_mean = drop_mean + x * hf * red_p[scen]
+        k_drop = self._queue_drops(drop_mean)
+        k_loss = self._draw(dep_f * self.p_loss[scen], "losses")
+        if k_drop is not None or k_loss is not None:
+            k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
+            hit = k > 0
+            first = hit & ~self.pending
+            self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
+            self.pending |= hit
+            self.lost += k
+            if k_drop is not None:
+                self.drops += np.bincount(scen, k_drop, self.S)
+            if k_loss is not None:
+                self.losses += np.bincount(scen, k_loss, self.S)
+
+        # deliveries, completions and the measurement marks
+        before = self.delivered.copy()
+        self.delivered += deliv
+        sized = np.isfinite(self.size) & active & (self.delivered >= self.size)
+        if sized.any():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                frac = np.where(deliv > 0, (self.size - before) / deliv, 1.0)
+            end = tf + hf * np.clip(frac, 0.0, 1.0)
+            self.done_at[sized] = end[sized]
+            self.end_time[sized] = end[sized]
+            self.done |= sized
+            np.minimum.at(self.t1, scen[sized], end[sized])
+        t, t_new = self.t, self.t + h
+        for mark, D, dep_mark in ((self.t0, self.D_t0, self.dep_t0),
+                                  (self.t1, self.D_t1, self.dep_t1)):
+            cross = (t < mark) & (t_new >= mark) & live
+            if cross.any():
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    frac = np.where(h > 0, (mark - t) / h, 0.0)
+                cf = cross[scen]
+                D[cf] = (before + deliv * frac[scen])[cf]
+                dep_mark[cross] = (self.dep + departed * frac)[cross]
+        self.dep += departed
+        self.sent += A * h
+
+        # RTT estimators, as RFC 6298 over the step's ACKs
+        acks = deliv
+        seen = sending & (acks > 0)
+        if seen.any():
+            np.minimum(self.min_rtt, np.where(seen, tau, np.inf), out=self.min_rtt)
+            first = seen & np.isnan(self.srtt)
+            self.srtt[first], self.rttvar[first] = tau[first], tau[first] / 2.0
+            g = np.where(seen & ~first, np.minimum(acks / 8.0, 1.0), 0.0)
+            gv = np.where(seen & ~first, np.minimum(acks / 4.0, 1.0), 0.0)
+            dev = np.abs(np.nan_to_num(self.srtt) - tau)
+            self.rttvar += gv * (dev - np.nan_to_num(self.rttvar))
+            self.srtt += g * (tau - np.nan_to_num(self.srtt))
+            self.rtt_sum += tau * acks
+            self.ack_sum += acks
+
+        # growth: each law over its slice
+        np.copyto(self.h_f, np.where(growing, hf, 0.0))
+        np.copyto(self.now_f, tf)
+        np.copyto(self.tau, tau)
+        np.copyto(self.rate, x)
+        np.copyto(self.acked, deliv)
+        for g in self.groups:
+            g.law.grow(g.f)
+        if not (np.isfinite(self.cwnd[active]).all()
+                and (self.cwnd[active] >= self.min_cwnd[active] * (1 - 1e-12)).all()):
+            self._bad_window(active, "grow")
+
+        if self.traces:
+            self._record(t, t_new, tf, hf, deliv, active, q_new)
+        self.q = q_new
+        self.t = np.where(live, t_new, self.t)
+        self.steps += live
+        return True
+
+    # -- pieces of a step ---------------------------------------------------------------
+    def _open(self, newly: np.ndarray) -> None:
+        self.started |= newly
+        self.cwnd[newly] = self.iw[newly]
+        self.ssthresh[newly] = np.inf
+        self.pacing[newly] = np.inf
+        self.rec_until[newly] = 0.0
+        for g in self.groups:
+            m = newly[g.lo:g.hi]
+            if m.any():
+                for name, value in g.law.state.items():
+                    getattr(g.f, name)[m] = value
+                g.law.start(g.f, m)
+
+    def _loss(self, mask: np.ndarray, kind: str) -> None:
+        """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
+        for g in self.groups:
+            m = mask[g.lo:g.hi]
+            if m.any():
+                g.law.on_loss(g.f, m, kind)
+        bad = mask & ~(self.ssthresh >= 1.0)
+        if bad.any():
+            self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
+
+    def _detect(self, due: np.ndarray, tf: np.ndarray) -> None:
+        """Flows in ``due`` detect the losses of a window: a fast recovery or,
+        where the packet engine would need its timer, a timeout.
+
+        A window of ``w`` segments with ``k`` losses raises enough duplicate
+        ACKs for fast retransmit when ``w − k ≥ dupthresh``. Under Reno
+        recovery every further loss needs a further fast retransmit after the
+        partial ACK that ended the previous one, clocked out by the new
+        segments the halved window lets out: the ``j``-th needs ``w/2^j − k ≥
+        dupthresh``, so all ``k`` are repaired without the timer only when
+        ``w/2^(k−1) ≥ dupthresh + k``.
+        """
+        lost, cwnd = self.lost, self.cwnd
+        halvings = np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)
+        timeout = due & ((cwnd - lost < self.dupthresh)
+                         | (self.multi_halve & (lost >= 2)
+                            & (cwnd / np.exp2(halvings - 1.0) < self.dupthresh + lost)))
+        fast = due & ~timeout
+        if fast.any():
+            self._loss(fast, "fast")
+            again = fast & (halvings >= 2)
+            while again.any():  # Reno: one more reduction per further loss
+                np.copyto(self.cwnd, np.where(again, np.minimum(self.cwnd, self.ssthresh),
+                                              self.cwnd))
+                self._loss(again, "fast")
+                halvings = halvings - again
+                again = again & (halvings >= 2)
+            self.cwnd[fast] = np.where(self.restart_lw, self.loss_window,
+                                       np.minimum(self.cwnd, self.ssthresh))[fast]
+            rounds = np.where(self.multi_rtts | self.multi_halve, np.maximum(lost, 1.0), 1.0)
+            self.rec_until[fast] = (tf + rounds * self.tau)[fast]
+            self.recoveries[fast] += np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)[fast]
+            self.retransmits[fast] += lost[fast]
+            self.backoff[fast] = 0.0
+        if timeout.any():
+            rto = np.where(np.isnan(self.srtt), self.initial_rto[self.scen],
+                           np.nan_to_num(self.srtt) + np.maximum(
+                               0.001, 4.0 * np.nan_to_num(self.rttvar)))
+            rto = np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
+            # the window never recovered from the previous timeout: back off
+            again = cwnd <= 2.0 * self.loss_window
+            self.backoff[timeout] = np.where(again, self.backoff + 1.0, 0.0)[timeout]
+            wait = np.minimum(rto * np.exp2(self.backoff), self.max_rto[self.scen])
+            self.rto_until[timeout] = (tf + wait)[timeout]
+            self.rto_lost[timeout] = lost[timeout]
+            self.timeouts[timeout] += 1
+        # fast recovery resends the lost segments out of the reduced window,
+        # and the data that arrived behind them is acknowledged
+        self.outstanding[fast] -= self.ghost[fast] + self.held[fast]
+        self.ghost[fast] = self.held[fast] = 0.0
+        self.pending[due] = False
+        self.lost[due] = 0.0
+        self.t_detect[due] = np.inf
+
+    def _queue(self, inflight: np.ndarray) -> np.ndarray:
+        """The queue (packets) the flows' data in flight implies, unbounded by
+        the buffer: the ``q`` at which their rates ``min(inflight / (d + q/C),
+        pacing)`` add up to the link's rate ``C`` (0 if they fall short of it
+        with an empty queue). ACK clocking makes this so: a window-limited
+        flow has its whole window out, on the wire or in the queue.
+
+        Newton's method from ``Σ inflight − C·d_max``, a lower bound of the
+        root of this decreasing convex function, converges from below; it is
+        exact at once when every flow has the same base RTT and none is paced.
+        """
+        scen, C, d, pacing = self.scen, self.C, self.d, self.pacing
+        total = np.bincount(scen, inflight, self.S)
+        q = np.maximum(total - C * self.d_max, 0.0)
+        for _ in range(3):
+            tau = d + (q / C)[scen]
+            x = inflight / tau
+            paced = x > pacing
+            rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
+            slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
+            with np.errstate(divide="ignore", invalid="ignore"):
+                step = np.where(slope > 0, (rate - C) / slope, 0.0)
+            q = np.maximum(q + np.where(rate > C, step, 0.0), 0.0)
+        return q
+
+    def _red_probability(self, h: np.ndarray) -> np.ndarray:
+        """RED's drop probability per scenario (Floyd & Jacobson 1993).
+
+        The average queue follows the per-arrival EWMA (gain ``weight``) over
+        the step's arrivals — at least ``C·h`` of them, which is also how
+        RED decays its average over an idle period. The count-based spreading
+        of drops puts them about uniformly between 1 and ``1/p_b`` packets
+        apart, so the effective probability is ``2 p_b / (1 + p_b)``.
+        """
+        arrivals = np.maximum(self.arrived, self.C) * h
+        self.avg = self.q + (self.avg - self.q) * (1.0 - self.red_w) ** arrivals
+        avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
+        p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
+        above = avg >= hi
+        gentle = self.red_gentle & (avg < 2.0 * hi)
+        p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
+        p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
+        return np.where(self.is_red, p, 0.0)
+
+    def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
+        """Whole queue drops per flow (None if none): each flow drops a packet
+        whenever its accumulated expected drops pass a whole number, from a
+        random phase drawn once per flow. A full drop-tail queue (and RED,
+        which spaces its drops by its count) drops regularly, not as a Poisson
+        process: a flow whose share of the overflow is one packet per RTT loses
+        one packet per RTT, and which flows lose one in a given RTT follows
+        their shares and phases."""
+        if not (mean > 0).any():
+            return None
+        before = np.floor(self.drop_credit)
+        self.drop_credit += mean
+        k = np.floor(self.drop_credit) - before
+        return k if k.any() else None
+
+    def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
+        """Poisson counts per flow with the given means (None if all are 0)."""
+        idx = np.flatnonzero(mean > 0)
+        if idx.size == 0:
+            return None
+        s = self.scen[idx]
+        u = draws.uniforms(self.key[s], draws.STREAMS[stream], self.steps[s], self.jidx[idx])
+        k = np.zeros(self.F)
+        k[idx] = draws.poisson(mean[idx], u)
+        return k
+
+    def _record(self, t, t_new, tf, hf, deliv, active, q_new) -> None:
+        """Traces: samples at ``k·dt`` before ``t_new`` (the state after the
+        step); goodput split over the bins the step covers."""
+        dt, scen = self.dt, self.scen
+        n = self.tr_cwnd.shape[1]
+        while True:
+            due = (self.next_k * dt < t_new) & (self.next_k < self.n_bins)
+            if not due.any():
+                break
+            ss = np.flatnonzero(due)
+            ff = np.flatnonzero(due[scen])
+            kk = self.next_k[scen[ff]]
+            on = active[ff]
+            self.tr_cwnd[ff, kk] = np.where(on, self.cwnd[ff], np.nan)
+            self.tr_ssthresh[ff, kk] = np.where(on, self.ssthresh[ff], np.nan)
+            self.tr_rtt[ff, kk] = np.where(on, self.tau[ff], np.nan)
+            self.tr_queue[ss, self.next_k[ss]] = q_new[ss]
+            self.next_k[ss] += 1
+        moving = np.flatnonzero(deliv > 0)
+        if moving.size:
+            dtf = dt[scen[moving]]
+            a, b = tf[moving], (tf + hf)[moving]
+            first = np.floor(a / dtf).astype(np.int64)
+            last = np.minimum(np.floor(b / dtf).astype(np.int64), n - 1)
+            rate = deliv[moving] / (b - a)
+            for j in range(int((last - first).max()) + 1):
+                k = first + j
+                ok = (k <= last) & (k < self.n_bins[scen[moving]])
+                part = np.clip(np.minimum((k + 1) * dtf, b) - np.maximum(k * dtf, a), 0.0, None)
+                self.tr_good[moving[ok], k[ok]] += (rate * part)[ok]
+
+    def _bad_window(self, mask: np.ndarray, hook: str, what: str = "cwnd") -> None:
+        arr = getattr(self, what)
+        bad = np.flatnonzero(mask & ~(np.isfinite(arr) & (arr >= self.min_cwnd * (1 - 1e-12))))
+        i = int(bad[0]) if bad.size else int(np.flatnonzero(mask)[0])
+        s, j = int(self.scen[i]), int(self.jidx[i])
+        flow = self.scenarios[s].flows[j]
+        raise FluidLawError(
+            f"{flow.algorithm}'s fluid law left {what}={arr[i]!r} after {hook} "
+            f"(scenarios[{s}].flows[{j}], t={self.t[s]:.6g} s); a window must be finite "
+            f"and at least {self.min_cwnd[i]!r} segments")

@@ -1,0 +1,95 @@
+"""The generic route: a window law without a fluid law, run through its hooks.
+
+"Write a class, run it in both engines" holds for every class: when an
+algorithm declares no :attr:`~ccsim.algorithms.CongestionControl.fluid`, the
+fluid engine keeps one instance of it per flow and, once per step, hands it
+what the step brought: an :class:`~ccsim.algorithms.RttSample` and one
+:class:`~ccsim.algorithms.Ack` aggregating the step's acknowledged segments;
+loss events reach :meth:`~ccsim.algorithms.CongestionControl.on_loss` as in
+the packet engine. Slower than a fluid law (a Python call per flow per step)
+but faithful to the class's own rules at the step's resolution.
+
+One correction keeps slow start honest: packet by packet, the ACKs of one
+window arrive over the next RTT and each adds a segment, so the window
+doubles per RTT; in a fluid step the flow's ACK rate is ``cwnd / RTT``, and
+handing that to ``cwnd += acked`` would grow it by ``e`` per RTT. While
+``cwnd < ssthresh`` the engine therefore hands ``ln 2`` of the step's
+acknowledged segments to the hook (``cwnd · (1 + ln 2 · h / RTT)`` per step:
+doubling per RTT to first order).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..algorithms.fluid import FlowArrays, FluidLaw
+
+__all__ = ["HookLaw"]
+
+LN2 = math.log(2.0)
+
+
+class HookLaw(FluidLaw):
+    """Runs a window law's own hooks once per step, one instance per flow.
+
+    Args:
+        cc: an instance with the group's parameters (not used for flows).
+        flows: the group's :class:`~ccsim.Flow` objects, in slice order.
+        packet_bits: bits of one full data packet of each flow (for
+            converting ``pacing_rate``, bit/s, to segments per second).
+    """
+
+    def __init__(self, cc: Any, flows: Sequence[Any], packet_bits: Sequence[float]) -> None:
+        super().__init__(cc)
+        self.laws = [flow.make_algorithm() for flow in flows]
+        self.packet_bits = list(packet_bits)
+        self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        for i in np.flatnonzero(m):
+            cc = self.laws[i]
+            cc.start(float(f.cwnd[i]), int(f.mss[i]))
+            self._read(f, i, cc)
+
+    def _read(self, f: FlowArrays, i: int, cc: Any) -> None:
+        f.cwnd[i] = cc.cwnd
+        f.ssthresh[i] = cc.ssthresh
+        rate = cc.pacing_rate
+        f.pacing[i] = rate / self.packet_bits[i] if rate else math.inf
+
+    def grow(self, f: FlowArrays) -> None:
+        acked = f.acked
+        todo = np.flatnonzero((acked > 0) & ((f.h > 0) | self._in_recovery(f)))
+        if todo.size == 0:
+            return
+        cols = [a[todo].tolist() for a in (f.now, f.h, f.rtt, f.min_rtt, f.srtt, f.inflight,
+                                            f.delivered, acked, f.cwnd, f.ssthresh, f.mss)]
+        for i, now, h, rtt, min_rtt, srtt, inflight, delivered, n, cwnd, ssthresh, mss \
+                in zip(todo.tolist(), *cols):
+            cc = self.laws[i]
+            cc.cwnd, cc.ssthresh = cwnd, ssthresh
+            if self.wants_rtt:
+                cc.on_rtt(RttSample(now, rtt, min_rtt, srtt, inflight))
+            if cc.cwnd < cc.ssthresh:
+                n *= LN2
+            span = h if h > 0 else rtt
+            cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered,
+                          n * mss * 8.0 / span))
+            self._read(f, i, cc)
+
+    def _in_recovery(self, f: FlowArrays) -> np.ndarray | bool:
+        """Laws that see ACKs during recovery (``acks_in_recovery``) get them
+        in every step in which they are acknowledged data."""
+        return bool(self.cc.acks_in_recovery)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        for i in np.flatnonzero(m):
+            cc = self.laws[i]
+            cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
+            cc.on_loss(Loss(float(f.now[i]), kind, float(f.inflight[i]), float(f.min_rtt[i]),
+                            float(f.srtt[i])))
+            self._read(f, i, cc)
