@@ -66,8 +66,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ._hystart import HyStartPlusPlus
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -169,3 +172,61 @@ class Cubic(Reno):
         if loss.kind == "timeout":
             # §4.8: the first epoch after a timeout has K = 0, W_max = cwnd_epoch.
             self.w_max = 0.0
+
+
+class CubicFluid(FluidLaw):
+    """CUBIC in the fluid engine, the window law above with ACKs aggregated.
+
+    Over a step of ``h`` seconds a flow receives ``cwnd·h/RTT`` ACKs; each
+    moves ``cwnd`` a ``1/cwnd`` of the way to ``target = W_cubic(t + RTT)``
+    (clamped to ``[cwnd, 1.5·cwnd]``), so ``cwnd`` relaxes towards the target
+    with time constant ``RTT`` — integrated exactly over the step,
+    ``target − (target − cwnd)·e^(−h/RTT)``, so that a long step cannot
+    overshoot. ``W_est`` grows ``α_cubic`` (1 once past ``cwnd_prior``) per RTT,
+    and in the Reno-friendly region ``cwnd`` is at least ``W_est``. Epochs,
+    ``K``, fast convergence and the timeout rule are the window law's.
+    """
+
+    state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0}
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        h_ca = f.slow_start()
+        ca = h_ca > 0
+        if not ca.any():
+            return
+        fresh = ca & np.isnan(f.epoch)
+        if fresh.any():  # the first ACK in congestion avoidance begins an epoch
+            f.epoch[fresh] = f.now[fresh]
+            np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
+            f.k[fresh] = np.cbrt(np.maximum(f.w_max - f.cwnd, 0.0) / cc.c)[fresh]
+            f.w_est[fresh] = f.cwnd[fresh]
+        rtt = np.where(np.isfinite(f.srtt), f.srtt, f.rtt)
+        t = f.now + f.h - f.epoch
+        w_cubic = cc.c * (t - f.k) ** 3 + f.w_max
+        target = np.clip(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd, 1.5 * f.cwnd)
+        rounds = h_ca / f.rtt  # RTTs of ACKs in congestion avoidance this step
+        cubic = target - (target - f.cwnd) * np.exp(-rounds)
+        alpha = np.where(f.w_est >= f.cwnd_prior, 1.0, cc.alpha_cubic)
+        w_est = f.w_est + alpha * rounds
+        friendly = w_cubic < w_est
+        np.copyto(f.cwnd, np.where(ca, np.where(friendly, np.maximum(cubic, w_est), cubic),
+                                   f.cwnd))
+        np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        return np.maximum(f.cwnd[m] * self.cc.beta, 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        cc = self.cc
+        cwnd = f.cwnd[m]
+        shrunk = cc.fast_convergence & (cwnd < f.w_max[m])
+        f.w_max[m] = np.where(shrunk, cwnd * (1.0 + cc.beta) / 2.0, cwnd)
+        f.cwnd_prior[m] = cwnd
+        f.epoch[m] = math.nan
+        super().on_loss(f, m, kind)
+        if kind == "timeout":
+            f.w_max[m] = 0.0  # §4.8: the next epoch starts at K = 0, W_max = cwnd
+
+
+Cubic.fluid = CubicFluid

@@ -113,6 +113,7 @@ class FluidLaw:
     """Base class of fluid laws; see the module docstring.
 
     Attributes:
+        paces: whether the law sets ``pacing`` at all.
         state: the law's own per-flow state: name → initial value. The engine
             creates each as a float array on the group's :class:`FlowArrays`
             and resets it to the initial value when a flow starts.
@@ -120,6 +121,8 @@ class FluidLaw:
     """
 
     state: ClassVar[dict[str, float]] = {}
+    #: Whether the law may set ``pacing`` (the engine skips pacing otherwise).
+    paces: ClassVar[bool] = False
 
     def __init__(self, cc: "CongestionControl") -> None:
         self.cc = cc

@@ -59,7 +59,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno, _halves_on_loss
 
@@ -189,3 +192,40 @@ class Vegas(Reno):
         super().on_loss(loss)
         self.round_end = None  # a fresh round once recovery is over
         self.growing = True
+
+
+class VegasFluid(FluidLaw):
+    """Vegas in the fluid engine.
+
+    ``diff = cwnd·(1 − BaseRTT/RTT)`` with ``BaseRTT`` the smallest RTT the
+    flow has seen and ``RTT`` the current one. Congestion avoidance moves
+    ``cwnd`` one segment per RTT towards the band ``α ≤ diff ≤ β`` — and no
+    further than the band's edge within a step (a segment more in flight adds
+    at most one to ``diff``), so a step longer than the RTT cannot jump over
+    the two-segment band. Slow start doubles per RTT and ends once
+    ``diff > γ`` with ``cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1)``, as Linux's
+    ``tcp_vegas_cong_avoid``. On loss: Reno's.
+    """
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        base = np.minimum(f.min_rtt, f.rtt)
+        queued = 1.0 - base / f.rtt          # diff per segment of window
+        moving = f.h > 0
+        in_ss = moving & (f.cwnd < f.ssthresh)
+        leave = in_ss & (f.cwnd * queued > cc.gamma)
+        if leave.any():
+            f.cwnd[leave] = np.maximum(np.minimum(f.cwnd, f.cwnd * base / f.rtt + 1.0), 2.0)[leave]
+            f.ssthresh[leave] = f.cwnd[leave]
+        h_ca = f.slow_start()
+        diff = f.cwnd * queued
+        rounds = h_ca / f.rtt
+        up = np.minimum(rounds, np.maximum(cc.alpha - diff, 0.0))
+        down = np.minimum(rounds, np.maximum(diff - cc.beta, 0.0))
+        cwnd = np.maximum(f.cwnd + up - down, np.where(down > 0, 2.0, 0.0))
+        np.copyto(f.cwnd, np.where(h_ca > 0, np.maximum(cwnd, np.minimum(f.cwnd, 2.0)), f.cwnd))
+        shrink = (down > 0) & (h_ca > 0)
+        np.copyto(f.ssthresh, np.where(shrink, np.minimum(f.ssthresh, f.cwnd), f.ssthresh))
+
+
+Vegas.fluid = VegasFluid

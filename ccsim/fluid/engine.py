@@ -179,7 +179,8 @@ class FluidEngine:
         nan = np.full(F, np.nan)
         self.cwnd, self.ssthresh = nan.copy(), np.full(F, np.inf)
         self.pacing = np.full(F, np.inf)
-        self.min_rtt, self.srtt, self.rttvar = np.full(F, np.inf), nan.copy(), nan.copy()
+        self.min_rtt = np.full(F, np.inf)
+        self.srtt, self.rttvar = self.d.copy(), self.d / 2.0  # until the first ACKs
         self.started = np.zeros(F, bool)
         self.done = np.zeros(F, bool)
         self.pending = np.zeros(F, bool)       # a loss happened, not yet detected
@@ -249,39 +250,153 @@ class FluidEngine:
             self.groups.append(g)
             k = hi
 
-        # -- traces -----------------------------------------------------------------
+        # -- what the loop may skip ---------------------------------------------------
+        self.end_of_run = self.duration * (1 - 1e-12)
+        self.shortest = self.min_step * self.duration
+        self.limited = bool(np.isfinite(self.rwnd).any())
+        self.paced = any(g.law.paces for g in self.groups)
+        self.red = bool(self.is_red.any())
+        self.lossy = bool((self.p_loss > 0).any())
+        self.sized = bool(np.isfinite(self.size).any())
+        self.uniform = bool((self.d_max == self.d_min).all())
+        self.t0_marked = self.t0 <= 0
+        self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
+        self._update_flags()
+
+        # -- traces: samples at k·dt (cumulative deliveries at the bin edges) ------------
         if self.traces:
             n = int(self.n_bins.max())
             self.next_k = np.zeros(S, dtype=np.int64)
+            self.next_sample = np.zeros(S)
             self.tr_cwnd = np.full((F, n), np.nan)
             self.tr_ssthresh = np.full((F, n), np.nan)
             self.tr_rtt = np.full((F, n), np.nan)
-            self.tr_good = np.zeros((F, n))
+            self.tr_delivered = np.zeros((F, n + 1))
             self.tr_queue = np.zeros((S, n))
 
     # -- the loop ------------------------------------------------------------------
     def run(self) -> list:
         """Integrate every scenario to its duration; their results, in order."""
         wall = time.perf_counter()
-        while self._step():
-            pass
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            while self._step():
+                pass
         wall = time.perf_counter() - wall
         from .results import assemble
 
         return [assemble(self, s, wall / self.S) for s in range(self.S)]
 
     def _step(self) -> bool:
-        scen = self.scen
-        live = self.t < self.duration * (1 - 1e-12)
+        """Advance every live scenario by its own step; False once all are done."""
+        scen, C = self.scen, self.C
+        t = self.t
+        live = t < self.end_of_run
         if not live.any():
             return False
-        C = self.C
-        # step: a fraction of the smallest current RTT, bounded below, ending on the duration
-        h = np.maximum(self.step * (self.d_min + self.q / C), self.min_step * self.duration)
-        h = np.where(live, np.minimum(h, self.duration - self.t), 0.0)
-        hf, tf = h[scen], self.t[scen]
+        # a fraction of the smallest current RTT, bounded below, ending on the duration
+        h = np.maximum(self.step * (self.d_min + self.q / C), self.shortest)
+        h = np.where(live, np.minimum(h, self.duration - t), 0.0)
+        hf, tf = h[scen], t[scen]
+        if (tf >= self.wake).any():  # flows open or stop, timers fire, losses are detected
+            self._events(tf, hf)
 
-        # flows open, stop
+        # the bottleneck: the queue that the data physically in flight implies
+        inflight = self.outstanding
+        target = np.minimum(self.cwnd, self.rwnd) if self.limited else self.cwnd
+        if self.paced:
+            target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
+        np.maximum(inflight, target * self.sending, out=inflight)
+        red_p = self._red_probability(h) if self.red else None
+        physical = inflight - self.ghost - self.held
+        q_need = self._queue(physical)
+        q_new = np.minimum(q_need, self.B)
+        tau = self.tau
+        np.add(self.d, (q_new / C)[scen], out=tau)
+        x = physical / tau
+        if self.paced:
+            np.minimum(x, self.pacing, out=x)
+        A = np.bincount(scen, x, self.S)
+        overflow = q_need - self.B
+        if (overflow > 0).any():  # what does not fit in pipe + buffer is dropped on arrival
+            overflow = np.maximum(overflow, 0.0) * live
+            dropped = (overflow / A)[scen] * x
+            self.ghost += dropped
+            physical -= dropped
+            np.divide(physical, tau, out=x)
+            if self.paced:
+                np.minimum(x, self.pacing, out=x)
+            A = np.bincount(scen, x, self.S)
+        else:
+            dropped = None
+        self.arrived = A
+        departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
+        dep_f = (departed / A)[scen] * x        # each flow's part of the departures
+        dep_f[~(dep_f > 0)] = 0.0               # (0/0 where a scenario sends nothing)
+        if self.lossy:
+            lost_on_link = dep_f * self.p_loss[scen]
+            deliv = dep_f - lost_on_link
+            self.ghost += lost_on_link          # lost: outstanding, no longer in flight
+        else:
+            lost_on_link, deliv = None, dep_f
+        # ACKed: out of flight; behind a hole (a loss not yet detected) the ACKs
+        # are duplicates, which release nothing: held until recovery
+        pending = self.pending
+        if pending.any():
+            self.held += deliv * pending
+            inflight -= deliv * ~pending
+        else:
+            inflight -= deliv
+
+        # losses: whole packets, and the detection they will lead to
+        drop_mean = dropped
+        if red_p is not None:
+            red_mean = x * hf * red_p[scen]
+            drop_mean = red_mean if drop_mean is None else drop_mean + red_mean
+        k_drop = None if drop_mean is None else self._queue_drops(drop_mean)
+        k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
+        if k_drop is not None or k_loss is not None:
+            self._losses(k_drop, k_loss, tf, hf, tau)
+
+        # deliveries, completions and the measurement marks
+        self.delivered += deliv
+        t_new = t + h
+        if self.sized:
+            self._complete(self.delivered - deliv, deliv, tf, hf)
+        if (t_new >= self.next_mark).any():
+            self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
+        self.dep += departed
+        self.sent += A * h
+
+        # RTT estimators, as RFC 6298 over the step's ACKs (gain 1/8 and 1/4 per ACK)
+        acks = deliv * self.sending
+        np.minimum(self.min_rtt, np.where(acks > 0, tau, np.inf), out=self.min_rtt)
+        g = np.minimum(acks * 0.125, 1.0)
+        gv = np.minimum(acks * 0.25, 1.0)
+        self.rttvar += gv * (np.abs(self.srtt - tau) - self.rttvar)
+        self.srtt += g * (tau - self.srtt)
+        self.rtt_sum += tau * acks
+        self.ack_sum += acks
+
+        # growth: each law over its slice
+        np.multiply(hf, self.sending & (tf >= self.rec_until), out=self.h_f)
+        np.copyto(self.now_f, tf)
+        np.copyto(self.rate, x)
+        np.copyto(self.acked, deliv)
+        for g in self.groups:
+            g.law.grow(g.f)
+        cwnd = self.cwnd
+        if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
+            self._bad_window(self.started & ~self.done, "grow")
+
+        if self.traces and (t_new > self.next_sample).any():
+            self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
+        self.q = q_new
+        self.t = np.where(live, t_new, t)
+        self.steps += live
+        return True
+
+    # -- events (rare): checked only when a flow's wake-up time has come ------------------
+    def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
         newly = ~self.started & (tf >= self.start) & (hf > 0)
         if newly.any():
             self._open(newly)
@@ -290,12 +405,11 @@ class FluidEngine:
             self.done |= stopping
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done
-        # ACK-clocked: a sending flow has its whole window out (its FlightSize)
+        # a sending flow has its whole window out: that is its FlightSize
         window = np.minimum(self.cwnd, self.rwnd)
         inflight = self.outstanding
-        refill = active & ~np.isfinite(self.rto_until)
-        np.copyto(inflight, np.where(refill, np.maximum(inflight, window), inflight))
-
+        np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
+                                     np.maximum(inflight, window), inflight))
         # retransmission timers that fire now: a timeout reduction, the loss window
         fire = active & (tf >= self.rto_until)
         if fire.any():
@@ -311,126 +425,70 @@ class FluidEngine:
             & ~np.isfinite(self.rto_until)
         if due.any():
             self._detect(due, tf)
-        silent = np.isfinite(self.rto_until)
-        sending = active & ~silent
-        growing = sending & (tf >= self.rec_until)
+        self._update_flags()
 
-        # the bottleneck: the queue that the data physically in flight implies
-        window = np.minimum(self.cwnd, self.rwnd)
-        target = np.minimum(window, self.pacing * self.tau)   # a paced flow: rate × RTT
-        np.copyto(inflight, np.where(sending, np.maximum(inflight, target), inflight))
-        red = self.is_red.any()
-        red_p = self._red_probability(h) if red else 0.0
-        ghost, held = self.ghost, self.held
-        physical = inflight - ghost - held
-        q_need = self._queue(physical)
-        overflow = np.where(live, np.maximum(q_need - self.B, 0.0), 0.0)
-        q_new = np.minimum(q_need, self.B)
-        tau = self.d + (q_new / C)[scen]
-        x = np.minimum(physical / tau, self.pacing)
-        A = np.bincount(scen, x, self.S)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            share = np.where(A > 0, 1.0 / A, 0.0)[scen] * x
-        if overflow.any():  # what does not fit in pipe + buffer is dropped on arrival
-            dropped = overflow[scen] * share
-            ghost += dropped
-            physical -= dropped
-            x = np.minimum(physical / tau, self.pacing)
-            A = np.bincount(scen, x, self.S)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                share = np.where(A > 0, 1.0 / A, 0.0)[scen] * x
-        self.arrived = A
-        departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
-        dep_f = departed[scen] * share          # each flow's part of the departures
-        lost_on_link = dep_f * self.p_loss[scen]
-        deliv = dep_f - lost_on_link
-        # ACKed: out of flight; behind a hole (a loss not yet detected) the ACKs
-        # are duplicates, which release nothing: held until recovery
-        np.copyto(inflight, np.where(self.pending, inflight, inflight - deliv))
-        held += np.where(self.pending, deliv, 0.0)
-        ghost += lost_on_link                   # lost: still outstanding, no longer in flight
+    def _update_flags(self) -> None:
+        """Recompute the per-flow flags and wake-up times after events."""
+        active = self.started & ~self.done
+        self.sending = active & ~np.isfinite(self.rto_until)
+        self.floor = np.where(active, self.min_cwnd, -np.inf)
+        detect = np.where(self.pending, np.maximum(self.t_detect, self.rec_until), np.inf)
+        self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
+                                       np.where(active, self.stop, np.inf),
+                                       np.where(active, self.rto_until, np.inf), detect])
 
-        # losses: expected counts per flow, then whole packets
-        drop_mean = overflow[scen] * share
-        if red:
-            drop_mean = drop_mean + x * hf * red_p[scen]
-        k_drop = self._queue_drops(drop_mean)
-        k_loss = self._draw(dep_f * self.p_loss[scen], "losses")
-        if k_drop is not None or k_loss is not None:
-            k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
-            hit = k > 0
-            first = hit & ~self.pending
-            self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
-            self.pending |= hit
-            self.lost += k
-            if k_drop is not None:
-                self.drops += np.bincount(scen, k_drop, self.S)
-            if k_loss is not None:
-                self.losses += np.bincount(scen, k_loss, self.S)
+    def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
+        """Whole lost packets this step: a flow's first starts its detection clock."""
+        scen = self.scen
+        k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
+        hit = k > 0
+        first = hit & ~self.pending
+        self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
+        self.pending |= hit
+        self.lost += k
+        if k_drop is not None:
+            self.drops += np.bincount(scen, k_drop, self.S)
+        if k_loss is not None:
+            self.losses += np.bincount(scen, k_loss, self.S)
+        if first.any():
+            self._update_flags()
 
-        # deliveries, completions and the measurement marks
-        before = self.delivered.copy()
-        self.delivered += deliv
-        sized = np.isfinite(self.size) & active & (self.delivered >= self.size)
-        if sized.any():
-            with np.errstate(divide="ignore", invalid="ignore"):
-                frac = np.where(deliv > 0, (self.size - before) / deliv, 1.0)
-            end = tf + hf * np.clip(frac, 0.0, 1.0)
-            self.done_at[sized] = end[sized]
-            self.end_time[sized] = end[sized]
-            self.done |= sized
-            np.minimum.at(self.t1, scen[sized], end[sized])
-        t, t_new = self.t, self.t + h
-        for mark, D, dep_mark in ((self.t0, self.D_t0, self.dep_t0),
-                                  (self.t1, self.D_t1, self.dep_t1)):
+    def _complete(self, before, deliv, tf, hf) -> None:
+        """Sized flows that delivered their last segment this step."""
+        done = self.sending & (self.delivered >= self.size)
+        if not done.any():
+            return
+        frac = np.where(deliv > 0, (self.size - before) / deliv, 1.0)
+        end = tf + hf * np.clip(frac, 0.0, 1.0)
+        self.done_at[done] = end[done]
+        self.end_time[done] = end[done]
+        self.done |= done
+        np.minimum.at(self.t1, self.scen[done], end[done])
+        self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
+        self._update_flags()
+
+    def _marks(self, t, h, t_new, before, deliv, departed, live) -> None:
+        """Cumulative deliveries at the start (t0) and end (t1) of the interval
+        in which every flow is active, interpolated within the step."""
+        scen = self.scen
+        for first, mark, D, dep_mark in ((True, self.t0, self.D_t0, self.dep_t0),
+                                         (False, self.t1, self.D_t1, self.dep_t1)):
             cross = (t < mark) & (t_new >= mark) & live
+            if first:
+                cross &= ~self.t0_marked
+                self.t0_marked |= cross
             if cross.any():
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    frac = np.where(h > 0, (mark - t) / h, 0.0)
+                frac = np.where(h > 0, (mark - t) / h, 0.0)
                 cf = cross[scen]
                 D[cf] = (before + deliv * frac[scen])[cf]
                 dep_mark[cross] = (self.dep + departed * frac)[cross]
-        self.dep += departed
-        self.sent += A * h
-
-        # RTT estimators, as RFC 6298 over the step's ACKs
-        acks = deliv
-        seen = sending & (acks > 0)
-        if seen.any():
-            np.minimum(self.min_rtt, np.where(seen, tau, np.inf), out=self.min_rtt)
-            first = seen & np.isnan(self.srtt)
-            self.srtt[first], self.rttvar[first] = tau[first], tau[first] / 2.0
-            g = np.where(seen & ~first, np.minimum(acks / 8.0, 1.0), 0.0)
-            gv = np.where(seen & ~first, np.minimum(acks / 4.0, 1.0), 0.0)
-            dev = np.abs(np.nan_to_num(self.srtt) - tau)
-            self.rttvar += gv * (dev - np.nan_to_num(self.rttvar))
-            self.srtt += g * (tau - np.nan_to_num(self.srtt))
-            self.rtt_sum += tau * acks
-            self.ack_sum += acks
-
-        # growth: each law over its slice
-        np.copyto(self.h_f, np.where(growing, hf, 0.0))
-        np.copyto(self.now_f, tf)
-        np.copyto(self.tau, tau)
-        np.copyto(self.rate, x)
-        np.copyto(self.acked, deliv)
-        for g in self.groups:
-            g.law.grow(g.f)
-        if not (np.isfinite(self.cwnd[active]).all()
-                and (self.cwnd[active] >= self.min_cwnd[active] * (1 - 1e-12)).all()):
-            self._bad_window(active, "grow")
-
-        if self.traces:
-            self._record(t, t_new, tf, hf, deliv, active, q_new)
-        self.q = q_new
-        self.t = np.where(live, t_new, self.t)
-        self.steps += live
-        return True
+        self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
 
     # -- pieces of a step ---------------------------------------------------------------
     def _open(self, newly: np.ndarray) -> None:
         self.started |= newly
         self.cwnd[newly] = self.iw[newly]
+        self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
         self.rec_until[newly] = 0.0
@@ -486,9 +544,8 @@ class FluidEngine:
             self.retransmits[fast] += lost[fast]
             self.backoff[fast] = 0.0
         if timeout.any():
-            rto = np.where(np.isnan(self.srtt), self.initial_rto[self.scen],
-                           np.nan_to_num(self.srtt) + np.maximum(
-                               0.001, 4.0 * np.nan_to_num(self.rttvar)))
+            rto = np.where(self.ack_sum == 0, self.initial_rto[self.scen],
+                           self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
             rto = np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
             # the window never recovered from the previous timeout: back off
             again = cwnd <= 2.0 * self.loss_window
@@ -519,14 +576,15 @@ class FluidEngine:
         scen, C, d, pacing = self.scen, self.C, self.d, self.pacing
         total = np.bincount(scen, inflight, self.S)
         q = np.maximum(total - C * self.d_max, 0.0)
+        if self.uniform and not self.paced:
+            return q
         for _ in range(3):
             tau = d + (q / C)[scen]
             x = inflight / tau
             paced = x > pacing
             rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
             slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
-            with np.errstate(divide="ignore", invalid="ignore"):
-                step = np.where(slope > 0, (rate - C) / slope, 0.0)
+            step = np.where(slope > 0, (rate - C) / slope, 0.0)
             q = np.maximum(q + np.where(rate > C, step, 0.0), 0.0)
         return q
 
@@ -575,36 +633,28 @@ class FluidEngine:
         k[idx] = draws.poisson(mean[idx], u)
         return k
 
-    def _record(self, t, t_new, tf, hf, deliv, active, q_new) -> None:
-        """Traces: samples at ``k·dt`` before ``t_new`` (the state after the
-        step); goodput split over the bins the step covers."""
-        dt, scen = self.dt, self.scen
-        n = self.tr_cwnd.shape[1]
+    def _record(self, t, h, t_new, before, deliv, q_new) -> None:
+        """Traces: the state after the step at every sample time ``k·dt`` it
+        passed, and the cumulative deliveries there (interpolated within the
+        step), whose differences are the goodput of each bin."""
+        scen, dt = self.scen, self.dt
         while True:
-            due = (self.next_k * dt < t_new) & (self.next_k < self.n_bins)
+            due = (self.next_sample < t_new) & (self.next_k < self.n_bins)
             if not due.any():
-                break
+                return
             ss = np.flatnonzero(due)
             ff = np.flatnonzero(due[scen])
-            kk = self.next_k[scen[ff]]
-            on = active[ff]
+            sf = scen[ff]
+            kk = self.next_k[sf]
+            on = (self.started & ~self.done)[ff]
             self.tr_cwnd[ff, kk] = np.where(on, self.cwnd[ff], np.nan)
             self.tr_ssthresh[ff, kk] = np.where(on, self.ssthresh[ff], np.nan)
             self.tr_rtt[ff, kk] = np.where(on, self.tau[ff], np.nan)
+            frac = np.clip((self.next_sample[sf] - t[sf]) / h[sf], 0.0, 1.0)
+            self.tr_delivered[ff, kk] = before[ff] + deliv[ff] * frac
             self.tr_queue[ss, self.next_k[ss]] = q_new[ss]
             self.next_k[ss] += 1
-        moving = np.flatnonzero(deliv > 0)
-        if moving.size:
-            dtf = dt[scen[moving]]
-            a, b = tf[moving], (tf + hf)[moving]
-            first = np.floor(a / dtf).astype(np.int64)
-            last = np.minimum(np.floor(b / dtf).astype(np.int64), n - 1)
-            rate = deliv[moving] / (b - a)
-            for j in range(int((last - first).max()) + 1):
-                k = first + j
-                ok = (k <= last) & (k < self.n_bins[scen[moving]])
-                part = np.clip(np.minimum((k + 1) * dtf, b) - np.maximum(k * dtf, a), 0.0, None)
-                self.tr_good[moving[ok], k[ok]] += (rate * part)[ok]
+            self.next_sample[ss] = self.next_k[ss] * dt[ss]
 
     def _bad_window(self, mask: np.ndarray, hook: str, what: str = "cwnd") -> None:
         arr = getattr(self, what)

@@ -43,6 +43,8 @@ class HookLaw(FluidLaw):
             converting ``pacing_rate``, bit/s, to segments per second).
     """
 
+    paces = True  # a class may set pacing_rate in any hook
+
     def __init__(self, cc: Any, flows: Sequence[Any], packet_bits: Sequence[float]) -> None:
         super().__init__(cc)
         self.laws = [flow.make_algorithm() for flow in flows]

@@ -84,7 +84,9 @@ def _traces(e: "FluidEngine", s: int, idx: np.ndarray) -> pd.DataFrame:
     n = int(e.n_bins[s])
     dt = sc.sample_interval
     times = np.arange(n) * dt
-    goodput = e.tr_good[idx, :n].T * sc.mss * 8.0 / dt  # bit/s in each bin
+    edges = e.tr_delivered[idx, :n + 1].copy()
+    edges[:, n] = e.delivered[idx]  # the last edge: everything, at the end of the run
+    goodput = np.diff(edges, axis=1).T * sc.mss * 8.0 / dt  # bit/s in each bin
     return _tidy(times, dt, {"cwnd": e.tr_cwnd[idx, :n].T, "ssthresh": e.tr_ssthresh[idx, :n].T,
                              "rtt": e.tr_rtt[idx, :n].T, "goodput": goodput},
                  e.tr_queue[s, :n])
