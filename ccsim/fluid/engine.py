@@ -31,8 +31,8 @@ wrong):
   :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows.
 
 The step of each scenario is a fraction ``step`` of the smallest current RTT
-among its flows (it lengthens as queues fill), never shorter than
-``min_step`` of the scenario's duration.
+among its flows (it lengthens as queues fill) and, once none of its flows is
+in slow start, never shorter than ``min_step`` of the scenario's duration.
 """
 
 from __future__ import annotations
@@ -55,9 +55,10 @@ __all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
 STEP = 0.25
 """Default step as a fraction of the smallest current RTT of a scenario."""
 
-MIN_STEP = 1.0 / 20_000
-"""Default shortest step, as a fraction of the scenario's duration: at most
-20,000 steps per run, whatever the RTT (a 60-s run: steps of 3 ms or more)."""
+MIN_STEP = 1.0 / 10_000
+"""Default shortest step outside slow start, as a fraction of the scenario's
+duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
+steps of 6 ms or more once no flow is in slow start)."""
 
 
 class FluidLawError(CcsimError):
@@ -80,6 +81,7 @@ class _Group:
     def __init__(self, law: FluidLaw, lo: int, hi: int, name: str) -> None:
         self.law, self.lo, self.hi, self.name = law, lo, hi, name
         self.f = FlowArrays()
+        self.alive = True  # some scenario of the group's flows still runs
 
 
 class FluidEngine:
@@ -177,7 +179,7 @@ class FluidEngine:
 
         # -- state (flows) ----------------------------------------------------------
         nan = np.full(F, np.nan)
-        self.cwnd, self.ssthresh = nan.copy(), np.full(F, np.inf)
+        self.cwnd, self.ssthresh = np.zeros(F), np.full(F, np.inf)  # 0: not open yet
         self.pacing = np.full(F, np.inf)
         self.min_rtt = np.full(F, np.inf)
         self.srtt, self.rttvar = self.d.copy(), self.d / 2.0  # until the first ACKs
@@ -258,7 +260,7 @@ class FluidEngine:
         self.red = bool(self.is_red.any())
         self.lossy = bool((self.p_loss > 0).any())
         self.sized = bool(np.isfinite(self.size).any())
-        self.uniform = bool((self.d_max == self.d_min).all())
+        self.uniform_s = self.d_max == self.d_min
         self.t0_marked = self.t0 <= 0
         self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
         self._update_flags()
@@ -293,8 +295,11 @@ class FluidEngine:
         live = t < self.end_of_run
         if not live.any():
             return False
-        # a fraction of the smallest current RTT, bounded below, ending on the duration
-        h = np.maximum(self.step * (self.d_min + self.q / C), self.shortest)
+        # a fraction of the smallest current RTT, bounded below except in slow
+        # start (which doubles per RTT), ending on the duration
+        h = self.step * (self.d_min + self.q / C)
+        in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
+        h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
         if (tf >= self.wake).any():  # flows open or stop, timers fire, losses are detected
@@ -319,7 +324,7 @@ class FluidEngine:
         overflow = q_need - self.B
         if (overflow > 0).any():  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
-            dropped = (overflow / A)[scen] * x
+            dropped = np.where(A > 0, overflow / A, 0.0)[scen] * x
             self.ghost += dropped
             physical -= dropped
             np.divide(physical, tau, out=x)
@@ -330,8 +335,7 @@ class FluidEngine:
             dropped = None
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
-        dep_f = (departed / A)[scen] * x        # each flow's part of the departures
-        dep_f[~(dep_f > 0)] = 0.0               # (0/0 where a scenario sends nothing)
+        dep_f = np.where(A > 0, departed / A, 0.0)[scen] * x  # each flow's part of them
         if self.lossy:
             lost_on_link = dep_f * self.p_loss[scen]
             deliv = dep_f - lost_on_link
@@ -383,7 +387,8 @@ class FluidEngine:
         np.copyto(self.rate, x)
         np.copyto(self.acked, deliv)
         for g in self.groups:
-            g.law.grow(g.f)
+            if g.alive:
+                g.law.grow(g.f)
         cwnd = self.cwnd
         if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
             self._bad_window(self.started & ~self.done, "grow")
@@ -393,6 +398,10 @@ class FluidEngine:
         self.q = q_new
         self.t = np.where(live, t_new, t)
         self.steps += live
+        if not (self.t < self.end_of_run).all() and (live & (self.t >= self.end_of_run)).any():
+            finished = self.t >= self.end_of_run  # skip laws whose scenarios are all done
+            for g in self.groups:
+                g.alive = not finished[self.scen[g.lo:g.hi]].all()
         return True
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
@@ -416,8 +425,11 @@ class FluidEngine:
             self._loss(fire, "timeout")
             self.cwnd[fire] = self.loss_window[fire]
             self.retransmits[fire] += self.rto_lost[fire]
-            self.outstanding[fire] = 0.0  # go back: what is still out is sent again
-            self.ghost[fire] = self.held[fire] = 0.0
+            self.outstanding[fire] = 0.0  # go back: what is still out is sent again,
+            self.ghost[fire] = self.held[fire] = 0.0  # losses since the timeout included
+            self.retransmits[fire] += self.lost[fire]
+            self.lost[fire] = 0.0
+            self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
         # losses detected now (one RTT after the first drop of a window)
@@ -576,7 +588,10 @@ class FluidEngine:
         scen, C, d, pacing = self.scen, self.C, self.d, self.pacing
         total = np.bincount(scen, inflight, self.S)
         q = np.maximum(total - C * self.d_max, 0.0)
-        if self.uniform and not self.paced:
+        exact = self.uniform_s  # one base RTT, nothing paced: the bound is the root
+        if self.paced:
+            exact = exact & (np.bincount(scen, pacing < np.inf, self.S) == 0)
+        if exact.all():
             return q
         for _ in range(3):
             tau = d + (q / C)[scen]
@@ -585,7 +600,7 @@ class FluidEngine:
             rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
             slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
-            q = np.maximum(q + np.where(rate > C, step, 0.0), 0.0)
+            q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
         return q
 
     def _red_probability(self, h: np.ndarray) -> np.ndarray:
