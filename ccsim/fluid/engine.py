@@ -203,7 +203,6 @@ class FluidEngine:
         # per-step signals laws read (kept as arrays so that group views stay valid)
         self.outstanding = np.zeros(F)         # data sent, not yet ACKed (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
-        self.held = np.zeros(F)                # of which arrived behind a hole (segments)
         # accumulated expected queue drops, from a random phase in [0, 1)
         self.drop_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["drops"],
                                           np.zeros(F, np.int64), self.jidx)
@@ -312,7 +311,7 @@ class FluidEngine:
             target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
-        physical = inflight - self.ghost - self.held
+        physical = inflight - self.ghost
         q_need = self._queue(physical)
         q_new = np.minimum(q_need, self.B)
         tau = self.tau
@@ -342,14 +341,7 @@ class FluidEngine:
             self.ghost += lost_on_link          # lost: outstanding, no longer in flight
         else:
             lost_on_link, deliv = None, dep_f
-        # ACKed: out of flight; behind a hole (a loss not yet detected) the ACKs
-        # are duplicates, which release nothing: held until recovery
-        pending = self.pending
-        if pending.any():
-            self.held += deliv * pending
-            inflight -= deliv * ~pending
-        else:
-            inflight -= deliv
+        inflight -= deliv                       # ACKed: out of flight
 
         # losses: whole packets, and the detection they will lead to
         drop_mean = dropped
@@ -373,7 +365,9 @@ class FluidEngine:
 
         # RTT estimators, as RFC 6298 over the step's ACKs (gain 1/8 and 1/4 per ACK)
         acks = deliv * self.sending
-        np.minimum(self.min_rtt, np.where(acks > 0, tau, np.inf), out=self.min_rtt)
+        # the smallest sample of the step: the queue at its lower end
+        low = self.d + (np.minimum(self.q, q_new) / C)[scen]
+        np.minimum(self.min_rtt, np.where(acks > 0, low, np.inf), out=self.min_rtt)
         g = np.minimum(acks * 0.125, 1.0)
         gv = np.minimum(acks * 0.25, 1.0)
         self.rttvar += gv * (np.abs(self.srtt - tau) - self.rttvar)
@@ -382,7 +376,11 @@ class FluidEngine:
         self.ack_sum += acks
 
         # growth: each law over its slice
-        np.multiply(hf, self.sending & (tf >= self.rec_until), out=self.h_f)
+        # growth: not in recovery; and in congestion avoidance not while a loss
+        # is on its way to detection — the segment that overflowed was this
+        # RTT's one more, and the next would come with the reduction
+        frozen = self.pending & (self.cwnd >= self.ssthresh)
+        np.multiply(hf, self.sending & (tf >= self.rec_until) & ~frozen, out=self.h_f)
         np.copyto(self.now_f, tf)
         np.copyto(self.rate, x)
         np.copyto(self.acked, deliv)
@@ -426,7 +424,7 @@ class FluidEngine:
             self.cwnd[fire] = self.loss_window[fire]
             self.retransmits[fire] += self.rto_lost[fire]
             self.outstanding[fire] = 0.0  # go back: what is still out is sent again,
-            self.ghost[fire] = self.held[fire] = 0.0  # losses since the timeout included
+            self.ghost[fire] = 0.0  # losses since the timeout included
             self.retransmits[fire] += self.lost[fire]
             self.lost[fire] = 0.0
             self.pending[fire] = False
@@ -566,10 +564,9 @@ class FluidEngine:
             self.rto_until[timeout] = (tf + wait)[timeout]
             self.rto_lost[timeout] = lost[timeout]
             self.timeouts[timeout] += 1
-        # fast recovery resends the lost segments out of the reduced window,
-        # and the data that arrived behind them is acknowledged
-        self.outstanding[fast] -= self.ghost[fast] + self.held[fast]
-        self.ghost[fast] = self.held[fast] = 0.0
+        # fast recovery resends the lost segments out of the reduced window
+        self.outstanding[fast] -= self.ghost[fast]
+        self.ghost[fast] = 0.0
         self.pending[due] = False
         self.lost[due] = 0.0
         self.t_detect[due] = np.inf

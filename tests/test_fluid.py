@@ -1,0 +1,282 @@
+"""The fluid engine: same Result as the packet engine, batch-independent,
+numerically sound, and right where theory says what the answer is."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import ccsim
+from ccsim.algorithms import CongestionControl, FlowArrays, FluidLaw
+from ccsim.algorithms.cubic import Cubic
+from ccsim.errors import ScenarioError
+from ccsim.fluid import FluidEngine, FluidLawError
+from ccsim.results import SUMMARY_COLUMNS, TRACE_VARIABLES
+
+
+def small(**kw):
+    base = dict(bandwidth="10Mbps", rtt="20ms", buffer="1BDP", duration="20s", seed=1,
+                flows=["reno", ccsim.Flow("cubic", start="2s")])
+    base.update(kw)
+    return ccsim.dumbbell(**base)
+
+
+def same(a, b):
+    """Two results equal bit for bit, but for the batch's wall time."""
+    pd.testing.assert_frame_equal(a.summary, b.summary, check_exact=True)
+    pd.testing.assert_frame_equal(a.traces, b.traces, check_exact=True)
+    drop = ("wall_time", "batch")
+    assert {k: v for k, v in a.metrics.items() if k not in drop} == \
+        {k: v for k, v in b.metrics.items() if k not in drop}
+
+
+# -- the contract ------------------------------------------------------------------
+def test_same_result_type_and_columns_as_the_packet_engine():
+    sc = small()
+    fluid, packet = ccsim.run(sc, mode="fluid"), ccsim.run(sc)
+    assert fluid.mode == "fluid" and isinstance(fluid, ccsim.Result)
+    assert list(fluid.summary.columns) == list(packet.summary.columns) == list(SUMMARY_COLUMNS)
+    assert set(TRACE_VARIABLES) == set(fluid.traces["variable"].unique())
+    for name in ("utilisation", "jain", "interval", "drops", "losses", "data_packets"):
+        assert name in fluid.metrics
+    assert fluid.summary["share"].sum() == pytest.approx(1.0)
+    # the traced goodput integrates to what the summary says was delivered
+    good = fluid.series("goodput")
+    delivered = good.sum() * sc.sample_interval / 8.0
+    np.testing.assert_allclose(delivered.to_numpy(), fluid.summary["delivered_bytes"], rtol=1e-9)
+    fig = fluid.plot()
+    assert "fluid engine" in fig.texts[0].get_text() if fig.texts else True
+
+
+def test_what_the_model_cannot_represent_is_refused_by_name():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[ccsim.Flow("reno", drop_segments=[5])],
+                        duration="5s")
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.drop_segments"):
+        ccsim.run(sc, mode="fluid")
+    with pytest.raises(ScenarioError, match="step"):
+        ccsim.run(small(), mode="fluid", step=2.0)
+    with pytest.raises(ScenarioError, match="fluid engine only"):
+        ccsim.run(small(), mode="packet", step=0.1)
+
+
+def test_same_scenario_same_result_whatever_the_batch():
+    a = small(loss=0.01, seed=3)
+    b = ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="10s", seed=1,
+                       flows=["vegas", "cubic", "reno"])
+    c = ccsim.dumbbell("10Mbps", "50ms", queue="red", duration="10s", seed=2,
+                       flows=["reno", ccsim.Flow("reno", rtt="120ms")])
+    alone = ccsim.run(a, mode="fluid")
+    same(alone, ccsim.run(a, mode="fluid"))
+    for batch in ([b, c, a], [a, c], [c, b, a, c]):
+        same(alone, ccsim.run_many(batch, mode="fluid")[batch.index(a)])
+
+
+def test_results_without_traces_have_the_same_summary():
+    sc = small(loss=0.005)
+    full, bare = ccsim.run(sc, mode="fluid"), ccsim.run(sc, mode="fluid", traces=False)
+    pd.testing.assert_frame_equal(full.summary, bare.summary, check_exact=True)
+    assert bare.traces.empty and list(bare.traces.columns) == list(full.traces.columns)
+
+
+def test_seed_changes_random_losses():
+    one, two = (ccsim.run(small(loss=0.01, seed=s), mode="fluid") for s in (1, 2))
+    assert one.metrics["losses"] != two.metrics["losses"]
+
+
+def test_halving_the_step_changes_shares_by_less_than_two_points():
+    """Numerics: the step is a fraction of the RTT; halving it (and the floor)
+    must not move the outcome. Two points: the discrete loss events land in
+    different steps, which shifts who loses first in a few of ~150 cycles."""
+    for sc in (small(duration="60s"),
+               ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="60s", seed=1,
+                              flows=["reno", ccsim.Flow("cubic", start="10s")])):
+        coarse = ccsim.run(sc, mode="fluid", traces=False)
+        fine = ccsim.run(sc, mode="fluid", traces=False, step=ccsim.fluid.STEP / 2,
+                         min_step=ccsim.fluid.MIN_STEP / 2)
+        assert fine.metrics["steps"] > 1.5 * coarse.metrics["steps"]
+        gap = (coarse.summary["share"] - fine.summary["share"]).abs().max()
+        assert gap < 0.02, (sc.flows, gap)
+        assert abs(coarse.metrics["utilisation"] - fine.metrics["utilisation"]) < 0.01
+
+
+# -- the network model ---------------------------------------------------------------
+def test_multi_link_path_and_access_delays():
+    sc = ccsim.path([{"rate": "100Mbps", "delay": "2ms"},
+                     {"rate": "10Mbps", "delay": "10ms", "buffer": 40},
+                     {"rate": "100Mbps", "delay": "3ms", "loss": 0.001}],
+                    flows=["reno", ccsim.Flow("reno", rtt="80ms")], duration="30s", seed=1)
+    res = ccsim.run(sc, mode="fluid")
+    assert res.summary["base_rtt"].tolist() == [pytest.approx(0.03), pytest.approx(0.08)]
+    assert res.metrics["losses"] > 0 and res.metrics["utilisation"] > 0.9
+    # RTT unfairness: the short flow takes more (Reno's throughput ∝ 1/RTT or steeper)
+    assert res.summary["share"][0] > 0.6
+
+
+def test_sized_flows_complete_and_report_their_time():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[ccsim.Flow("reno", size="1MB")],
+                        duration="10s")
+    res = ccsim.run(sc, mode="fluid")
+    fct = res.summary["fct"][0]
+    assert res.summary["delivered_bytes"][0] == 1e6
+    # 1 MB at 10 Mbit/s is 0.8 s at best; slow start from 10 segments adds a few RTTs
+    assert 0.8 < fct < 1.5
+    assert res.summary["end"][0] == pytest.approx(fct)
+
+
+def test_hostile_fluid_law_gets_a_clear_error(scratch_registry):
+    class Broken(FluidLaw):
+        def grow(self, f):
+            f.cwnd[...] = np.nan
+
+    @ccsim.algorithms.register
+    class Hostile(CongestionControl):
+        name = "hostile"
+
+    Hostile.fluid = Broken
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["hostile"], duration="2s")
+    with pytest.raises(FluidLawError, match=r"hostile.*cwnd=.*nan.*grow"):
+        ccsim.run(sc, mode="fluid")
+
+
+def test_a_class_without_a_fluid_law_runs_through_its_hooks(scratch_registry):
+    """Write a class, run it in both engines: a user's Reno (no fluid law)
+    comes close to the built-in fluid Reno on the same scenario."""
+
+    @ccsim.algorithms.register
+    class MyReno(CongestionControl):
+        name = "myreno"
+
+        def on_ack(self, ack):
+            acked = self.slow_start(ack.acked)
+            if acked:
+                self.cwnd += acked / self.cwnd
+
+    assert vars(MyReno).get("fluid") is None
+    mine = ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=["myreno", "reno"],
+                                    duration="60s", seed=1), mode="fluid")
+    # Same rules through hooks vs closed forms: shares within 5 points (the
+    # hook route steps slow start in first-order increments, so the first
+    # loss comes at a slightly different window and time).
+    assert abs(mine.summary["share"][0] - 0.5) < 0.05
+    assert mine.metrics["utilisation"] > 0.95
+
+
+# -- theory ------------------------------------------------------------------------
+@pytest.mark.parametrize("p", [0.001, 0.01])
+def test_square_root_law(p):
+    """Mathis et al. (CCR 1997): Reno's mean window is about 1.22/√p under
+    periodic loss, 1.31/√p under random loss; a path with no queueing."""
+    sc = ccsim.dumbbell("1Gbps", "100ms", buffer="1BDP", loss=p, duration="300s", seed=1,
+                        flows=["reno"])
+    res = ccsim.run(sc, mode="fluid", traces=False)
+    window = res.summary["goodput_bps"][0] / (sc.mss * 8) * res.summary["mean_rtt"][0]
+    assert 1.1 < window * math.sqrt(p) < 1.4
+
+
+@pytest.mark.parametrize("n", [2, 5, 10])
+def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
+    """Low, Peterson & Wang (JACM 2002): in equilibrium each Vegas flow keeps
+    between α and β segments queued, and flows with one base RTT share
+    equally. Slack: none on the band, 1 % on the shares."""
+    sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1, flows=["vegas"] * n)
+    res = ccsim.run(sc, mode="fluid")
+    queue = res.series("queue")["queue"]
+    settled = queue[queue.index > 20]
+    assert (settled >= 2.0 * n - 1e-6).all() and (settled <= 4.0 * n + 1e-6).all()
+    assert res.summary["share"].max() / res.summary["share"].min() < 1.01
+    assert res.metrics["utilisation"] > 0.99
+
+
+def test_vegas_newcomers_overestimate_their_base_rtt():
+    """Persistent congestion (Low, Peterson & Wang 2002): a flow that starts
+    into a standing queue takes it for propagation delay, so later starters
+    get more — by the size of the queue they found, not without bound."""
+    sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1,
+                        flows=[ccsim.Flow("vegas", start=f"{4 * i}s") for i in range(4)])
+    res = ccsim.run(sc, mode="fluid")
+    shares = res.summary["share"].to_numpy()
+    assert shares.argmin() == 0                  # the first starter, the truest base RTT
+    assert shares[2:].mean() > 1.2 * shares[:2].mean()
+    assert shares.max() / shares.min() < 4.0     # bounded by the queue they found
+
+
+def test_cubic_window_curve_after_a_loss():
+    """RFC 9438 §4.2: after a reduction to β·W_max the window follows
+    W(t) = C·(t − K)³ + W_max with K = ∛(W_max·(1 − β)/C): concave up to
+    W_max at t = K, then convex. Driven through the fluid law alone, with a
+    fixed RTT and small steps, it must trace that curve."""
+    law = Cubic.fluid(Cubic())
+    f = FlowArrays()
+    n = 1
+    for name in ("cwnd", "ssthresh", "pacing", "h", "now", "rtt", "base_rtt", "min_rtt",
+                 "srtt", "rate", "acked", "delivered", "inflight", "mss"):
+        setattr(f, name, np.zeros(n))
+    for name, value in law.state.items():
+        setattr(f, name, np.full(n, value))
+    w_max, rtt, h = 1000.0, 0.1, 0.002  # the cubic region: Reno would grow slower
+    f.cwnd[:], f.inflight[:], f.rtt[:], f.srtt[:], f.pacing[:] = w_max, w_max, rtt, rtt, np.inf
+    f.ssthresh[:] = np.inf
+    f.w_max[:] = 0.0  # first loss: no fast convergence
+    m = np.ones(n, bool)
+    law.on_loss(f, m, "fast")
+    f.cwnd[:] = f.ssthresh
+    beta, c = 0.7, 0.4
+    assert f.cwnd[0] == pytest.approx(beta * w_max)
+    k = (w_max * (1 - beta) / c) ** (1 / 3)
+    times, windows = [], []
+    for step in range(int(2 * k / h)):
+        f.now[:], f.h[:] = step * h, h
+        law.grow(f)
+        times.append((step + 1) * h)
+        windows.append(f.cwnd[0])
+    times, windows = np.array(times), np.array(windows)
+    # The law aims at W(t + RTT) and relaxes towards it with time constant RTT,
+    # so it tracks W(t) within the curve's change over about one RTT.
+    expected = c * (times - k) ** 3 + w_max
+    slack = np.abs(c * (times + rtt - k) ** 3 - c * (times - k) ** 3) + 0.5
+    assert (np.abs(windows - expected) <= slack).all()
+    plateau = windows[np.argmin(np.abs(times - k))]
+    assert plateau == pytest.approx(w_max, abs=1.0)
+
+
+def test_two_reno_flows_converge_to_fairness():
+    """Chiu & Jain (1989): AIMD converges to equal shares from any start; the
+    second flow starts when the first holds the whole link."""
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="120s", seed=1,
+                        flows=["reno", ccsim.Flow("reno", start="20s")])
+    res = ccsim.run(sc, mode="fluid")
+    good = res.series("goodput")
+    late = good[good.index > 70].mean()
+    assert late[0] / late[1] == pytest.approx(1.0, abs=0.1)
+
+
+def _hollot(n, rate_pkts, rtt, red):
+    """Hollot, Misra, Towsley, Gong (INFOCOM 2001), Prop. 1: stable if
+    L·(τC)³/(2N)² ≤ √(ω²/K² + 1), with L = max_p/(max_th − min_th),
+    K = −ln(1 − w_q)·C and ω = 0.1·min(2N/(τ²C), 1/τ)."""
+    slope = red.max_p / (red.max_th - red.min_th)
+    k = -math.log(1 - red.weight) * rate_pkts
+    omega = 0.1 * min(2 * n / (rtt ** 2 * rate_pkts), 1 / rtt)
+    return slope * (rtt * rate_pkts) ** 3 / (2 * n) ** 2 <= math.sqrt(omega ** 2 / k ** 2 + 1)
+
+
+def test_red_is_stable_inside_hollots_region_and_oscillates_outside():
+    """Inside the linear-stability region the queue stays near its operating
+    point and the link busy; far outside it the TCP/RED loop oscillates, the
+    queue swings to empty and the link idles (Hollot et al. 2001)."""
+    n, rate = 20, 10e6 / (8 * 1500)
+    out = {}
+    for name, red in (("stable", ccsim.RED(limit=400, min_th=50, max_th=250, max_p=0.02)),
+                      ("unstable", ccsim.RED(limit=400, min_th=50, max_th=70, max_p=0.5))):
+        sc = ccsim.dumbbell("10Mbps", "100ms", queue=red, buffer=None, duration="100s",
+                            seed=1, flows=["reno"] * n)
+        res = ccsim.run(sc, mode="fluid")
+        queue = res.series("queue")["queue"]
+        queue = queue[queue.index > 50]
+        rtt = 0.1 + queue.mean() / rate
+        assert _hollot(n, rate, rtt, red) == (name == "stable")
+        out[name] = (queue.std() / queue.mean(), res.metrics["utilisation"])
+    (cv_in, util_in), (cv_out, util_out) = out["stable"], out["unstable"]
+    assert cv_out > 2 * cv_in
+    assert util_in > 0.97 and util_out < 0.9
