@@ -191,6 +191,7 @@ class FluidEngine:
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
+        self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
         self.backoff = np.zeros(F)
         self.delivered = np.zeros(F)
         self.retransmits = np.zeros(F)
@@ -312,6 +313,10 @@ class FluidEngine:
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         physical = inflight - self.ghost
+        if red_p is not None:  # RED drops that share of the step's arrivals
+            red_drop = np.minimum(self.rate * hf * red_p[scen], physical)
+            self.ghost += red_drop
+            physical -= red_drop
         q_need = self._queue(physical)
         q_new = np.minimum(q_need, self.B)
         tau = self.tau
@@ -344,11 +349,11 @@ class FluidEngine:
         inflight -= deliv                       # ACKed: out of flight
 
         # losses: whole packets, and the detection they will lead to
-        drop_mean = dropped
-        if red_p is not None:
-            red_mean = x * hf * red_p[scen]
-            drop_mean = red_mean if drop_mean is None else drop_mean + red_mean
-        k_drop = None if drop_mean is None else self._queue_drops(drop_mean)
+        k_drop = None if dropped is None else self._queue_drops(dropped)
+        if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
+            k_red = self._draw(red_drop, "drops")
+            if k_red is not None:
+                k_drop = k_red if k_drop is None else k_drop + k_red
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
         if k_drop is not None or k_loss is not None:
             self._losses(k_drop, k_loss, tf, hf, tau)
@@ -420,6 +425,9 @@ class FluidEngine:
         # retransmission timers that fire now: a timeout reduction, the loss window
         fire = active & (tf >= self.rto_until)
         if fire.any():
+            # FlightSize at the timeout: nothing was cumulatively ACKed past
+            # the first hole, so it is what was out when the loss was detected
+            self.outstanding[fire] = self.rto_flight[fire]
             self._loss(fire, "timeout")
             self.cwnd[fire] = self.loss_window[fire]
             self.retransmits[fire] += self.rto_lost[fire]
@@ -563,6 +571,7 @@ class FluidEngine:
             wait = np.minimum(rto * np.exp2(self.backoff), self.max_rto[self.scen])
             self.rto_until[timeout] = (tf + wait)[timeout]
             self.rto_lost[timeout] = lost[timeout]
+            self.rto_flight[timeout] = self.outstanding[timeout]
             self.timeouts[timeout] += 1
         # fast recovery resends the lost segments out of the reduced window
         self.outstanding[fast] -= self.ghost[fast]
