@@ -203,6 +203,7 @@ class FluidEngine:
         self.D_t0, self.D_t1 = np.zeros(F), np.zeros(F)
         # per-step signals laws read (kept as arrays so that group views stay valid)
         self.outstanding = np.zeros(F)         # data sent, not yet ACKed (segments)
+        self.growth = np.zeros(F)              # window growth in the last step (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
         # accumulated expected queue drops, from a random phase in [0, 1)
         self.drop_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["drops"],
@@ -328,7 +329,7 @@ class FluidEngine:
         overflow = q_need - self.B
         if (overflow > 0).any():  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
-            dropped = np.where(A > 0, overflow / A, 0.0)[scen] * x
+            dropped = self._overflow_shares(overflow, x, A)
             self.ghost += dropped
             physical -= dropped
             np.divide(physical, tau, out=x)
@@ -389,10 +390,13 @@ class FluidEngine:
         np.copyto(self.now_f, tf)
         np.copyto(self.rate, x)
         np.copyto(self.acked, deliv)
+        grown = self.cwnd.copy()
         for g in self.groups:
             if g.alive:
                 g.law.grow(g.f)
         cwnd = self.cwnd
+        np.subtract(cwnd, grown, out=grown)
+        np.maximum(grown, 0.0, out=self.growth)
         if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
             self._bad_window(self.started & ~self.done, "grow")
 
@@ -627,6 +631,21 @@ class FluidEngine:
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
+
+    def _overflow_shares(self, overflow: np.ndarray, x: np.ndarray,
+                         A: np.ndarray) -> np.ndarray:
+        """Each flow's part of a drop-tail overflow (packets).
+
+        ACK clocking replaces each departing packet with one arriving packet;
+        what overflows a full queue is the data a growing window adds on top.
+        The overflow is therefore shared in proportion to each flow's window
+        growth over the last step — by its sending rate where no flow of the
+        scenario grew (a paced flow, a burst after recovery)."""
+        scen = self.scen
+        grew = np.bincount(scen, self.growth, self.S)
+        by_growth = np.where(grew > 0, overflow / grew, 0.0)[scen] * self.growth
+        by_rate = np.where((grew > 0) | (A <= 0), 0.0, overflow / A)[scen] * x
+        return by_growth + by_rate
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
         """Whole queue drops per flow (None if none): each flow drops a packet
