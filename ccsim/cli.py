@@ -62,7 +62,9 @@ def _parser() -> argparse.ArgumentParser:
                           "(default: 0)")
     run.add_argument("--duration", default="60s", help="simulated time (default: 60s)")
     run.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    run.add_argument("--mode", default="packet", help="engine (default: packet)")
+    run.add_argument("--mode", default="packet", choices=["packet", "fluid"],
+                     help="engine: packet (every segment) or fluid (rates and a queue "
+                          "level; see docs/fluid.md) (default: packet)")
     stack = run.add_argument_group("TCP stack knobs (defaults: the scenario's)")
     stack.add_argument("--mss", type=int, help="segment payload, bytes (1460)")
     stack.add_argument("--initial-window", type=float, help="initial cwnd, segments (10)")

@@ -241,7 +241,7 @@ def test_summary_and_traces_have_the_contract_columns():
     assert rows.loc[0, "scenario"] == res.scenario.key
 
 
-def test_fluid_mode_is_refused_clearly_until_it_exists():
+def test_unknown_mode_is_refused_naming_the_engines():
     sc = ccsim.dumbbell("10Mbps", "20ms", duration="1s")
-    with pytest.raises(ccsim.ScenarioError, match="mode"):
-        ccsim.run(sc, mode="fluid")
+    with pytest.raises(ccsim.ScenarioError, match="mode='hybrid'.*'packet', 'fluid'"):
+        ccsim.run(sc, mode="hybrid")
