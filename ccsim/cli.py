@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
                           "(default: 0)")
     run.add_argument("--duration", default="60s", help="simulated time (default: 60s)")
     run.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    run.add_argument("--mode", default="packet", choices=["packet", "fluid"],
+    run.add_argument("--mode", default="packet",
                      help="engine: packet (every segment) or fluid (rates and a queue "
                           "level; see docs/fluid.md) (default: packet)")
     stack = run.add_argument_group("TCP stack knobs (defaults: the scenario's)")
