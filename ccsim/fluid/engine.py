@@ -370,7 +370,7 @@ class FluidEngine:
         self.sent += A * h
 
         # RTT estimators, as RFC 6298 over the step's ACKs (gain 1/8 and 1/4 per ACK)
-        acks = deliv * self.sending
+        acks = deliv
         # the smallest sample of the step: the queue at its lower end
         low = self.d + (np.minimum(self.q, q_new) / C)[scen]
         np.minimum(self.min_rtt, np.where(acks > 0, low, np.inf), out=self.min_rtt)
