@@ -364,7 +364,7 @@ class FluidEngine:
         t_new = t + h
         if self.sized:
             self._complete(self.delivered - deliv, deliv, tf, hf)
-        if (t_new >= self.next_mark).any():
+        if ((t_new >= self.next_mark) & live).any():
             self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
         self.dep += departed
         self.sent += A * h
