@@ -312,3 +312,16 @@ def test_fluid_law_agrees_with_the_class_run_through_its_hooks(name, scratch_reg
                             flows=[algo, "reno"])
         shares.append(ccsim.run(sc, mode="fluid").summary["share"][0])
     assert abs(shares[0] - shares[1]) < 0.08, shares
+
+
+def test_hystart_cuts_the_slow_start_overshoot_in_the_fluid_engine_too():
+    """RFC 9406: leaving slow start on a rising RTT avoids the burst of
+    losses that ends plain slow start; the option must not be ignored."""
+    drops = {}
+    for hystart in (False, True):
+        sc = ccsim.dumbbell("100Mbps", "50ms", buffer="2BDP", duration="20s", seed=1,
+                            flows=[ccsim.Flow("cubic", params={"hystart": hystart})])
+        res = ccsim.run(sc, mode="fluid")
+        drops[hystart] = res.metrics["drops"]
+        assert res.metrics["utilisation"] > 0.9
+    assert drops[True] * 5 < drops[False]

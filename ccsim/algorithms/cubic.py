@@ -187,11 +187,15 @@ class CubicFluid(FluidLaw):
     ``K``, fast convergence and the timeout rule are the window law's.
     """
 
-    state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0}
+    state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
+             "css_until": math.nan, "hystart_over": 0.0}
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
+        before = f.cwnd.copy()
         h_ca = f.slow_start()
+        if cc.hystart:
+            h_ca = self._hystart(f, before, h_ca)
         ca = h_ca > 0
         if not ca.any():
             return
@@ -214,6 +218,29 @@ class CubicFluid(FluidLaw):
                                    f.cwnd))
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
 
+    def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
+        """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow
+        start whose RTT has risen ``clamp(min_rtt/8, 4 ms, 16 ms)`` above its
+        minimum enters Conservative Slow Start — growth ×1.25 per RTT (a
+        quarter of slow start's) for ``CSS_ROUNDS`` RTTs — and then congestion
+        avoidance. (The RFC's return to slow start on a spurious exit is left
+        out.)"""
+        from ._hystart import CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_THRESH
+
+        in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)
+        thresh = np.clip(f.min_rtt / 8.0, MIN_RTT_THRESH, MAX_RTT_THRESH)
+        enter = in_ss & np.isnan(f.css_until) & (f.rtt - f.min_rtt >= thresh)
+        f.css_until[enter] = (f.now + CSS_ROUNDS * f.rtt)[enter]
+        css = in_ss & ~np.isnan(f.css_until)
+        if css.any():
+            slow = before * (1.0 + 1.0 / CSS_GROWTH_DIVISOR) ** (f.h / f.rtt)
+            np.copyto(f.cwnd, np.where(css, np.minimum(slow, f.ssthresh), f.cwnd))
+            over = css & (f.now + f.h >= f.css_until)
+            f.ssthresh[over] = f.cwnd[over]
+            f.hystart_over[over] = 1.0
+            h_ca = np.where(css, 0.0, h_ca)
+        return h_ca
+
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         return np.maximum(f.cwnd[m] * self.cc.beta, 2.0)
 
@@ -224,6 +251,7 @@ class CubicFluid(FluidLaw):
         f.w_max[m] = np.where(shrunk, cwnd * (1.0 + cc.beta) / 2.0, cwnd)
         f.cwnd_prior[m] = cwnd
         f.epoch[m] = math.nan
+        f.hystart_over[m] = 1.0  # a loss ends HyStart++ (RFC 9406 §4.2)
         super().on_loss(f, m, kind)
         if kind == "timeout":
             f.w_max[m] = 0.0  # §4.8: the next epoch starts at K = 0, W_max = cwnd
