@@ -54,6 +54,10 @@ def test_what_the_model_cannot_represent_is_refused_by_name():
                         duration="5s")
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.drop_segments"):
         ccsim.run(sc, mode="fluid")
+    faster = ccsim.path([{"rate": "10Mbps", "delay": "5ms"}, {"rate": "100Mbps", "delay": "5ms"}],
+                        bottleneck=1, duration="2s")
+    with pytest.raises(ScenarioError, match=r"bottleneck=1.*slowest link"):
+        ccsim.run(faster, mode="fluid")
     with pytest.raises(ScenarioError, match="step"):
         ccsim.run(small(), mode="fluid", step=2.0)
     with pytest.raises(ScenarioError, match="fluid engine only"):

@@ -68,6 +68,11 @@ class FluidLawError(CcsimError):
 
 def _refuse(sc: Scenario, i: int) -> None:
     """Raise for what the fluid model cannot represent, naming it."""
+    slowest = min(link.rate for link in sc.links)
+    if sc.links[sc.bottleneck].rate > slowest:
+        raise ScenarioError(f"scenarios[{i}].bottleneck", sc.bottleneck,
+                            "a slowest link in the fluid engine",
+                            "it queues only at the slowest link; use mode='packet'")
     for j, flow in enumerate(sc.flows):
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
@@ -147,8 +152,7 @@ class FluidEngine:
         self.mss = per_flow(lambda sc, j: sc.mss)
 
         # per scenario: the bottleneck is the slowest link; the rest adds delay and loss
-        slow = [min(range(len(sc.links)), key=lambda k: sc.links[k].rate) for sc in scs]
-        links = [sc.links[k] for sc, k in zip(scs, slow)]
+        links = [sc.links[sc.bottleneck] for sc in scs]  # a slowest link (checked)
         self.C = np.array([l.rate / (8.0 * sc.packet_size) for sc, l in zip(scs, links)])
         self.B = np.array([float(l.queue.packets(sc.packet_size)) for sc, l in zip(scs, links)])
         self.p_loss = np.array([1.0 - math.prod(1.0 - l.loss for l in sc.links) for sc in scs])
