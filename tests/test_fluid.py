@@ -329,3 +329,47 @@ def test_hystart_cuts_the_slow_start_overshoot_in_the_fluid_engine_too():
         drops[hystart] = res.metrics["drops"]
         assert res.metrics["utilisation"] > 0.9
     assert drops[True] * 5 < drops[False]
+
+
+# -- random scenarios ------------------------------------------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FLUID_LAWS = [n for n in ccsim.algorithms.names()
+              if vars(ccsim.algorithms.get(n)).get("fluid") is not None]
+
+
+@st.composite
+def scenarios(draw):
+    n = draw(st.integers(1, 4))
+    flows = [ccsim.Flow(draw(st.sampled_from(FLUID_LAWS)),
+                        start=draw(st.sampled_from([0.0, 0.5, 2.0])),
+                        rtt=draw(st.sampled_from([None, 0.05, 0.2])))
+             for _ in range(n)]
+    return ccsim.dumbbell(bandwidth=draw(st.sampled_from([1e6, 10e6, 100e6])),
+                          rtt=draw(st.sampled_from([0.002, 0.02, 0.1])),
+                          buffer=draw(st.sampled_from([2, 20, 300])),
+                          queue=draw(st.sampled_from(["droptail", "red"])),
+                          loss=draw(st.sampled_from([0.0, 0.001, 0.03])),
+                          flows=flows, duration=draw(st.sampled_from([3.0, 8.0])),
+                          seed=draw(st.integers(0, 3)))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(scenarios(), min_size=1, max_size=3))
+def test_random_batches_give_sane_and_batch_independent_results(batch):
+    """Whatever the scenarios: no NaN where a figure exists, shares adding up
+    to 1, goodput within the link, the queue within the buffer — and each
+    result the same alone as in the batch."""
+    results = ccsim.run_many(batch, mode="fluid")
+    for sc, res in zip(batch, results):
+        s = res.summary
+        assert s["goodput_bps"].notna().all()
+        assert (s["goodput_bps"] <= sc.links[0].rate * (1 + 1e-9)).all()
+        if s["share"].notna().all():
+            assert s["share"].sum() == pytest.approx(1.0)
+        assert 0.0 <= res.metrics["utilisation"] <= 1.0 + 1e-9 or math.isnan(
+            res.metrics["utilisation"])
+        queue = res.series("queue")["queue"]
+        assert (queue >= 0).all() and (queue <= sc.links[0].queue.packets(sc.packet_size)).all()
+    same(results[-1], ccsim.run(batch[-1], mode="fluid"))

@@ -333,7 +333,7 @@ class FluidEngine:
         overflow = q_need - self.B
         if (overflow > 0).any():  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
-            dropped = self._overflow_shares(overflow, x, A)
+            dropped = np.minimum(self._overflow_shares(overflow, x, A), physical)
             self.ghost += dropped
             physical -= dropped
             np.divide(physical, tau, out=x)
@@ -345,13 +345,16 @@ class FluidEngine:
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
         dep_f = np.where(A > 0, departed / A, 0.0)[scen] * x  # each flow's part of them
+        # a flow that is not sending cannot deliver more than it has in flight
+        np.minimum(dep_f, np.where(self.sending, np.inf, physical), out=dep_f)
         if self.lossy:
             lost_on_link = dep_f * self.p_loss[scen]
             deliv = dep_f - lost_on_link
             self.ghost += lost_on_link          # lost: outstanding, no longer in flight
         else:
             lost_on_link, deliv = None, dep_f
-        inflight -= deliv                       # ACKed: out of flight
+        inflight -= deliv                       # ACKed: out of flight (the lost stay)
+        np.maximum(inflight, self.ghost, out=inflight)
 
         # losses: whole packets, and the detection they will lead to
         k_drop = None if dropped is None else self._queue_drops(dropped)
@@ -365,7 +368,7 @@ class FluidEngine:
 
         # deliveries, completions and the measurement marks
         self.delivered += deliv
-        t_new = t + h
+        t_new = np.where(h >= self.duration - t, self.duration, t + h)  # land on the end
         if self.sized:
             self._complete(self.delivered - deliv, deliv, tf, hf)
         if ((t_new >= self.next_mark) & live).any():
