@@ -244,9 +244,10 @@ class BbrFluid(FluidLaw):
     Deviation (as the class's ``acks_in_recovery``): in steps where the
     engine holds the flow (``h = 0``: in recovery, a loss on its way to
     detection, an RTO pending) but segments were delivered, the model and
-    phase still advance and pacing follows them — using the previous
-    step's length for the rate — while ``cwnd`` is left to the engine (the
-    class would also keep adjusting ``cwnd`` through recovery).
+    phase still advance and pacing follows them, while ``cwnd`` is left to
+    the engine (the class would also keep adjusting ``cwnd`` through
+    recovery). Such a step's rate sample is taken at the next call, when its
+    length is known (``now − t_last``): ``h`` is 0 for it.
     Mirrored from the class by value: ``HIGH_GAIN``, ``DRAIN_GAIN``,
     ``PACING_GAIN_CYCLE``, the full-pipe thresholds 1.25 and 3 rounds, the
     ``+3`` send-quantum allowance of :meth:`Bbr.target`.
@@ -257,7 +258,7 @@ class BbrFluid(FluidLaw):
              "expired": 0.0, "round": 0.0, "round_end": -1.0, "full_bw": 0.0,
              "full_bw_rounds": 0.0, "filled": 0.0, "cycle_index": 2.0, "cycle_stamp": 0.0,
              "probe_rtt_done": math.nan, "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
-             "gain": HIGH_GAIN, "t_last": math.nan}
+             "gain": HIGH_GAIN, "t_last": math.nan, "held": 0.0}
 
     def __init__(self, cc: Bbr) -> None:
         super().__init__(cc)
@@ -287,9 +288,14 @@ class BbrFluid(FluidLaw):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         now, h = f.now, f.h
-        span = np.where(h > 0, h, f.now - f.t_last)      # the step the ACKs came in
+        # a held step's deliveries are a rate sample once its length is known:
+        # at the next call, as now − t_last
+        last = now - f.t_last
+        late = np.where((f.held > 0) & (last > 0), f.held / np.where(last > 0, last, 1.0), 0.0)
+        held = (h <= 0) & (f.acked > 0)
+        np.copyto(f.held, np.where(held, f.acked, 0.0))
         np.copyto(f.t_last, now)
-        act = (f.acked > 0) & (span > 0)
+        act = (f.acked > 0) & ((h > 0) | held)
         if not act.any():
             return
         grow = act & (h > 0)
@@ -307,7 +313,7 @@ class BbrFluid(FluidLaw):
         rows = np.flatnonzero(started)
         self.bw[rows, slot[rows]] = 0.0
         rows = np.flatnonzero(act)
-        sample = np.where(act, f.acked / np.where(act, span, 1.0), 0.0)
+        sample = np.maximum(np.where(grow, f.acked / np.where(grow, h, 1.0), 0.0), late)
         self.bw[rows, slot[rows]] = np.maximum(self.bw[rows, slot[rows]], sample[rows])
         np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))
         # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
