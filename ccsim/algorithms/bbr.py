@@ -225,7 +225,9 @@ class BbrFluid(FluidLaw):
     sample (the generic route's ``Ack``/``RttSample``):
 
     * rounds end when ``delivered`` passes the count delivered plus in
-      flight at the round's start (the class's rule); the 10-round max
+      flight at the round's start (the class's rule; in flight before the
+      step's deliveries, ``inflight + acked``, so that a round lasts an RTT
+      and not ``1 − h/RTT`` of one); the 10-round max
       filter is a ring of per-round maxima (slot ``round mod bw_rounds``
       cleared when a round begins), which is the class's monotone deque;
     * STARTUP → DRAIN after 3 rounds with less than 25 % BtlBw growth,
@@ -308,7 +310,7 @@ class BbrFluid(FluidLaw):
         # -- rounds and the windowed max of delivery-rate samples -------------------
         started = act & (f.delivered >= f.round_end)
         f.round[started] += 1.0
-        f.round_end[started] = (f.delivered + f.inflight)[started]
+        f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
         slot = (f.round % self.bw.shape[1]).astype(np.int64)
         rows = np.flatnonzero(started)
         self.bw[rows, slot[rows]] = 0.0

@@ -202,7 +202,9 @@ class YeAHFluid(FluidLaw):
     Rounds as the class: RTT samples (one per ACK: ``acked`` per step, in
     recovery too) feed ``base_rtt`` and the round's minimum; a round ends
     when ``delivered`` passes the count delivered plus in flight at its
-    start, and counts only with more than 2 samples. At a round's end
+    start (in flight before the step's deliveries, ``inflight + acked``, so
+    that a round lasts an RTT and not ``1 − h/RTT`` of one), and counts only
+    with more than 2 samples. At a round's end
     (:meth:`YeAH._end_round`, mirrored): ``Q = cwnd·(RTT_min − base)/RTT_min``;
     fast mode when ``Q ≤ alpha`` and ``RTT_min − base ≤ base/phy`` (with the
     ``zeta`` fast-round reset of ``reno_count``); otherwise slow mode, with
@@ -237,7 +239,7 @@ class YeAHFluid(FluidLaw):
         count = ends & (f.cnt_rtt > 2)
         if count.any():
             self._end_round(f, count)
-        f.round_end[ends] = (f.delivered + f.inflight)[ends]
+        f.round_end[ends] = (f.delivered + f.inflight + f.acked)[ends]
         f.round_min[ends] = math.inf
         f.cnt_rtt[ends] = 0.0
 
