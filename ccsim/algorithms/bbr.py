@@ -43,7 +43,10 @@ import math
 from collections import deque
 from typing import ClassVar
 
+import numpy as np
+
 from .base import Ack, CongestionControl, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 HIGH_GAIN = 2.0 / math.log(2.0)   # bbr_high_gain = 2885/1000
@@ -205,3 +208,170 @@ class Bbr(CongestionControl):
         """``cwnd += acked`` toward its target: at most doubling per RTT, plus,
         leaving PROBE_RTT, the return to the window it had before."""
         return cwnd + max(self.prior_cwnd - cwnd, 0.0)
+
+
+_MODES = {STARTUP: 0.0, DRAIN: 1.0, PROBE_BW: 2.0, PROBE_RTT: 3.0}
+_CYCLE = np.array(PACING_GAIN_CYCLE)
+
+
+class BbrFluid(FluidLaw):
+    """BBR v1 in the fluid engine: :class:`Bbr`'s per-ACK model, once per step.
+
+    Per ACK the class updates its model (rounds, max-filtered BtlBw, RTprop),
+    its phase and then ``pacing = pacing_gain · BtlBw · (1 − margin)`` and
+    ``cwnd`` towards ``target = max(gain · BDP + 3, min_target)``. Over a
+    step the law does the same once, with the step's delivery rate
+    ``acked / h`` as the bandwidth sample and the current RTT as the RTT
+    sample (the generic route's ``Ack``/``RttSample``):
+
+    * rounds end when ``delivered`` passes the count delivered plus in
+      flight at the round's start (the class's rule; in flight before the
+      step's deliveries, ``inflight + acked``, so that a round lasts an RTT
+      and not ``1 − h/RTT`` of one); the 10-round max
+      filter is a ring of per-round maxima (slot ``round mod bw_rounds``
+      cleared when a round begins), which is the class's monotone deque;
+    * STARTUP → DRAIN after 3 rounds with less than 25 % BtlBw growth,
+      DRAIN → PROBE_BW once ``inflight ≤ BDP``, the 8-phase gain cycle
+      (index 2 first), PROBE_RTT when RTprop is 10 s old (``cwnd ≤ 4`` until
+      ``inflight ≤ 4``, then 200 ms) — all the class's tests, on the state
+      at the end of the step (at most one phase move per step);
+    * growth: ``cwnd = min(cwnd + acked, target)`` once the pipe is full,
+      as the class; before that (STARTUP's ``cwnd += acked``) the window
+      doubles per RTT of ACKs, ``cwnd · 2^(acked/cwnd)`` — per ACK the
+      ACKs of a window arrive over the next RTT, while a fluid step sees
+      ``cwnd·h/RTT`` of them at once (the ``e``-per-RTT growth the hook
+      route corrects with its ``ln 2`` factor);
+    * loss: no reduction, ``ssthresh = max(cwnd, 2)`` (the class's).
+
+    Deviation (as the class's ``acks_in_recovery``): in steps where the
+    engine holds the flow (``h = 0``: in recovery, a loss on its way to
+    detection, an RTO pending) but segments were delivered, the model and
+    phase still advance and pacing follows them, while ``cwnd`` is left to
+    the engine (the class would also keep adjusting ``cwnd`` through
+    recovery). Such a step's rate sample is taken at the next call, when its
+    length is known (``now − t_last``): ``h`` is 0 for it.
+    Mirrored from the class by value: ``HIGH_GAIN``, ``DRAIN_GAIN``,
+    ``PACING_GAIN_CYCLE``, the full-pipe thresholds 1.25 and 3 rounds, the
+    ``+3`` send-quantum allowance of :meth:`Bbr.target`.
+    """
+
+    paces = True
+    state = {"mode": 0.0, "btl_bw": 0.0, "rt_prop": math.inf, "rt_prop_stamp": 0.0,
+             "expired": 0.0, "round": 0.0, "round_end": -1.0, "full_bw": 0.0,
+             "full_bw_rounds": 0.0, "filled": 0.0, "cycle_index": 2.0, "cycle_stamp": 0.0,
+             "probe_rtt_done": math.nan, "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
+             "gain": HIGH_GAIN, "t_last": math.nan, "held": 0.0}
+
+    def __init__(self, cc: Bbr) -> None:
+        super().__init__(cc)
+        self.bw = np.zeros((0, int(cc.bw_rounds)))  # per-round maxima (segments/s)
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        n = f.cwnd.size
+        if self.bw.shape[0] != n:
+            self.bw = np.zeros((n, self.bw.shape[1]))
+        self.bw[m] = 0.0
+        f.prior_cwnd[m] = f.cwnd[m]
+
+    def _bdp(self, f: FlowArrays) -> np.ndarray:
+        known = (f.btl_bw > 0) & np.isfinite(f.rt_prop)
+        return np.where(known, f.btl_bw * np.where(known, f.rt_prop, 0.0), f.cwnd)
+
+    def _set(self, f: FlowArrays, m: np.ndarray, mode: str, pacing_gain, gain) -> None:
+        f.mode[m] = _MODES[mode]
+        f.pacing_gain[m] = pacing_gain if np.isscalar(pacing_gain) else pacing_gain[m]
+        f.gain[m] = gain
+
+    def _enter_probe_bw(self, f: FlowArrays, m: np.ndarray, now: np.ndarray) -> None:
+        self._set(f, m, PROBE_BW, PACING_GAIN_CYCLE[2], self.cc.cwnd_gain)
+        f.cycle_index[m] = 2.0
+        f.cycle_stamp[m] = now[m]
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        now, h = f.now, f.h
+        # a held step's deliveries are a rate sample once its length is known:
+        # at the next call, as now − t_last
+        last = now - f.t_last
+        late = np.where((f.held > 0) & (last > 0), f.held / np.where(last > 0, last, 1.0), 0.0)
+        held = (h <= 0) & (f.acked > 0)
+        np.copyto(f.held, np.where(held, f.acked, 0.0))
+        np.copyto(f.t_last, now)
+        act = (f.acked > 0) & ((h > 0) | held)
+        if not act.any():
+            return
+        grow = act & (h > 0)
+        # -- RTprop (on_rtt): a new low, or an expired one replaced ----------------
+        expired = act & (now - f.rt_prop_stamp > cc.min_rtt_window)
+        new = act & ((f.rtt <= f.rt_prop) | expired)
+        f.rt_prop[new] = f.rtt[new]
+        f.rt_prop_stamp[new] = now[new]
+        f.expired[expired] = 1.0
+        # -- rounds and the windowed max of delivery-rate samples -------------------
+        started = act & (f.delivered >= f.round_end)
+        f.round[started] += 1.0
+        f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
+        slot = (f.round % self.bw.shape[1]).astype(np.int64)
+        rows = np.flatnonzero(started)
+        self.bw[rows, slot[rows]] = 0.0
+        rows = np.flatnonzero(act)
+        sample = np.maximum(np.where(grow, f.acked / np.where(grow, h, 1.0), 0.0), late)
+        self.bw[rows, slot[rows]] = np.maximum(self.bw[rows, slot[rows]], sample[rows])
+        np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))
+        # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
+        check = started & (f.filled == 0)
+        more = check & (f.btl_bw >= f.full_bw * 1.25)
+        f.full_bw[more] = f.btl_bw[more]
+        f.full_bw_rounds[more] = 0.0
+        flat = check & ~more
+        f.full_bw_rounds[flat] += 1.0
+        f.filled[flat & (f.full_bw_rounds >= 3)] = 1.0
+        # -- phases ---------------------------------------------------------------
+        drain = act & (f.mode == 0) & (f.filled == 1)
+        self._set(f, drain, DRAIN, DRAIN_GAIN, HIGH_GAIN)
+        bdp = self._bdp(f)
+        probe = act & (f.mode == 1) & (f.inflight <= bdp)
+        self._enter_probe_bw(f, probe, now)
+        cyc = act & (f.mode == 2)
+        if cyc.any():
+            elapsed = now - f.cycle_stamp > f.rt_prop
+            g = f.pacing_gain
+            move = cyc & np.where(g > 1.0, elapsed & (f.inflight >= g * bdp),
+                                  np.where(g < 1.0, elapsed | (f.inflight <= bdp), elapsed))
+            f.cycle_index[move] = (f.cycle_index[move] + 1.0) % len(PACING_GAIN_CYCLE)
+            f.cycle_stamp[move] = now[move]
+            f.pacing_gain[move] = _CYCLE[f.cycle_index[move].astype(np.int64)]
+        enter = act & (f.expired == 1) & (f.mode != 3)
+        if enter.any():
+            self._set(f, enter, PROBE_RTT, 1.0, 1.0)
+            f.prior_cwnd[enter] = f.cwnd[enter]
+            f.probe_rtt_done[enter] = np.nan
+        f.expired[act] = 0.0
+        prt = act & (f.mode == 3)
+        if prt.any():
+            arm = prt & np.isnan(f.probe_rtt_done) & (f.inflight <= cc.min_target)
+            f.probe_rtt_done[arm] = now[arm] + cc.probe_rtt_time
+            leave = prt & (now >= f.probe_rtt_done)       # NaN: not yet armed
+            if leave.any():
+                f.rt_prop_stamp[leave] = now[leave]
+                back = leave & grow
+                f.cwnd[back] = np.maximum(f.cwnd, f.prior_cwnd)[back]
+                self._enter_probe_bw(f, leave & (f.filled == 1), now)
+                self._set(f, leave & (f.filled == 0), STARTUP, HIGH_GAIN, HIGH_GAIN)
+        # -- pacing and the window --------------------------------------------------
+        paced = act & (f.btl_bw > 0)
+        f.pacing[paced] = (f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin))[paced]
+        target = np.maximum(f.gain * self._bdp(f) + 3.0, cc.min_target)
+        acked = f.acked
+        doubled = f.cwnd * np.exp2(acked / f.cwnd)
+        cwnd = np.where(f.filled == 1, np.minimum(f.cwnd + acked, target),
+                        np.where((f.cwnd < target) | (f.delivered < f.prior_cwnd),
+                                 doubled, f.cwnd))
+        cwnd = np.where(f.mode == 3, np.minimum(f.cwnd, cc.min_target), cwnd)
+        np.copyto(f.cwnd, np.where(grow, np.maximum(cwnd, cc.min_target), f.cwnd))
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        return np.maximum(f.cwnd[m], 2.0)
+
+
+Bbr.fluid = BbrFluid

@@ -71,7 +71,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -141,3 +144,75 @@ class LP(Reno):
             return
         if not inference:
             super().on_ack(ack)
+
+
+class LPFluid(FluidLaw):
+    """TCP-LP in the fluid engine.
+
+    Delay signal: the current RTT, as :class:`LP` uses its RTT samples (base
+    RTT plus the forward queueing delay ``rtt − min_rtt``, ccsim's reverse
+    path never queuing: the one-way delay up to a constant; the thresholds
+    ``d_min + δ(d_max − d_min)`` see only the queueing part, the reset
+    ``d_max = 2·sd`` sees the whole RTT, as in the class).
+
+    Per RTT sample the class updates ``d_min``, ``d_max`` (with its
+    forget-the-record reserve) and ``sd ← sd + γ(d − sd)``; a step holds
+    ``acked`` samples of about the same RTT, so ``sd`` moves by
+    ``1 − (1 − γ)^acked`` of the way (the first sample sets it). Samples are
+    taken in every step with deliveries, recovery included (the class's
+    ``on_rtt``). Per ACK outside recovery, at most once per step here: an ECI
+    when ``d_max > d_min`` and ``sd ≥`` the threshold — ``d_min = sd``,
+    ``d_max = 2·sd``, ``cwnd = 1`` inside the inference phase (``itt`` ×
+    the latest RTT since the last ECI) or ``max(cwnd/2, 1)`` outside,
+    ``ssthresh = max(cwnd, 2)``; otherwise Reno's growth (slow start, then
+    one segment per RTT) for the part of the step after the inference phase
+    ends. Losses as Reno.
+    """
+
+    state = {"sowd": math.nan, "owd_min": math.inf, "owd_max": 0.0, "owd_max_rsv": 0.0,
+             "last_rtt": math.nan, "last_drop": math.nan}
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        sampled = f.acked > 0
+        if sampled.any():                     # on_rtt: delay statistics
+            d = f.rtt
+            f.last_rtt[sampled] = d[sampled]
+            np.copyto(f.owd_min, np.where(sampled, np.minimum(f.owd_min, d), f.owd_min))
+            record = sampled & (d > f.owd_max)
+            beyond = record & (d > f.owd_max_rsv)
+            f.owd_max[beyond] = np.where(f.owd_max_rsv == 0.0, d, f.owd_max_rsv)[beyond]
+            f.owd_max_rsv[beyond] = d[beyond]
+            within = record & ~beyond
+            f.owd_max[within] = d[within]
+            first = sampled & np.isnan(f.sowd)
+            f.sowd[first] = d[first]
+            later = sampled & ~first
+            weight = 1.0 - (1.0 - cc.gamma) ** f.acked
+            f.sowd[later] = (f.sowd + weight * (d - f.sowd))[later]
+        moving = (f.h > 0) & sampled
+        if not moving.any():
+            return
+        now = f.now
+        ends = f.last_drop + cc.itt * f.last_rtt          # NaN: never an ECI
+        inference = now < ends
+        eci = moving & (f.owd_max > f.owd_min) \
+            & (f.sowd >= f.owd_min + cc.delta * (f.owd_max - f.owd_min))
+        if eci.any():
+            f.owd_min[eci] = f.sowd[eci]
+            f.owd_max[eci] = 2.0 * f.sowd[eci]
+            f.owd_max_rsv[eci] = 2.0 * f.sowd[eci]
+            f.cwnd[eci] = np.where(inference, 1.0, np.maximum(f.cwnd / 2.0, 1.0))[eci]
+            f.ssthresh[eci] = np.maximum(f.cwnd[eci], 2.0)
+            f.last_drop[eci] = now[eci]
+        # Reno's growth for the part of the step outside the inference phase
+        h = f.h.copy()
+        left = np.where(inference, np.clip(now + h - ends, 0.0, h), h)
+        f.h[...] = np.where(moving & ~eci, left, 0.0)
+        try:
+            f.cwnd += f.slow_start() / f.rtt
+        finally:
+            f.h[...] = h
+
+
+LP.fluid = LPFluid

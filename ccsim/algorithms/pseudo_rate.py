@@ -56,7 +56,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, CongestionControl, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 
@@ -139,3 +142,71 @@ class PseudoRate(CongestionControl):
         self.bound = None
         self.cycle_start = math.nan
         self.cycle_end = -1.0
+
+
+class PseudoRateFluid(FluidLaw):
+    """Pseudo-Rate in the fluid engine.
+
+    Cycles as the class: a cycle ends once ``delivered`` passes the count
+    delivered plus in flight at its start; its one measurement is the
+    current RTT (the timed segment's), which updates ``base_rtt``. The
+    class's service rate is the segments ACKed in the cycle over that RTT,
+    and per ACK a cycle holds the segments in flight at its start: here
+    that count, ``min(cwnd, inflight + acked)`` at the cycle's start (in
+    flight before the step's deliveries, at most the window), so ``μ =
+    size / RTT`` and ``B = base_rtt·μ + queue``
+    (:meth:`PseudoRate.window_bound`): ``cwnd·(1 − N/cwnd) + queue`` with
+    ``N`` the backlog, a Vegas-like target of ``queue`` segments queued.
+    Deviation, measured: counting the step's deliveries instead (the
+    literal rule) overshoots a cycle by part of a step, and after a
+    direct drop the data still out from the larger window lengthens the
+    next cycle; the bound then alternates high and low every cycle and a
+    lone flow used 65–76 % of a 10 Mb/s, 40 ms link (packet engine: 95 %).
+    At a cycle's end ``cwnd = max(B, 2)`` if ``B < cwnd`` (direct drop).
+    Growth over a step, after any cycle end as per ACK: towards the bound,
+    doubling per RTT (per ACK ``cwnd += acked``: ``cwnd·2^(h/RTT)``, capped
+    at ``B``); before the first bound and after a loss until the next whole
+    cycle, Reno's (slow start, then one segment per RTT). Loss: Reno's
+    ``ssthresh``; the bound and the cycle restart.
+    """
+
+    state = {"base_rtt": math.inf, "cycle_end": -1.0, "cycle_start": math.nan,
+             "cycle_acked": 0.0, "cycle_size": 0.0, "bound": math.nan}
+
+    def grow(self, f: FlowArrays) -> None:
+        moving = (f.h > 0) & (f.acked > 0)
+        if not moving.any():
+            return
+        f.cycle_acked[moving] += f.acked[moving]
+        ends = moving & (f.delivered >= f.cycle_end)
+        if ends.any():
+            rtt = f.rtt
+            np.copyto(f.base_rtt, np.where(ends, np.minimum(f.base_rtt, rtt), f.base_rtt))
+            whole = ends & np.isfinite(f.cycle_start)
+            # the cycle's own segments: those past its end belong to the next
+            acked = f.cycle_size
+            bound = self.cc.window_bound(f.base_rtt, acked / rtt)
+            f.bound[whole] = bound[whole]
+            drop = whole & (bound < f.cwnd)
+            f.cwnd[drop] = np.maximum(bound, 2.0)[drop]
+            f.cycle_start[ends] = f.now[ends]
+            f.cycle_acked[ends] = 0.0
+            f.cycle_size[ends] = np.minimum(f.cwnd, f.inflight + f.acked)[ends]
+            f.cycle_end[ends] = (f.delivered + f.cycle_size)[ends]
+        has = ~np.isnan(f.bound)
+        below = has & (f.cwnd < f.bound)
+        up = np.minimum(f.cwnd * np.exp2(f.h / f.rtt), np.where(has, f.bound, 0.0))
+        np.copyto(f.cwnd, np.where(below & moving, up, f.cwnd))
+        if (~has).any():                      # Reno until the first bound
+            cwnd = f.cwnd.copy()
+            f.cwnd += f.slow_start() / f.rtt
+            np.copyto(f.cwnd, np.where(has, cwnd, f.cwnd))
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        super().on_loss(f, m, kind)
+        f.bound[m] = math.nan
+        f.cycle_start[m] = math.nan
+        f.cycle_end[m] = -1.0
+
+
+PseudoRate.fluid = PseudoRateFluid

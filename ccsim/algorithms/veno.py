@@ -50,7 +50,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -138,3 +141,36 @@ class Veno(Reno):
     def ssthresh_after(self, loss: Loss) -> float:
         factor = CONGESTIVE_DECREASE if self.congested() else RANDOM_LOSS_DECREASE
         return max(self.cwnd * factor, 2.0)
+
+
+class VenoFluid(FluidLaw):
+    """Veno in the fluid engine.
+
+    Backlog ``N = cwnd·(RTT − BaseRTT)/RTT`` with ``RTT`` the current RTT
+    (the latest sample) and ``BaseRTT`` the flow's smallest (``min_rtt``);
+    unknown (NaN) before the first sample, which counts as congested (the
+    class's :meth:`Veno.congested`). Slow start doubles per RTT up to
+    ``ssthresh``; congestion avoidance adds ``acked/cwnd`` per ACK when
+    ``N < β`` and half that otherwise: over a step ``cwnd += s·h/RTT`` with
+    ``s`` = 1 or 1/2 from ``N`` at the start of the step. On loss
+    ``ssthresh = max(cwnd·4/5, 2)`` when ``N < β`` (random), else
+    ``max(cwnd/2, 2)`` (``RANDOM_LOSS_DECREASE``, ``CONGESTIVE_DECREASE``).
+    """
+
+    def _backlog(self, f: FlowArrays, m=slice(None)) -> np.ndarray:
+        rtt, base = f.rtt[m], f.min_rtt[m]
+        ok = np.isfinite(base) & (rtt > 0)
+        return np.where(ok, f.cwnd[m] * (rtt - np.where(ok, base, 0.0)) / rtt, np.nan)
+
+    def grow(self, f: FlowArrays) -> None:
+        congested = ~(self._backlog(f) < self.cc.beta)
+        share = np.where(congested, 0.5, 1.0)
+        f.cwnd += share * f.slow_start() / f.rtt
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        congested = ~(self._backlog(f, m) < self.cc.beta)
+        factor = np.where(congested, CONGESTIVE_DECREASE, RANDOM_LOSS_DECREASE)
+        return np.maximum(f.cwnd[m] * factor, 2.0)
+
+
+Veno.fluid = VenoFluid

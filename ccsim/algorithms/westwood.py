@@ -59,9 +59,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
-from .reno import Reno, _one_segment_per_window_of_acks
+from .reno import Reno, RenoFluid, _one_segment_per_window_of_acks
 
 
 def _window_from_estimate(before: dict, event: object, after: dict) -> str | None:
@@ -149,3 +152,67 @@ class Westwood(Reno):
         if loss.kind == "fast":
             window = min(window, self.cwnd)
         return max(window, 2.0)
+
+
+class WestwoodFluid(RenoFluid):
+    """Westwood+ in the fluid engine: Reno's growth (:class:`RenoFluid`),
+    :class:`Westwood`'s bandwidth estimate and its loss response.
+
+    Per ACK the class adds the segments delivered since the last ACK to the
+    current interval and, once the interval is longer than both the latest
+    RTT sample and ``min_interval``, turns it into one sample (bytes / time)
+    through the two cascaded EWMAs (gain ``gain`` each; the first sample
+    fills both). Over a step: the step's deliveries (``delivered`` since the
+    last step, so data acknowledged in recovery counts at the next step,
+    as in the class) join the interval, which closes at the end of the step
+    (``now + h``) if it is then longer than ``max(rtt, min_interval)`` — one
+    sample at most per step, as steps are a fraction of the RTT. The first
+    step with deliveries opens the first interval (the class's first ACK).
+
+    On loss, as :meth:`Westwood.ssthresh_after`: ``ssthresh =
+    max(BWE · RTT_min, 2)`` segments (no more than ``cwnd`` after a fast
+    loss) with ``RTT_min`` the flow's smallest RTT (``Loss.min_rtt``); Reno's
+    ``max(FlightSize/2, 2)`` before the first estimate. The estimate is kept
+    in segments/s (the class's ``bw_est`` in bit/s over ``8·MSS``).
+    """
+
+    state = {"bw_est": 0.0, "bw_ns": 0.0, "int_start": math.nan, "int_acked": 0.0,
+             "last_delivered": 0.0}
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        moving = (f.h > 0) & (f.acked > 0)
+        if moving.any():
+            end = f.now + f.h
+            first = moving & np.isnan(f.int_start)
+            f.int_start[first] = end[first]
+            f.last_delivered[first] = f.delivered[first]
+            counting = moving & ~first
+            f.int_acked[counting] += (f.delivered - f.last_delivered)[counting]
+            f.last_delivered[counting] = f.delivered[counting]
+            elapsed = end - f.int_start
+            close = counting & (elapsed > np.maximum(f.rtt, cc.min_interval))
+            if close.any():
+                sample = f.int_acked / np.where(close, elapsed, 1.0)   # segments/s
+                g = cc.gain
+                fresh = close & (f.bw_ns == 0) & (f.bw_est == 0)
+                old = close & ~fresh
+                f.bw_ns[fresh] = sample[fresh]
+                f.bw_est[fresh] = sample[fresh]
+                f.bw_ns[old] = ((1.0 - g) * f.bw_ns + g * sample)[old]
+                f.bw_est[old] = ((1.0 - g) * f.bw_est + g * f.bw_ns)[old]
+                f.int_acked[close] = 0.0
+                f.int_start[close] = end[close]
+        super().grow(f)
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        bw, rtt = f.bw_est[m], f.min_rtt[m]
+        known = (bw > 0) & np.isfinite(rtt)
+        window = bw * np.where(known, rtt, 0.0)
+        if kind == "fast":
+            window = np.minimum(window, f.cwnd[m])
+        reno = np.maximum(f.inflight[m] / 2.0, 2.0)
+        return np.where(known, np.maximum(window, 2.0), reno)
+
+
+Westwood.fluid = WestwoodFluid

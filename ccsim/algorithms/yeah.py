@@ -63,7 +63,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, CongestionControl, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 
@@ -184,3 +187,96 @@ class YeAH(CongestionControl):
         super().on_loss(loss)
         self.fast_count = 0
         self.reno_count = max(self.reno_count / 2.0, 2.0)
+
+
+class YeAHFluid(FluidLaw):
+    """YeAH in the fluid engine.
+
+    Growth over a step: slow start doubles per RTT up to ``ssthresh``; in
+    congestion avoidance the class's per-ACK ``acked/cwnd`` (slow mode,
+    Reno: one segment per RTT) or ``acked/min(cwnd, ai_cnt)`` (fast mode,
+    Scalable: ``max(1, cwnd/ai_cnt)`` segments per RTT) becomes ``cwnd +=
+    rate · h_ca/RTT`` with the rate at the start of the step (Euler; a step
+    is a fraction of an RTT and ``ai_cnt`` RTTs the Scalable time constant).
+
+    Rounds as the class: RTT samples (one per ACK: ``acked`` per step, in
+    recovery too) feed ``base_rtt`` and the round's minimum; a round ends
+    when ``delivered`` passes the count delivered plus in flight at its
+    start (in flight before the step's deliveries, ``inflight + acked``, so
+    that a round lasts an RTT and not ``1 − h/RTT`` of one), and counts only
+    with more than 2 samples. At a round's end
+    (:meth:`YeAH._end_round`, mirrored): ``Q = cwnd·(RTT_min − base)/RTT_min``;
+    fast mode when ``Q ≤ alpha`` and ``RTT_min − base ≤ base/phy`` (with the
+    ``zeta`` fast-round reset of ``reno_count``); otherwise slow mode, with
+    precautionary decongestion ``cwnd −= min(Q/gamma, cwnd/2^epsilon)``
+    (not below ``reno_count``, ``ssthresh = cwnd``) when ``Q > alpha``, and
+    ``reno_count`` set to ``max(cwnd/2, 2)`` or raised by one. The window's
+    growth in the step comes first, then the round's end, as per ACK.
+
+    Loss (:meth:`YeAH.loss_reduction`): fewer than ``rho`` slow rounds give
+    up ``max(min(Q_last, half), cwnd/2^delta)``, else ``half = max(cwnd/2,
+    2)``; ``ssthresh = max(cwnd − reduction, 2)``; ``fast_count = 0`` and
+    ``reno_count`` halves (at least 2).
+    """
+
+    state = {"base_rtt": math.inf, "round_min": math.inf, "cnt_rtt": 0.0, "round_end": -1.0,
+             "last_q": 0.0, "doing_reno_now": 0.0, "reno_count": 2.0, "fast_count": 0.0}
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        sampled = f.acked > 0
+        if sampled.any():                     # on_rtt
+            np.copyto(f.base_rtt, np.where(sampled, np.minimum(f.base_rtt, f.rtt), f.base_rtt))
+            np.copyto(f.round_min, np.where(sampled, np.minimum(f.round_min, f.rtt),
+                                            f.round_min))
+            f.cnt_rtt += f.acked
+        moving = (f.h > 0) & sampled
+        if not moving.any():
+            return
+        scalable = np.where(f.doing_reno_now > 0, 1.0, np.maximum(1.0, f.cwnd / cc.ai_cnt))
+        f.cwnd += scalable * f.slow_start() / f.rtt
+        ends = moving & (f.delivered >= f.round_end)
+        count = ends & (f.cnt_rtt > 2)
+        if count.any():
+            self._end_round(f, count)
+        f.round_end[ends] = (f.delivered + f.inflight + f.acked)[ends]
+        f.round_min[ends] = math.inf
+        f.cnt_rtt[ends] = 0.0
+
+    def _end_round(self, f: FlowArrays, m: np.ndarray) -> None:
+        cc = self.cc
+        rtt, base, cwnd = f.round_min, f.base_rtt, f.cwnd
+        queue = cwnd * (rtt - base) / rtt
+        fast = m & (queue <= cc.alpha) & (rtt - base <= base / cc.phy)
+        f.fast_count[fast] += 1.0
+        reset = fast & (f.fast_count > cc.zeta)
+        f.reno_count[reset] = 2.0
+        f.fast_count[reset] = 0.0
+        f.doing_reno_now[fast] = 0.0
+        slow = m & ~fast
+        cut = slow & (queue > cc.alpha) & (cwnd > f.reno_count)
+        if cut.any():
+            reduction = np.minimum(queue / cc.gamma, cwnd / 2.0 ** cc.epsilon)
+            f.cwnd[cut] = np.maximum(cwnd - reduction, f.reno_count)[cut]
+            f.ssthresh[cut] = f.cwnd[cut]
+        low = slow & (f.reno_count <= 2)
+        f.reno_count[low] = np.maximum(f.cwnd / 2.0, 2.0)[low]
+        f.reno_count[slow & ~low] += 1.0
+        f.doing_reno_now[slow] += 1.0
+        f.last_q[m] = queue[m]
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        cc, cwnd = self.cc, f.cwnd[m]
+        half = np.maximum(cwnd / 2.0, 2.0)
+        reduction = np.where(f.doing_reno_now[m] < cc.rho,
+                             np.maximum(np.minimum(f.last_q[m], half), cwnd / 2.0 ** cc.delta),
+                             half)
+        return np.maximum(cwnd - reduction, 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        super().on_loss(f, m, kind)
+        f.fast_count[m] = 0.0
+        f.reno_count[m] = np.maximum(f.reno_count[m] / 2.0, 2.0)
+
+
+YeAH.fluid = YeAHFluid

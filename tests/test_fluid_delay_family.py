@@ -1,0 +1,305 @@
+"""Fluid laws of the delay- and rate-based window laws: Veno, Westwood+, TCP-LP,
+YeAH, Pseudo-Rate and BBR v1.
+
+Three kinds of check per law: (1) the vectorised law against the same class
+run through its hooks by the fluid engine (a subclass with no ``fluid``);
+(2) what the law is for (a behaviour or a closed form); (3) the packet
+engine on one scenario, against Reno on 10 Mb/s, 40 ms, a 1-BDP buffer.
+Tolerances are the measured gaps with a margin, and each says why there is
+a gap at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import ccsim
+from ccsim.algorithms.bbr import Bbr
+from ccsim.algorithms.fluid import FlowArrays
+from ccsim.algorithms.veno import Veno
+from ccsim.algorithms.westwood import Westwood
+
+LAWS = ["veno", "westwood", "lp", "yeah", "pseudo-rate", "bbr"]
+C = 10e6 / (8 * 1500)          # 10 Mb/s in packets/s
+BDP = C * 0.040                # packets at 40 ms
+
+
+def _vs_reno(algo: str, mode: str, rtt: str = "40ms", seed: int = 1):
+    sc = ccsim.dumbbell("10Mbps", rtt, buffer="1BDP", duration="30s", seed=seed,
+                        flows=[algo, "reno"])
+    return ccsim.run(sc, mode=mode)
+
+
+def _hooked(name: str):
+    cls = ccsim.algorithms.get(name)
+    hooked = type(f"{cls.__name__}Hooks", (cls,), {"name": f"{name}-hooks"})
+    ccsim.algorithms.register(hooked)
+    assert vars(hooked).get("fluid") is None
+    return hooked
+
+
+def _queue(res, after: float = 5.0) -> np.ndarray:
+    tr = res.traces
+    return tr[(tr.variable == "queue") & (tr.time > after)].value.to_numpy()
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_each_law_has_its_own_fluid_law(name):
+    cls = ccsim.algorithms.get(name)
+    law = vars(cls).get("fluid")
+    assert law is not None and law.__name__ == f"{cls.__name__}Fluid"
+
+
+# -- (1) the fluid law against the class's own hooks ------------------------------------
+# Measured shares against Reno (fluid law / hook route, 10 Mb/s, 40 ms, 1 BDP,
+# 30 s): Veno 0.396/0.373, Westwood+ 0.474/0.490, LP 0.087/0.069, YeAH
+# 0.523/0.504, Pseudo-Rate 0.161/0.125. Both renderings step once per
+# fluid step; they differ where the law aggregates per-ACK rules over a step
+# and the hook route hands one Ack per step: slow start (ln 2 of the ACKs,
+# first order), LP's and YeAH's per-sample filters and sample counts (one
+# sample per step in the hook route), and round and cycle ends, where the
+# hook route's ``Ack.inflight`` is what is left after the whole step's ACKs
+# (rounds of 1 − h/RTT; Pseudo-Rate's cycle measures less than a window).
+# Tolerance 5 points (largest measured gap 3.6, Pseudo-Rate's cycles).
+@pytest.mark.parametrize("name", ["veno", "westwood", "lp", "yeah", "pseudo-rate"])
+def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
+    _hooked(name)
+    law = _vs_reno(name, "fluid").summary["share"][0]
+    hooks = _vs_reno(f"{name}-hooks", "fluid").summary["share"][0]
+    assert abs(law - hooks) < 0.05, (law, hooks)
+
+
+def test_bbr_fluid_law_agrees_with_the_hook_route(scratch_registry):
+    """BBR alone, 4-BDP buffer (the window, not the buffer, limits it).
+
+    The hook route scales a step's ACKs by ln 2 while ``cwnd < ssthresh``
+    (slow start), and with them the delivery rate; BBR never leaves
+    ``cwnd < ssthresh = inf`` before a loss, so through the hooks it
+    measures ln 2 of its bandwidth, paces at 0.99 of that, and decays to
+    3 % of the link (an engine issue, reported). The subclass here undoes
+    the scaling of the rate. Measured: goodput 9.71 / 9.51 Mb/s, mean RTT
+    49.4 / 47.2 ms; within 4 % and 10 % (the law leaves ``cwnd`` alone in
+    held steps, the hooks adjust it; the hook route's rounds are shorter).
+    """
+
+    class BbrHooks(Bbr):
+        name = "bbr-hooks"
+
+        def on_ack(self, ack):
+            if self.cwnd < self.ssthresh and ack.delivery_rate:
+                ack = dataclasses.replace(ack, delivery_rate=ack.delivery_rate / math.log(2.0))
+            super().on_ack(ack)
+
+    ccsim.algorithms.register(BbrHooks)
+    out = []
+    for algo in ("bbr", "bbr-hooks"):
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer="4BDP", duration="30s", seed=1,
+                            flows=[algo])
+        s = ccsim.run(sc, mode="fluid").summary
+        out.append((s["goodput_bps"][0], s["mean_rtt"][0]))
+    (g0, r0), (g1, r1) = out
+    assert abs(g0 / g1 - 1) < 0.04, out
+    assert abs(r0 / r1 - 1) < 0.10, out
+
+
+# -- (2) what each law is for ---------------------------------------------------------------
+def _arrays(n: int, **values) -> FlowArrays:
+    f = FlowArrays()
+    base = dict(cwnd=20.0, ssthresh=math.inf, pacing=math.inf, h=0.01, now=0.0, rtt=0.04,
+                base_rtt=0.04, min_rtt=0.04, srtt=0.04, rate=0.0, acked=0.0, delivered=0.0,
+                inflight=20.0, mss=1448.0)
+    base.update(values)
+    for k, v in base.items():
+        setattr(f, k, np.full(n, float(v)) if np.isscalar(v) else np.asarray(v, float))
+    return f
+
+
+def _with_state(law, f: FlowArrays) -> FlowArrays:
+    for k, v in law.state.items():
+        setattr(f, k, np.full(f.cwnd.size, float(v)))
+    law.start(f, np.ones(f.cwnd.size, bool))
+    return f
+
+
+def test_veno_cuts_by_a_fifth_on_random_loss_and_halves_on_congestive():
+    """Fu & Liew: N = cwnd(1 − BaseRTT/RTT) < β → ssthresh = 4/5 cwnd, else 1/2.
+    Flows: no queue (N = 0), N = 2 < 3, N = 25 ≥ 3, and no RTT sample yet."""
+    law = Veno.fluid(Veno())
+    f = _arrays(4, cwnd=[50, 50, 50, 50], rtt=[0.04, 0.04 * 50 / 48, 0.08, 0.04],
+                min_rtt=[0.04, 0.04, 0.04, math.inf])
+    m = np.ones(4, bool)
+    law.on_loss(f, m, "fast")
+    assert f.ssthresh.tolist() == pytest.approx([40.0, 40.0, 25.0, 25.0])
+
+
+def test_veno_keeps_more_window_than_reno_under_random_loss():
+    """1 % random loss, 10 Mb/s, 40 ms: windows stay below the BDP, so the
+    backlog is small and Veno takes losses as random (a 1/5 cut). AIMD with
+    a cut ``b`` averages ``√((2 − b)/(2 b p))``: √(4.5/p) vs Reno's √(1.5/p),
+    √3 ≈ 1.73 times the window. Measured: 5.38 vs 3.17 Mb/s (1.70; packet
+    engine 5.91 vs 3.32, 1.78). Between 1.4 and 2.1 (timeouts and the
+    window cap at the BDP lower it, the buffer raises it)."""
+    gp = {}
+    for algo in ("veno", "reno"):
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
+                            loss=0.01, flows=[algo])
+        gp[algo] = ccsim.run(sc, mode="fluid").summary["goodput_bps"][0]
+    assert 1.4 < gp["veno"] / gp["reno"] < 2.1, gp
+
+
+def test_westwood_sets_ssthresh_to_its_bandwidth_times_min_rtt():
+    """A steady delivery rate R for a second: BWE converges to R, and a loss
+    sets ssthresh = max(BWE·RTT_min, 2) (at most cwnd after a fast loss)."""
+    cc = Westwood()
+    law = Westwood.fluid(cc)
+    R = 500.0  # segments/s
+    f = _with_state(law, _arrays(2, cwnd=[30.0, 10.0], min_rtt=0.03, rtt=0.05))
+    for k in range(200):
+        f.now[:] = k * 0.01
+        f.acked[:] = R * 0.01
+        f.delivered += R * 0.01
+        law.grow(f)
+    assert f.bw_est == pytest.approx(R, rel=1e-3)
+    f.cwnd[:] = [30.0, 10.0]
+    law.on_loss(f, np.ones(2, bool), "fast")
+    assert f.ssthresh.tolist() == pytest.approx([R * 0.03, 10.0], rel=1e-3)
+    law.on_loss(f, np.ones(2, bool), "timeout")
+    assert f.ssthresh.tolist() == pytest.approx([R * 0.03] * 2, rel=1e-3)
+
+
+def test_westwood_alone_sets_ssthresh_to_the_bdp():
+    """Alone on 10 Mb/s, 40 ms: the link is saturated, BWE ≈ C and RTT_min
+    the base RTT, so every ssthresh after the first (slow start's losses
+    come before an estimate) is the BDP, 33.3 segments; within 5 % (the
+    filter's lag). Measured 32.2–33.3 (packet engine 33.7–34.3)."""
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
+                        flows=["westwood"])
+    tr = ccsim.run(sc, mode="fluid").traces
+    ss = tr[(tr.variable == "ssthresh") & (tr.time > 5)].value.to_numpy()
+    assert np.isfinite(ss).all()
+    assert np.abs(ss / BDP - 1).max() < 0.05, np.unique(ss.round(1))
+
+
+def test_lp_yields_to_reno_and_uses_an_empty_link():
+    """TCP-LP backs off at the first sign of queueing: against Reno it keeps
+    under 15 % (measured 8.7 %; packet engine 5.2 %), alone it still fills
+    most of the link (measured 85 %; packet 84 %)."""
+    assert _vs_reno("lp", "fluid").summary["share"][0] < 0.15
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1, flows=["lp"])
+    assert ccsim.run(sc, mode="fluid").metrics["utilisation"] > 0.75
+
+
+def test_yeah_decongestion_holds_the_queue_at_alpha_then_reno_count_lets_it_grow():
+    """What the window law does on a deep buffer (20 Mb/s, 40 ms, 4 BDP = 267
+    packets): fast mode ends at queue delay base/phy (5 ms, 12 packets);
+    in slow mode precautionary decongestion cuts whenever the flow's backlog
+    passes alpha = 80, so for seconds 3–6 the queue stays near alpha (fluid
+    max 92, packet 80: within 20 %); but its floor ``reno_count`` rises by
+    one segment per slow round, so the queue then climbs (mean 250 by 30 s;
+    packet 243) without a loss: same trajectory within 10 %."""
+    res = {}
+    for mode in ("fluid", "packet"):
+        sc = ccsim.dumbbell("20Mbps", "40ms", buffer="4BDP", duration="30s", seed=1,
+                            flows=["yeah"])
+        r = ccsim.run(sc, mode=mode)
+        tr = r.traces
+        q = tr[tr.variable == "queue"]
+        res[mode] = (q[(q.time > 3) & (q.time < 6)].value.max(), q[q.time > 27].value.mean())
+    early, late = res["fluid"]
+    assert early < 1.2 * 80.0, res
+    assert late > 2 * 80.0, res
+    assert abs(late / res["packet"][1] - 1) < 0.10, res
+
+
+def test_pseudo_rate_alone_keeps_its_queue_target():
+    """The bound ``base_rtt·μ + queue`` is a Vegas-like target of ``queue`` =
+    3 segments queued: alone on a deep buffer the flow fills the link with
+    3 segments queued (packet engine: 95 % of the link, 1.7 queued)."""
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="4BDP", duration="30s", seed=1,
+                        flows=["pseudo-rate"])
+    r = ccsim.run(sc, mode="fluid")
+    assert r.metrics["utilisation"] > 0.93
+    assert _queue(r).mean() == pytest.approx(3.0, abs=0.5)
+
+
+def test_bbr_window_is_two_bdp_and_bounds_the_queue():
+    """Alone on a 4-BDP buffer: cwnd = 2·BDP + 3 (cwnd_gain, the send-quantum
+    allowance), so the queue never exceeds 1 BDP + 3 however deep the buffer,
+    and the link stays full. Measured: cwnd 69.7 (2·33.3 + 3 = 69.7), queue
+    max 36.3, goodput 9.71 Mb/s. (Packet engine: queue max 9 — the fluid
+    gain-1.25 phase builds its queue an RTT/h times too fast; see the
+    engine issues in the packet comparison below.)"""
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="4BDP", duration="30s", seed=1, flows=["bbr"])
+    r = ccsim.run(sc, mode="fluid")
+    tr = r.traces
+    cwnd = tr[(tr.variable == "cwnd") & (tr.time > 5)].value.to_numpy()
+    assert np.median(cwnd) == pytest.approx(2 * BDP + 3, rel=0.02)
+    assert _queue(r).max() <= BDP + 3 + 0.5
+    assert r.summary["goodput_bps"][0] > 0.95 * 10e6
+
+
+def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
+    """2 % random loss (seed 002's finding): BBR does not reduce on loss and
+    keeps pacing at its measured bandwidth; Reno's window collapses to
+    √(1.5/p) ≈ 9 segments. Measured: BBR 7.69 Mb/s, Reno 2.07 (packet
+    engine 5.35 and 1.90). BBR above half the link and 3 times Reno."""
+    gp = {}
+    for algo in ("bbr", "reno"):
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
+                            loss=0.02, flows=[algo])
+        gp[algo] = ccsim.run(sc, mode="fluid").summary["goodput_bps"][0]
+    assert gp["bbr"] > 5e6 and gp["bbr"] > 3 * gp["reno"], gp
+
+
+# -- (3) the packet engine ------------------------------------------------------------------
+# Against Reno, 10 Mb/s, 40 ms, 1 BDP, 30 s (the packet engine is the same for
+# every seed here: no random loss). Measured share (fluid / packet):
+# Westwood+ 0.474/0.498, LP 0.087/0.052, YeAH 0.523/0.538, Pseudo-Rate
+# 0.161/0.129. The fluid engine's own gap against the packet engine is a
+# median 3.7 points (its loss allocation, docs/fluid.md); 5 points each.
+@pytest.mark.parametrize("name", ["westwood", "lp", "yeah", "pseudo-rate"])
+def test_share_against_reno_matches_the_packet_engine(name):
+    fluid = _vs_reno(name, "fluid").summary["share"][0]
+    packet = _vs_reno(name, "packet").summary["share"][0]
+    assert abs(fluid - packet) < 0.05, (fluid, packet)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "measured 0.396 (fluid) vs 0.538 (packet): both engines take every Veno loss "
+    "as congestive and halve, but the fluid engine's drop-tail overflow lands on "
+    "Veno as often as on Reno (22 vs 19 reductions), where the packet queue drops "
+    "Veno's half-speed growth less often (15 vs 25): the engine's loss allocation, "
+    "not the law (which agrees with its hooks within 2.3 points)"))
+def test_veno_share_against_reno_matches_the_packet_engine():
+    fluid = _vs_reno("veno", "fluid").summary["share"][0]
+    packet = _vs_reno("veno", "packet").summary["share"][0]
+    assert abs(fluid - packet) < 0.05, (fluid, packet)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine issues with paced flows (reported): at every event of the batch the "
+    "engine sets a flow's data in flight to its whole window, pacing or not, so "
+    "BBR's 2-BDP window overflows the buffer; overflow is shared by window growth "
+    "and never capped at what a flow has in flight, so Reno's share can go "
+    "negative. Measured: BBR share 1.23 (Reno's goodput negative) vs 0.656"))
+def test_bbr_share_against_reno_matches_the_packet_engine():
+    fluid = _vs_reno("bbr", "fluid").summary
+    packet = _vs_reno("bbr", "packet").summary
+    assert (fluid["goodput_bps"] >= 0).all()
+    assert abs(fluid["share"][0] - packet["share"][0]) < 0.10
+
+
+def test_bbr_alone_matches_the_packet_engine_goodput():
+    """BBR alone, 1 BDP: goodput 9.57 vs 9.32 Mb/s (within 5 %: the fluid
+    link has no idle gaps). Mean RTT is not compared: 71 vs 43 ms, the
+    engine issue above (a loss detection puts the whole 2-BDP window out)."""
+    out = []
+    for mode in ("fluid", "packet"):
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
+                            flows=["bbr"])
+        out.append(ccsim.run(sc, mode=mode).summary["goodput_bps"][0])
+    assert abs(out[0] / out[1] - 1) < 0.05, out
