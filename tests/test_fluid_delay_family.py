@@ -11,7 +11,6 @@ a gap at all.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -76,23 +75,13 @@ def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
 def test_bbr_fluid_law_agrees_with_the_hook_route(scratch_registry):
     """BBR alone, 4-BDP buffer (the window, not the buffer, limits it).
 
-    The hook route scales a step's ACKs by ln 2 while ``cwnd < ssthresh``
-    (slow start), and with them the delivery rate; BBR never leaves
-    ``cwnd < ssthresh = inf`` before a loss, so through the hooks it
-    measures ln 2 of its bandwidth, paces at 0.99 of that, and decays to
-    3 % of the link (an engine issue, reported). The subclass here undoes
-    the scaling of the rate. Measured: goodput 9.71 / 9.51 Mb/s, mean RTT
-    49.4 / 47.2 ms; within 4 % and 10 % (the law leaves ``cwnd`` alone in
-    held steps, the hooks adjust it; the hook route's rounds are shorter).
+    Measured: goodput 9.71 / 9.51 Mb/s, mean RTT 49.4 / 47.2 ms; within 4 %
+    and 10 % (the law leaves ``cwnd`` alone in held steps, the hooks adjust
+    it; the hook route's rounds are shorter).
     """
 
-    class BbrHooks(Bbr):
+    class BbrHooks(Bbr):  # the same class without its fluid law: the hook route
         name = "bbr-hooks"
-
-        def on_ack(self, ack):
-            if self.cwnd < self.ssthresh and ack.delivery_rate:
-                ack = dataclasses.replace(ack, delivery_rate=ack.delivery_rate / math.log(2.0))
-            super().on_ack(ack)
 
     ccsim.algorithms.register(BbrHooks)
     out = []

@@ -429,7 +429,7 @@ class FluidEngine:
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done
         # a sending flow has its whole window out: that is its FlightSize
-        window = np.minimum(self.cwnd, self.rwnd)
+        window = np.minimum(np.minimum(self.cwnd, self.rwnd), self.pacing * self.tau)
         inflight = self.outstanding
         np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
                                      np.maximum(inflight, window), inflight))

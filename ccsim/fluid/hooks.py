@@ -76,11 +76,10 @@ class HookLaw(FluidLaw):
             cc.cwnd, cc.ssthresh = cwnd, ssthresh
             if self.wants_rtt:
                 cc.on_rtt(RttSample(now, rtt, min_rtt, srtt, inflight))
+            rate = n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
             if cc.cwnd < cc.ssthresh:
                 n *= LN2
-            span = h if h > 0 else rtt
-            cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered,
-                          n * mss * 8.0 / span))
+            cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered, rate))
             self._read(f, i, cc)
 
     def _in_recovery(self, f: FlowArrays) -> np.ndarray | bool:
