@@ -270,11 +270,10 @@ def test_veno_share_against_reno_matches_the_packet_engine():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "engine issues with paced flows (reported): at every event of the batch the "
-    "engine sets a flow's data in flight to its whole window, pacing or not, so "
-    "BBR's 2-BDP window overflows the buffer; overflow is shared by window growth "
-    "and never capped at what a flow has in flight, so Reno's share can go "
-    "negative. Measured: BBR share 1.23 (Reno's goodput negative) vs 0.656"))
+    "BBR against Reno, 10 Mbit/s, 40 ms, 1 BDP: 0.89 (fluid) vs 0.66 (packet). "
+    "A paced flow's data in flight appears at rate x RTT at once, so a 1.25-gain "
+    "phase builds its queue within a step, and the packet engine's BBR takes "
+    "32 timeouts in 30 s that the fluid model never produces (docs/fluid.md)"))
 def test_bbr_share_against_reno_matches_the_packet_engine():
     fluid = _vs_reno("bbr", "fluid").summary
     packet = _vs_reno("bbr", "packet").summary
@@ -283,12 +282,15 @@ def test_bbr_share_against_reno_matches_the_packet_engine():
 
 
 def test_bbr_alone_matches_the_packet_engine_goodput():
-    """BBR alone, 1 BDP: goodput 9.57 vs 9.32 Mb/s (within 5 %: the fluid
-    link has no idle gaps). Mean RTT is not compared: 71 vs 43 ms, the
-    engine issue above (a loss detection puts the whole 2-BDP window out)."""
+    """BBR alone, 1 BDP: goodput 9.55 vs 9.32 Mb/s (within 5 %: the fluid
+    link has no idle gaps); mean RTT 46 vs 43 ms (within 15 %: the fluid
+    model's gain phases build their queue within a step)."""
     out = []
     for mode in ("fluid", "packet"):
         sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
                             flows=["bbr"])
-        out.append(ccsim.run(sc, mode=mode).summary["goodput_bps"][0])
-    assert abs(out[0] / out[1] - 1) < 0.05, out
+        summary = ccsim.run(sc, mode=mode).summary
+        out.append((summary["goodput_bps"][0], summary["mean_rtt"][0]))
+    (good_f, rtt_f), (good_p, rtt_p) = out
+    assert abs(good_f / good_p - 1) < 0.05, out
+    assert abs(rtt_f / rtt_p - 1) < 0.15, out

@@ -647,14 +647,26 @@ class FluidEngine:
         what overflows a full queue is the data growing windows add on top.
         The overflow is shared in proportion to the flows' window growth over
         the last step — by sending rate where no flow of the scenario grew (a
-        paced flow, a burst after recovery). Measured against the packet
+        burst after recovery). Paced flows are not ACK-clocked: their part of
+        the arrivals loses its part of the overflow by rate. Measured against the packet
         engine (docs/fluid.md), this beats sharing by rate, or half and half.
         """
         scen = self.scen
-        grew = np.bincount(scen, self.growth, self.S)
-        by_growth = np.where(grew > 0, overflow / grew, 0.0)[scen] * self.growth
+        if self.paced:  # a paced flow is not ACK-clocked: its part follows its rate
+            paced = self.pacing < np.inf
+            paced_rate = np.bincount(scen, x * paced, self.S)
+            part = np.where(A > 0, overflow / A, 0.0)
+            by_pacing = part[scen] * x * paced
+            overflow = overflow - part * paced_rate
+            growth = self.growth * ~paced
+            x = x * ~paced
+            A = A - paced_rate
+        else:
+            by_pacing, growth = 0.0, self.growth
+        grew = np.bincount(scen, growth, self.S)
+        by_growth = np.where(grew > 0, overflow / grew, 0.0)[scen] * growth
         by_rate = np.where((grew > 0) | (A <= 0), 0.0, overflow / A)[scen] * x
-        return by_growth + by_rate
+        return by_growth + by_rate + by_pacing
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
         """Whole queue drops per flow (None if none): each flow drops a packet
