@@ -1,0 +1,51 @@
+"""Where a sweep's tasks run: in this process, a process pool, any
+``concurrent.futures.Executor``, or a Dask cluster."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import sys
+from typing import Any
+
+from ..errors import ScenarioError, ScenarioTypeError
+
+
+def machine_width() -> int:
+    """CPUs this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def is_dask_client(x: Any) -> bool:
+    """Whether ``x`` is a ``dask.distributed.Client`` (without importing Dask)."""
+    return type(x).__name__ == "Client" and type(x).__module__.startswith("distributed")
+
+
+def choose(workers: int | None, executor: Any, tasks: int) -> tuple[cf.Executor | None, bool]:
+    """The executor to use and whether the sweep owns it (and shuts it down).
+
+    ``None`` means run in this process: ``workers=1``, or a single task.
+    Pools are created with the ``fork`` start method on Linux, so algorithms
+    registered in this process (a notebook's classes) exist in the workers.
+    """
+    if executor is not None:
+        if workers is not None:
+            raise ScenarioError("workers", workers, "None when an executor is given")
+        if is_dask_client(executor):
+            return executor.get_executor(pure=False), False
+        if not isinstance(executor, cf.Executor):
+            raise ScenarioTypeError("executor", executor,
+                                    "a concurrent.futures.Executor or a dask.distributed.Client")
+        return executor, False
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise ScenarioError("workers", workers, "a whole number ≥ 1, or None for every CPU")
+    width = machine_width() if workers is None else workers
+    if width == 1 or tasks <= 1:
+        return None, False
+    context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
+    return cf.ProcessPoolExecutor(min(width, tasks), mp_context=context), True
