@@ -211,6 +211,10 @@ def test_load_needs_a_store(tmp_path):
 
 def test_traces_go_to_the_store(tmp_path):
     path = tmp_path / "traces.sqlite"
+    ccsim.sweep(BASE, {"loss": [0, 0.01]}, workers=1, store=path, progress=False)
+    with pytest.raises(ccsim.ScenarioError, match="traces"):
+        load_traces(path, BASE.key)
+    # stored without traces: asking for them runs the scenarios again
     t = ccsim.sweep(BASE, {"loss": [0, 0.01]}, workers=1, store=path, traces=True,
                     progress=False)
     key = t["key"].iloc[2]

@@ -97,12 +97,17 @@ class Store:
                 self.db.execute("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)",
                                 (key, engine, version, traces))
 
-    def records(self, version: str, *, failed: bool = True) -> dict[tuple[str, str], str]:
+    def records(self, version: str, *, failed: bool = True,
+                traces: bool = False) -> dict[tuple[str, str], str]:
         """``(key, engine) → record`` of every stored result of ``version``;
-        without the failed ones if ``failed`` is false."""
-        query = "SELECT key, engine, record FROM results WHERE version = ?"
+        without the failed ones if ``failed`` is false, only those with
+        traces if ``traces`` is true."""
+        query = "SELECT key, engine, record FROM results AS r WHERE version = ?"
         if not failed:
             query += " AND failed = 0"
+        if traces:
+            query += (" AND EXISTS (SELECT 1 FROM traces AS t WHERE t.key = r.key"
+                      " AND t.engine = r.engine AND t.version = r.version)")
         return {(k, e): r for k, e, r in self.db.execute(query, (version,))}
 
     def traces(self, key: str, engine: str, version: str) -> str | None:

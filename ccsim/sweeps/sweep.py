@@ -76,7 +76,8 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         store: path of a SQLite file (created if missing): each finished
             scenario is written to it at once, and scenarios already in it
             (same scenario, engine and ccsim version) are not run again;
-            scenarios that failed are. See :mod:`ccsim.sweeps.store`.
+            scenarios that failed are, and, with ``traces=True``, those
+            stored without traces. See :mod:`ccsim.sweeps.store`.
         progress: show a progress bar (``tqdm.auto``): scenarios done, failed,
             time left.
         timeout: wall-clock limit per scenario (s); a scenario that runs longer
@@ -129,7 +130,7 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         if db is not None:
             db.begin([(pos, key, json.dumps(sc), params) for pos, key, sc, params in layout],
                      {"params": names, "engines": engines, "version": version})
-            records = db.records(version, failed=False)
+            records = db.records(version, failed=False, traces=traces)
         scenarios = {key: sc for _, key, sc, _ in layout}
         todo = {m: [k for k in scenarios if (k, e) not in records] for m, e in engines}
         _run(todo, scenarios, engines, records, db, version, workers, executor, progress,
