@@ -124,13 +124,15 @@ def test_bad_grid_names_key_and_value_before_running(tmp_path, grid, kind, words
     assert not store.exists()  # nothing ran, nothing was written
 
 
-def test_bad_arguments():
+def test_bad_arguments(tmp_path):
     with pytest.raises(ccsim.ScenarioError, match="seeds"):
         ccsim.sweep(BASE, {"seed": [1, 2]}, seeds=[3], progress=False)
     with pytest.raises(ccsim.ScenarioError, match="mode='fast'"):
         ccsim.sweep(BASE, mode="fast", progress=False)
     with pytest.raises(ccsim.ScenarioError, match="workers=0"):
-        ccsim.sweep(BASE, {"loss": [0, 0.01]}, workers=0, progress=False)
+        ccsim.sweep(BASE, {"loss": [0, 0.01]}, workers=0, store=tmp_path / "no.sqlite",
+                    progress=False)
+    assert not (tmp_path / "no.sqlite").exists()
     with pytest.raises(ccsim.ScenarioTypeError, match="executor"):
         ccsim.sweep(BASE, {"loss": [0, 0.01]}, executor="dask", progress=False)
     with pytest.raises(ccsim.ScenarioError, match="traces=True"):

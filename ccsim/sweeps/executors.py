@@ -25,6 +25,19 @@ def is_dask_client(x: Any) -> bool:
     return type(x).__name__ == "Client" and type(x).__module__.startswith("distributed")
 
 
+def check(workers: int | None, executor: Any) -> None:
+    """Fail on a bad ``workers`` or ``executor``, naming it."""
+    if executor is not None:
+        if workers is not None:
+            raise ScenarioError("workers", workers, "None when an executor is given")
+        if not (is_dask_client(executor) or isinstance(executor, cf.Executor)):
+            raise ScenarioTypeError("executor", executor,
+                                    "a concurrent.futures.Executor or a dask.distributed.Client")
+    elif workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                  or workers < 1):
+        raise ScenarioError("workers", workers, "a whole number ≥ 1, or None for every CPU")
+
+
 def choose(workers: int | None, executor: Any, tasks: int) -> tuple[cf.Executor | None, bool]:
     """The executor to use and whether the sweep owns it (and shuts it down).
 
@@ -32,18 +45,11 @@ def choose(workers: int | None, executor: Any, tasks: int) -> tuple[cf.Executor 
     Pools are created with the ``fork`` start method on Linux, so algorithms
     registered in this process (a notebook's classes) exist in the workers.
     """
+    check(workers, executor)
     if executor is not None:
-        if workers is not None:
-            raise ScenarioError("workers", workers, "None when an executor is given")
         if is_dask_client(executor):
             return executor.get_executor(pure=False), False
-        if not isinstance(executor, cf.Executor):
-            raise ScenarioTypeError("executor", executor,
-                                    "a concurrent.futures.Executor or a dask.distributed.Client")
         return executor, False
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
-                                or workers < 1):
-        raise ScenarioError("workers", workers, "a whole number ≥ 1, or None for every CPU")
     width = machine_width() if workers is None else workers
     if width == 1 or tasks <= 1:
         return None, False

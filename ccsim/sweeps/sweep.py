@@ -115,6 +115,7 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
                 or not 0 < timeout < math.inf:
             raise ScenarioError("timeout", timeout, "a time in seconds > 0, or None")
         timeout = float(timeout)
+    executors.check(workers, executor)
     if traces and store is None:
         raise ScenarioError("traces", traces, "False unless a store is given (they go there)")
     if runner is not None and not callable(runner):
