@@ -3,7 +3,7 @@
 Workers receive scenarios as plain dicts (:meth:`ccsim.Scenario.to_dict`) and
 return each result as JSON text, so the same bytes go to the store and into
 the table whichever executor ran them. A record holds ``rows`` (the summary,
-one dict per flow), ``metrics`` (without ``wall_time``), ``error`` and
+one dict per flow), ``metrics`` (without those of :data:`HOW_IT_RAN`), ``error`` and
 ``traceback`` (empty strings on success), ``wall_time`` (s) and, when asked
 for, ``traces`` (the tidy time series as lists).
 """
@@ -103,9 +103,15 @@ class _Expired(Exception):
     message)."""
 
 
+HOW_IT_RAN = ("wall_time", "batch")
+"""Metrics that describe the machine or the batching, not the scenario: kept
+out of the record's ``metrics`` (``wall_time`` becomes the record's own), so
+that the table is the same on any executor and any batch size."""
+
+
 def _record(result: Any, wall: float, traces: bool) -> dict[str, Any]:
-    metrics = dict(result.metrics)
-    wall = metrics.pop("wall_time", wall)
+    metrics = {k: v for k, v in result.metrics.items() if k not in HOW_IT_RAN}
+    wall = result.metrics.get("wall_time", wall)
     out = {"rows": result.summary.reset_index().to_dict(orient="records"), "metrics": metrics,
            "error": "", "traceback": "", "wall_time": wall}
     if traces:
