@@ -237,9 +237,17 @@ def test_csv_and_parquet_export(reference, tmp_path):
 KILLED = """
 import sys, ccsim
 base = ccsim.dumbbell("50Mbps", "20ms", buffer="1BDP", flows=["reno", "cubic"], duration="6s")
-ccsim.sweep(base, {"loss": [0, 0.001, 0.002, 0.005]}, seeds=[1, 2], workers=1,
+ccsim.sweep(base, {"loss": [0, 0.001, 0.002, 0.005]}, seeds=[1, 2], workers=2,
             store=sys.argv[1], progress=False)
 """
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")  # a zombie has stopped running
 
 
 def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
@@ -258,12 +266,19 @@ def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
                 except sqlite3.OperationalError:  # the tables are being created
                     pass
         assert child.poll() is None, "the sweep finished before it could be killed"
+        workers = [int(p) for p in Path(f"/proc/{child.pid}/task/{child.pid}/children")
+                   .read_text().split()]
         os.kill(child.pid, signal.SIGKILL)
     finally:
         child.kill()
         child.wait()
     before = _stored(path)
     assert 3 <= len(before) < 8
+    # its pool workers die with it rather than run on as orphans
+    assert len(workers) == 2
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not any(map(_alive, workers))
     base = ccsim.dumbbell("50Mbps", "20ms", buffer="1BDP", flows=["reno", "cubic"],
                           duration="6s")
     grid = {"loss": [0, 0.001, 0.002, 0.005]}

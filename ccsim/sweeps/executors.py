@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import ctypes
 import multiprocessing
 import os
+import signal
 import sys
 from typing import Any
 
@@ -43,7 +45,8 @@ def choose(workers: int | None, executor: Any, tasks: int) -> tuple[cf.Executor 
 
     ``None`` means run in this process: ``workers=1``, or a single task.
     Pools are created with the ``fork`` start method on Linux, so algorithms
-    registered in this process (a notebook's classes) exist in the workers.
+    registered in this process (a notebook's classes) exist in the workers,
+    and their workers die with the sweep (:func:`die_with_parent`).
     """
     check(workers, executor)
     if executor is not None:
@@ -53,5 +56,17 @@ def choose(workers: int | None, executor: Any, tasks: int) -> tuple[cf.Executor 
     width = machine_width() if workers is None else workers
     if width == 1 or tasks <= 1:
         return None, False
-    context = multiprocessing.get_context("fork") if sys.platform == "linux" else None
-    return cf.ProcessPoolExecutor(min(width, tasks), mp_context=context), True
+    if sys.platform != "linux":
+        return cf.ProcessPoolExecutor(min(width, tasks)), True
+    fork = multiprocessing.get_context("fork")
+    return cf.ProcessPoolExecutor(min(width, tasks), mp_context=fork, initializer=die_with_parent,
+                                  initargs=(os.getpid(),)), True
+
+
+def die_with_parent(parent: int) -> None:
+    """Pool-worker initializer (Linux): the kernel kills this worker when the
+    sweep's process dies, even by SIGKILL (``PR_SET_PDEATHSIG``), so that a
+    killed sweep leaves no orphan running its scenario on."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # the sweep died before the line above
+        os._exit(1)
