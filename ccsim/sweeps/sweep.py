@@ -151,7 +151,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
     label = dict(engines)
     width = executors.machine_width() if workers is None else workers
     tasks = [(m, batch) for m, keys in todo.items()
-             for batch in _batches(keys, m, runner, width if isinstance(width, int) else 1)]
+             for batch in _batches(keys, m, runner, width)]
     total = sum(len(b) for _, b in tasks)
     pool, owned = executors.choose(workers, executor, len(tasks))
     from tqdm.auto import tqdm
