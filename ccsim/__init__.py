@@ -22,6 +22,7 @@ from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
 from .results import Result
 from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, path
+from .sweeps import aggregate, load, per_scenario, sweep
 
 __version__ = "0.1.0"
 
@@ -30,6 +31,8 @@ __all__ = [
     "dumbbell", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
     # simulate
     "run", "run_many", "Result",
+    # many scenarios
+    "sweep", "load", "per_scenario", "aggregate",
     # extend and reproduce
     "algorithms", "recovery", "experiments",
     # errors

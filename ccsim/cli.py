@@ -1,4 +1,4 @@
-"""The ``ccsim`` command line: run one scenario, the README demo, list algorithms.
+"""The ``ccsim`` command line: run one scenario or a sweep, the README demo, list algorithms.
 
 The only module that prints or reads argv. Console entry point:
 ``ccsim = "ccsim.cli:main"``; also ``python -m ccsim``.
@@ -7,6 +7,7 @@ Examples::
 
     ccsim run --flows reno vegas@10s --bandwidth 10Mbps --rtt 20ms --duration 60s --plot out.png
     ccsim run --flows cubic cubic --loss 1% --json
+    ccsim sweep sweep.toml --workers 8 --store sweep.sqlite --csv out.csv
     ccsim demo
     ccsim algorithms
 """
@@ -102,6 +103,26 @@ def _parser() -> argparse.ArgumentParser:
     matrix.add_argument("--seed", type=int, default=1, help="random seed")
     matrix.add_argument("--csv", metavar="FILE", help="save the per-pair table as CSV")
     matrix.add_argument("--plot", metavar="FILE", help="save the heatmap to FILE")
+    _spread(matrix)
+
+    sweep = commands.add_parser(
+        "sweep", help="run a grid of scenarios described in a TOML file",
+        description="Run every combination of a TOML file's [grid] over its base scenario, "
+                    "for each seed, in parallel; print one line per scenario. Exit status "
+                    "1 if any scenario failed (its error is in the table).",
+        epilog="The file: the base scenario at the top level (dumbbell keywords such as "
+               "bandwidth = '10Mbps', or Scenario.to_toml()'s output), a [grid] table "
+               "(keyword = [values]) and an optional [sweep] table (seeds, mode, timeout).")
+    sweep.add_argument("file", help="the sweep's TOML file")
+    sweep.add_argument("--mode", help="engine: packet, fluid or both (default: the file's, "
+                                      "else packet)")
+    sweep.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="wall-clock limit per scenario")
+    sweep.add_argument("--csv", metavar="FILE", help="save the table (one row per flow) as CSV")
+    sweep.add_argument("--parquet", metavar="FILE",
+                       help="save the table as Parquet (needs pyarrow)")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _spread(sweep)
 
     commands.add_parser("algorithms", help="list congestion-control algorithms and "
                                            "recovery strategies",
@@ -109,6 +130,15 @@ def _parser() -> argparse.ArgumentParser:
                                     "with their default loss recovery, and the recovery "
                                     "strategies they can be combined with.")
     return parser
+
+
+def _spread(command: argparse.ArgumentParser) -> None:
+    """``--workers`` and ``--store``, for commands that run many scenarios."""
+    command.add_argument("--workers", type=int, metavar="N",
+                         help="processes to run on (default: one per CPU)")
+    command.add_argument("--store", metavar="FILE.sqlite",
+                         help="keep results in this SQLite file as they finish; "
+                              "running again skips what is already there")
 
 
 _NEGATIVE = re.compile(r"-\.?\d")
@@ -347,7 +377,8 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     _check_plot_path(args.plot)
     res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
                           buffer=args.buffer, delay=args.delay, duration=args.duration,
-                          seed=args.seed, progress=True)
+                          seed=args.seed, progress=True, workers=args.workers,
+                          store=args.store)
     print("Mbit/s of (started first, started second):")
     print(res.data["matrix"].to_string())
     order = res.data["start_order"]
@@ -374,8 +405,51 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_table_path(option: str, path: str | None) -> None:
+    if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise ScenarioError(option, path, "a file in an existing directory")
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    import time
+
+    from .sweeps import per_scenario, sweep
+    from .sweeps.spec import read_spec
+
+    spec = read_spec(args.file)
+    _check_table_path("--csv", args.csv)
+    _check_table_path("--parquet", args.parquet)
+    if args.parquet:
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError:
+            raise ScenarioError("--parquet", args.parquet, "pyarrow installed",
+                                "pip install pyarrow, or use --csv") from None
+    started = time.perf_counter()
+    table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
+                  workers=args.workers, store=args.store, progress=not args.no_progress,
+                  timeout=args.timeout if args.timeout is not None else spec["timeout"])
+    wall = time.perf_counter() - started
+    view = per_scenario(table)
+    shown = ["scenario"] + table.attrs["ccsim.params"] + ["seed", "mode", "utilisation",
+                                                          "jain", "error"]
+    with pd.option_context("display.max_rows", 40, "display.width", 120):
+        print(view[[c for c in shown if c in view.columns]].to_string(index=False, max_rows=40))
+    failed = view[view["error"] != ""]
+    print(f"\n{len(view)} scenarios, {len(failed)} failed, in {wall:.1f} s")
+    for row in failed.itertuples():
+        print(f"failed: scenario {row.scenario}: {row.error}", file=sys.stderr)
+    if args.csv:
+        table.to_csv(args.csv, index=False)
+        print(f"table saved to {args.csv}")
+    if args.parquet:
+        table.to_parquet(args.parquet, index=False)
+        print(f"table saved to {args.parquet}")
+    return 1 if len(failed) else 0
+
+
 _COMMANDS = {"run": _cmd_run, "demo": _cmd_demo, "matrix": _cmd_matrix,
-             "algorithms": _cmd_algorithms}
+             "sweep": _cmd_sweep, "algorithms": _cmd_algorithms}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -14,6 +14,7 @@ what those return and what the engines read.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 import math
@@ -485,9 +486,74 @@ class Scenario:
         """Bandwidth-delay product of flow ``i`` at the bottleneck (packets)."""
         return self.links[self.bottleneck].rate * self.flow_rtt(i) / (8.0 * self.packet_size)
 
+    #: Keywords of :func:`dumbbell` that are not fields of the scenario: a
+    #: :meth:`replace` naming one of them re-builds the dumbbell.
+    BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss")
+
     def replace(self, **changes: Any) -> "Scenario":
-        """A copy with ``changes`` applied and validated again."""
-        return dataclasses.replace(self, **changes)
+        """A copy with ``changes`` applied and validated again.
+
+        ``changes`` are the scenario's fields (``flows``, ``duration``,
+        ``seed``, the stack knobs, ...), and, for a scenario built by
+        :func:`dumbbell`, also that builder's keywords ``bandwidth``, ``rtt``,
+        ``buffer``, ``queue`` and ``loss``. Naming one of those re-builds the
+        dumbbell with :func:`dumbbell`, its validation and errors, from the
+        scenario's own values for the keywords not given:
+
+        * ``bandwidth`` and ``loss``: the bottleneck's rate and loss;
+        * ``rtt``: the path's two-way delay, which is the smallest flow RTT;
+          flows at that RTT follow a new ``rtt``, flows with a longer RTT of
+          their own keep it;
+        * ``buffer``: a buffer given as ``"xBDP"`` is resolved against the new
+          rate and RTT; when ``buffer`` is not among the changes the queue
+          keeps its capacity in packets (or bytes), whatever the new
+          bandwidth-delay product;
+        * ``queue``: the queue's kind; a RED queue keeps its thresholds,
+          weight and ``max_p`` when only its buffer changes.
+
+        Anything else raises :class:`~ccsim.ScenarioTypeError` naming the
+        keyword and listing the allowed ones.
+        """
+        fields = {f.name for f in dataclasses.fields(self)}
+        builder = set(self.BUILDER) if self.topology == "dumbbell" and len(self.links) == 1 \
+            else set()
+        for name, value in changes.items():
+            if name not in fields and name not in builder:
+                allowed = sorted(fields | builder)
+                close = difflib.get_close_matches(name, allowed, n=1)
+                raise ScenarioTypeError(name, value, "a keyword of Scenario.replace: "
+                                        + ", ".join(allowed),
+                                        f"did you mean {close[0]!r}?" if close else None)
+        if not builder & set(changes):
+            return dataclasses.replace(self, **changes)
+        clash = sorted(set(changes) & {"links", "bottleneck", "topology"})
+        if clash:
+            raise ScenarioTypeError(clash[0], changes[clash[0]],
+                                    "not together with dumbbell keywords "
+                                    + ", ".join(self.BUILDER))
+        q = self.links[0].queue
+        keywords = {**self._builder_keywords(), **changes}
+        if "buffer" in changes and "queue" not in changes:
+            keywords["queue"] = q.kind
+        elif "queue" in changes and "buffer" not in changes and isinstance(changes["queue"], str):
+            keywords["buffer"] = int(q.limit) if q.unit == "packets" else f"{q.limit:.17g}B"
+        built = dumbbell(**keywords)
+        new_q = built.links[0].queue
+        if isinstance(q, RED) and "queue" not in changes and isinstance(new_q, RED):
+            link = dataclasses.replace(built.links[0],
+                                       queue=dataclasses.replace(q, limit=new_q.limit))
+            built = dataclasses.replace(built, links=(link,))
+        return built
+
+    def _builder_keywords(self) -> dict[str, Any]:
+        """The :func:`dumbbell` keywords that build this (dumbbell) scenario again."""
+        link = self.links[0]
+        rtt = self.path_rtt
+        flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
+        q = link.queue
+        return {"bandwidth": link.rate, "rtt": rtt, "loss": link.loss, "flows": flows,
+                "queue": q, "buffer": None, "duration": self.duration, "seed": self.seed,
+                **{k: getattr(self, k) for k in self.KNOBS}}
 
     # -- serialisation -------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

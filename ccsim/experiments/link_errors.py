@@ -22,8 +22,8 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from ..run import run
 from ..scenario import dumbbell
+from ..sweeps import sweep
 from ._result import ExperimentResult, flow_for
 
 SEED_004_FAMILY = ("reno", "newreno", "sack", "fack", "rate-halving", "ssdr")
@@ -33,18 +33,34 @@ SEED_003_UTILISATION = {("reno", 0.01): 0.883, ("sack", 0.01): 0.902, ("vegas", 
 """Seed 003's table, "Effective Resource Utilization (1/2)", as fractions."""
 
 
-def _runs(algorithms, rates, seeds, n_flows, **path):
+def _runs(algorithms, rates, seeds, n_flows, *, workers=None, executor=None, store=None,
+          progress=False, **path) -> pd.DataFrame:
+    """One row per run (algorithm, rate, seed) with the flows' mean goodput and
+    timeouts, the run's utilisation and its error text ("" if it ran)."""
+    labels, scenarios = [], []
     for name in algorithms:
         for p in rates:
             for seed in seeds:
-                sc = dumbbell(loss=p, seed=seed, flows=[flow_for(name)] * n_flows, **path)
-                yield name, p, seed, run(sc)
+                labels.append((name, p, seed))
+                scenarios.append(dumbbell(loss=p, seed=seed, flows=[flow_for(name)] * n_flows,
+                                          **path))
+    table = sweep(scenarios, workers=workers, executor=executor, store=store,
+                  progress=progress)
+    runs = table.groupby("base", sort=True).agg(
+        goodput_bps=("goodput_bps", "mean"), timeouts=("timeouts", "mean"),
+        utilisation=("utilisation", "first"), error=("error", "first"))
+    runs.insert(0, "algorithm", [a for a, _, _ in labels])
+    runs.insert(1, "rate", [p for _, p, _ in labels])
+    runs.insert(2, "seed", [s for _, _, s in labels])
+    return runs.reset_index(drop=True)
 
 
 def link_errors(algorithms: Iterable[str] = SEED_004_FAMILY,
                 rates: Iterable[float] = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05), *,
                 seeds: Iterable[int] = (1, 2, 3), n_flows: int = 1, bandwidth="1.5Mbps",
-                rtt="40ms", buffer="1BDP", mss: int = 472, duration="100s") -> ExperimentResult:
+                rtt="40ms", buffer="1BDP", mss: int = 472, duration="100s",
+                workers: int | None = None, executor=None, store=None,
+                progress: bool = False) -> ExperimentResult:
     """Mean throughput of each algorithm as the link error rate rises.
 
     Args:
@@ -55,23 +71,24 @@ def link_errors(algorithms: Iterable[str] = SEED_004_FAMILY,
         n_flows: flows of the same algorithm sharing the link in each run.
         bandwidth, rtt, buffer, mss, duration: the dumbbell; ``mss`` 472 makes
             seed 004's 512-byte packets.
+        workers, executor, store, progress: how the runs are spread, kept and
+            shown, as in :func:`ccsim.sweep`.
 
     Returns:
         Table rows per (algorithm, error rate): ``goodput_bps`` (mean over
         seeds and flows), ``std_bps`` (across seeds), ``rank`` (1 = highest
-        goodput at that error rate), ``timeouts`` (mean per flow). ``plot()``
-        draws goodput against error rate.
+        goodput at that error rate), ``timeouts`` (mean per flow), ``failed``
+        (runs that raised, left out of the means; their errors are in
+        ``data["runs"]``). ``plot()`` draws goodput against error rate.
     """
-    rows = []
-    for name, p, seed, res in _runs(algorithms, rates, seeds, n_flows, bandwidth=bandwidth,
-                                    rtt=rtt, buffer=buffer, mss=mss, duration=duration):
-        rows.append({"algorithm": name, "error_rate": p, "seed": seed,
-                     "goodput_bps": res.summary["goodput_bps"].mean(),
-                     "timeouts": res.summary["timeouts"].mean()})
-    runs = pd.DataFrame(rows)
+    runs = _runs(algorithms, rates, seeds, n_flows, bandwidth=bandwidth, rtt=rtt,
+                 buffer=buffer, mss=mss, duration=duration, workers=workers,
+                 executor=executor, store=store, progress=progress)
+    runs = runs.rename(columns={"rate": "error_rate"}).drop(columns="utilisation")
     table = (runs.groupby(["algorithm", "error_rate"], sort=False)
              .agg(goodput_bps=("goodput_bps", "mean"), std_bps=("goodput_bps", "std"),
-                  timeouts=("timeouts", "mean")).reset_index())
+                  timeouts=("timeouts", "mean"),
+                  failed=("error", lambda e: int((e != "").sum()))).reset_index())
     table["rank"] = (table.groupby("error_rate")["goodput_bps"]
                      .rank(ascending=False, method="min").astype(int))
     return ExperimentResult("throughput under link errors (seed 004, Fig. 5)", table,
@@ -100,29 +117,29 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
                            losses: Iterable[float] = (0.01, 0.05), *,
                            seeds: Iterable[int] = (1, 2, 3), bandwidth="1.5Mbps",
                            rtt="80ms", buffer="1BDP", mss: int = 960,
-                           duration="100s") -> ExperimentResult:
+                           duration="100s", workers: int | None = None, executor=None,
+                           store=None, progress: bool = False) -> ExperimentResult:
     """Seed 003's utilisation table: one flow per run, random loss on the link.
 
     Algorithms not registered (Vegas, until it lands) are skipped. ``mss`` 960
-    makes 1000-byte packets (ns-2's default ``packetSize_``).
+    makes 1000-byte packets (ns-2's default ``packetSize_``). ``workers``,
+    ``executor``, ``store`` and ``progress`` are :func:`ccsim.sweep`'s.
 
     Returns:
-        Table rows per (algorithm, loss): ``utilisation`` (mean over seeds) and
-        ``seed_003`` (the seed's figure, NaN where it has none). ``plot()``
-        draws both as grouped bars.
+        Table rows per (algorithm, loss): ``utilisation`` (mean over seeds of
+        the runs that did not raise) and ``seed_003`` (the seed's figure, NaN
+        where it has none). ``plot()`` draws both as grouped bars.
     """
     from .. import algorithms as registry
 
     present = [a for a in algorithms if a in registry.names() or a == "prr"]
-    rows = []
-    for name, p, seed, res in _runs(present, losses, seeds, 1, bandwidth=bandwidth, rtt=rtt,
-                                    buffer=buffer, mss=mss, duration=duration):
-        rows.append({"algorithm": name, "loss": p, "utilisation": res.metrics["utilisation"]})
-    table = (pd.DataFrame(rows).groupby(["algorithm", "loss"], sort=False)["utilisation"]
-             .mean().reset_index())
+    runs = _runs(present, losses, seeds, 1, bandwidth=bandwidth, rtt=rtt, buffer=buffer,
+                 mss=mss, duration=duration, workers=workers, executor=executor, store=store,
+                 progress=progress).rename(columns={"rate": "loss"})
+    table = runs.groupby(["algorithm", "loss"], sort=False)["utilisation"].mean().reset_index()
     table["seed_003"] = [SEED_003_UTILISATION.get((a, p), np.nan)
                          for a, p in zip(table["algorithm"], table["loss"])]
-    return ExperimentResult("utilisation under random loss (seed 003)", table, {},
+    return ExperimentResult("utilisation under random loss (seed 003)", table, {"runs": runs},
                             _draw_utilisation)
 
 

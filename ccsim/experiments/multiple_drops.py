@@ -20,6 +20,7 @@ import pandas as pd
 
 from ..packet import PacketEngine
 from ..scenario import dumbbell
+from ..sweeps import sweep
 from ._result import ExperimentResult, flow_for
 
 FAMILY = ("tahoe", "reno", "newreno", "sack", "fack", "rate-halving", "ssdr", "prr")
@@ -27,7 +28,9 @@ FAMILY = ("tahoe", "reno", "newreno", "sack", "fack", "rate-halving", "ssdr", "p
 
 def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1, 2, 3, 4), *,
                    bandwidth="10Mbps", rtt="100ms", window: int = 20, first: int = 60,
-                   spacing: int = 3, duration="5s", min_rto="1s") -> ExperimentResult:
+                   spacing: int = 3, duration="5s", min_rto="1s",
+                   workers: int | None = None, executor=None, store=None,
+                   progress: bool = False) -> ExperimentResult:
     """Run the multiple-drop experiment.
 
     Args:
@@ -39,6 +42,8 @@ def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1
         first, spacing: the dropped segments are ``first + spacing·j``.
         duration: simulated time per run (s).
         min_rto: minimum RTO (s); 1 s, RFC 6298's, as in the paper's ns runs.
+        workers, executor, store, progress: as in :func:`ccsim.sweep`, which
+            runs the cases with :func:`traced_run`.
 
     Returns:
         An :class:`ExperimentResult` whose table has one row per (strategy,
@@ -48,25 +53,50 @@ def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1
         ``delivered_segments``; ``plot()`` draws time–sequence plots for the
         largest number of drops.
     """
-    rows, traces = [], {}
-    for name in strategies:
-        for k in drops:
-            lost = [first + spacing * j for j in range(k)]
-            sc = dumbbell(bandwidth, rtt, buffer=10 * window, duration=duration,
+    cases = [(name, k) for name in strategies for k in drops]
+    scenarios = [dumbbell(bandwidth, rtt, buffer=10 * window, duration=duration,
                           min_rto=min_rto, rwnd=window * 1460, seed=1,
-                          flows=[flow_for(name, drop_segments=lost)])
-            trace = _Trace(PacketEngine(sc), max(lost))
-            res = trace.engine.run()
-            row = res.summary.iloc[0]
-            span = trace.recovery_time()
-            rows.append({"strategy": name, "drops": k, "timeouts": int(row.timeouts),
-                         "retransmits": int(row.retransmits), "recoveries": int(row.recoveries),
-                         "recovery_time": span, "recovery_rtts": span / sc.flow_rtt(0),
-                         "delivered_segments": row.delivered_bytes / sc.mss})
-            traces[name, k] = trace.frame(lost)
+                          flows=[flow_for(name, drop_segments=_dropped(first, spacing, k))])
+                 for name, k in cases]
+    runs = sweep(scenarios, workers=workers, executor=executor, store=store,
+                 progress=progress, runner=traced_run)
+    rows, traces = [], {}
+    for (name, k), sc, row in zip(cases, scenarios, runs.itertuples()):
+        if row.error:
+            raise RuntimeError(f"{name} with {k} drops failed: {row.error}\n{row.traceback}")
+        span = row.recovery_time
+        rows.append({"strategy": name, "drops": k, "timeouts": int(row.timeouts),
+                     "retransmits": int(row.retransmits), "recoveries": int(row.recoveries),
+                     "recovery_time": span, "recovery_rtts": span / sc.flow_rtt(0),
+                     "delivered_segments": row.delivered_bytes / sc.mss})
+        traces[name, k] = _frame(row.sent, _dropped(first, spacing, k))
     table = pd.DataFrame(rows)
     return ExperimentResult("multiple drops (Fall & Floyd 1996)", table,
                             {"traces": traces, "rtt": sc.flow_rtt(0)}, _draw)
+
+
+def _dropped(first: int, spacing: int, k: int) -> list[int]:
+    return [first + spacing * j for j in range(k)]
+
+
+def traced_run(scenario, mode: str = "packet"):
+    """Run a one-flow scenario in the packet engine, spying on its sender: the
+    result's metrics gain ``recovery_time`` (s, from the first retransmission
+    until every dropped segment is acknowledged) and ``sent`` (``[time,
+    segment, retransmission]`` of every transmission). The runner
+    :func:`multiple_drops` gives :func:`ccsim.sweep`."""
+    trace = _Trace(PacketEngine(scenario), max(scenario.flows[0].drop_segments))
+    result = trace.engine.run()
+    result.metrics["recovery_time"] = trace.recovery_time()
+    result.metrics["sent"] = trace.sent
+    return result
+
+
+def _frame(sent, lost: list[int]) -> pd.DataFrame:
+    out = pd.DataFrame([tuple(s) for s in sent], columns=["time", "segment", "retransmission"])
+    out["retransmission"] = out["retransmission"].astype(bool)
+    out["dropped"] = out["segment"].isin(lost) & ~out.duplicated("segment")
+    return out
 
 
 class _Trace:
@@ -96,10 +126,6 @@ class _Trace:
         first_retx = next((t for t, _, again in self.sent if again), np.nan)
         return self.repaired_at - first_retx
 
-    def frame(self, lost: list[int]) -> pd.DataFrame:
-        out = pd.DataFrame(self.sent, columns=["time", "segment", "retransmission"])
-        out["dropped"] = out["segment"].isin(lost) & ~out.duplicated("segment")
-        return out
 
 
 def _draw(result: ExperimentResult):

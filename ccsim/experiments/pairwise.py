@@ -17,14 +17,13 @@ run length or buffer; these are the choices documented here.
 from __future__ import annotations
 
 import time
-import traceback
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
 
-from ..run import run
 from ..scenario import Flow, dumbbell
+from ..sweeps import sweep
 from ._result import ExperimentResult
 
 #: Seed 000, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
@@ -98,6 +97,7 @@ SEED_000_TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=1000, delay="10s", duration="60s", seed: int = 1,
                     order_threshold: float = 0.15, progress: bool = False,
+                    workers: int | None = None, executor=None, store=None,
                     **knobs) -> ExperimentResult:
     """Run every ordered pair (``first``, ``second``) of ``algorithms``.
 
@@ -111,6 +111,8 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
             algorithm's share of the link differs by more than this between the
             two orders.
         progress: show a progress bar (tqdm) on standard error.
+        workers, executor, store: how the runs are spread and kept, as in
+            :func:`ccsim.sweep` (default: a process per CPU, nothing stored).
         **knobs: stack knobs passed to :func:`ccsim.dumbbell`.
 
     Returns:
@@ -132,33 +134,22 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
     for name in names:
         registry.get(name)  # unknown names fail here, before any run
     pairs = [(a, b) for a in names for b in names]
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(pairs), desc="pairwise matrix", unit="run")
-    started = time.perf_counter()
-    rows = []
-    for first, second in pairs:
-        seed_cell = SEED_000_TABLE_I.get(first, {}).get(second, (np.nan, np.nan))
-        row = {"first": first, "second": second, "first_bps": np.nan,
-               "second_bps": np.nan, "first_share": np.nan,
-               "seed_first_bps": seed_cell[0] * 1e6, "seed_second_bps": seed_cell[1] * 1e6,
-               "error": ""}
-        try:
-            sc = dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
+    scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
                           flows=[Flow(first), Flow(second, start=delay)], **knobs)
-            res = run(sc)
-            row.update(first_bps=res.summary.loc[0, "goodput_bps"],
-                       second_bps=res.summary.loc[1, "goodput_bps"],
-                       first_share=res.summary.loc[0, "share"])
-        except Exception as exc:  # one failed run must not lose the others
-            row["error"] = "".join(traceback.format_exception_only(exc)).strip()
-        rows.append(row)
-        if bar is not None:
-            bar.update()
-    if bar is not None:
-        bar.close()
+                 for first, second in pairs]
+    started = time.perf_counter()
+    runs = sweep(scenarios, workers=workers, executor=executor, store=store,
+                 progress=progress).set_index(["base", "flow"])
+    rows = []
+    for i, (first, second) in enumerate(pairs):
+        seed_cell = SEED_000_TABLE_I.get(first, {}).get(second, (np.nan, np.nan))
+        rows.append({"first": first, "second": second,
+                     "first_bps": runs.loc[(i, 0), "goodput_bps"],
+                     "second_bps": runs.loc[(i, 1), "goodput_bps"],
+                     "first_share": runs.loc[(i, 0), "share"],
+                     "seed_first_bps": seed_cell[0] * 1e6,
+                     "seed_second_bps": seed_cell[1] * 1e6,
+                     "error": runs.loc[(i, 0), "error"]})
     table = pd.DataFrame(rows)
     data = {"matrix": _matrix(table, names), "start_order": _start_order(table, order_threshold),
             "agreement": seed_agreement(table), "wall_time": time.perf_counter() - started,

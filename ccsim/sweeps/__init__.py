@@ -1,0 +1,21 @@
+"""Sweeps: many scenarios, on one machine or a Dask cluster, stored as they
+finish and resumable.
+
+* :func:`sweep` — a grid over a base scenario (or a list of scenarios) → a
+  table, one row per flow per scenario.
+* :func:`load` — the table back from a sweep's SQLite store, without running.
+* :func:`per_scenario` — one row per scenario; :func:`aggregate` — means and
+  95 % confidence intervals over seeds.
+* :func:`load_traces` — one scenario's time series from a store.
+
+Modules: :mod:`~ccsim.sweeps.grid` (expanding the grid),
+:mod:`~ccsim.sweeps.work` (what runs on a worker),
+:mod:`~ccsim.sweeps.executors`, :mod:`~ccsim.sweeps.store` (SQLite),
+:mod:`~ccsim.sweeps.table`.
+"""
+
+from .sweep import load, load_traces, sweep
+from .table import aggregate, per_scenario
+from .work import ScenarioTimeout
+
+__all__ = ["sweep", "load", "load_traces", "per_scenario", "aggregate", "ScenarioTimeout"]

@@ -1,0 +1,70 @@
+"""A sweep described in a TOML file, for ``ccsim sweep FILE``.
+
+The file holds the base scenario at its top level, either as
+:meth:`ccsim.Scenario.to_toml` writes it (it has ``[[links]]``) or as
+keywords of :func:`ccsim.dumbbell`; a ``[grid]`` table (keyword → list of
+values, as :func:`ccsim.sweep` takes it); and an optional ``[sweep]`` table
+with ``seeds``, ``mode`` and ``timeout``::
+
+    bandwidth = "10Mbps"
+    rtt = "20ms"
+    flows = ["reno", "cubic"]
+    duration = "5s"
+
+    [grid]
+    buffer = ["0.5BDP", "2BDP"]
+    loss = [0, 0.01]
+
+    [sweep]
+    seeds = [1, 2, 3]
+
+Parsed with :mod:`tomllib`: data only, nothing evaluated.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from typing import Any
+
+from ..errors import CcsimError, ScenarioError, ScenarioTypeError
+from ..scenario import Scenario, dumbbell
+
+OPTIONS = ("seeds", "mode", "timeout")
+
+
+def read_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """``{"base": Scenario, "grid": dict, "seeds": list | None, "mode": str,
+    "timeout": float | None}`` from the TOML file at ``path``."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+    except OSError as exc:
+        raise ScenarioError("sweep file", path, "a readable TOML file",
+                            exc.strerror or str(exc)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError("sweep file", path, "valid TOML", str(exc)) from None
+    grid = data.pop("grid", {})
+    if not isinstance(grid, dict):
+        raise ScenarioTypeError("grid", grid, "a [grid] table of keyword = [values]")
+    options = data.pop("sweep", {})
+    if not isinstance(options, dict):
+        raise ScenarioTypeError("sweep", options, "a [sweep] table with " + ", ".join(OPTIONS))
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ScenarioTypeError(f"sweep.{unknown[0]}", options[unknown[0]],
+                                "a [sweep] option: " + ", ".join(OPTIONS))
+    if not data:
+        raise ScenarioError("sweep file", path, "a base scenario at the top level",
+                            "dumbbell keywords such as bandwidth = '10Mbps', or "
+                            "Scenario.to_toml()'s output")
+    try:
+        base = Scenario.from_dict(data) if "links" in data else dumbbell(**data)
+    except TypeError as exc:  # a keyword dumbbell() does not take
+        if isinstance(exc, CcsimError):
+            raise
+        raise ScenarioTypeError("sweep file", sorted(data), "keywords of ccsim.dumbbell",
+                                str(exc)) from None
+    return {"base": base, "grid": grid, "seeds": options.get("seeds"),
+            "mode": options.get("mode", "packet"), "timeout": options.get("timeout")}

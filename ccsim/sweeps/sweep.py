@@ -1,0 +1,235 @@
+"""``ccsim.sweep``: from a grid to a table, on any executor, stored as it goes."""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import os
+import traceback
+from typing import Any, Callable, Iterable, Mapping
+
+import pandas as pd
+
+from ..errors import ScenarioError, ScenarioTypeError
+from ..run import _check_mode
+from ..scenario import Scenario
+from . import executors
+from .grid import expand
+from .store import Store
+from .table import assemble, dump_params
+from .work import dumps, loads, run_task
+
+MODES = ("packet", "fluid", "both")
+FLUID_BATCH = 256
+"""Most scenarios handed to the fluid engine in one ``run_many`` call."""
+
+
+def _version() -> str:
+    from .. import __version__
+
+    return __version__
+
+
+def _engine_label(mode: str, runner: Callable[..., Any] | None) -> str:
+    if runner is None:
+        return mode
+    return f"{mode}:{runner.__module__}.{runner.__qualname__}"
+
+
+def _batches(keys: list[str], mode: str, runner: Any, workers: int) -> list[list[str]]:
+    """The packet engine (and any runner) takes one scenario per task; the
+    fluid engine a batch, about four per worker so that they finish together."""
+    if mode != "fluid" or runner is not None:
+        return [[k] for k in keys]
+    size = max(1, min(FLUID_BATCH, math.ceil(len(keys) / (4 * max(1, workers)))))
+    return [keys[i:i + size] for i in range(0, len(keys), size)]
+
+
+def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]] | None = None,
+          seeds: Iterable[int] | None = None, mode: str = "packet", *,
+          workers: int | None = None, executor: Any = None, store: Any = None,
+          progress: bool = True, timeout: float | None = None, traces: bool = False,
+          runner: Callable[[Scenario, str], Any] | None = None) -> pd.DataFrame:
+    """Run every combination of ``grid`` over ``base``, for every seed.
+
+    Args:
+        base: a :class:`~ccsim.Scenario`, or a list of them (the grid then
+            applies to each; a ``base`` column gives its index).
+        grid: keyword → list of values; the keys are :func:`ccsim.dumbbell`'s
+            keywords (``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
+            ``flows``, ``duration``, ``seed``, stack knobs), flow fields
+            (``"flows[1].start"``, or ``"recovery"`` for every flow), or any
+            field of :meth:`ccsim.Scenario.replace`. A buffer not in the grid
+            keeps its size in packets (see :meth:`~ccsim.Scenario.replace`).
+            An unknown key or a value the builder rejects fails here, before
+            anything runs, naming the key and the value.
+        seeds: random seeds; every grid point runs once per seed (default:
+            the scenario's own seed).
+        mode: ``"packet"``, ``"fluid"`` (scenarios go to the fluid engine in
+            batches, one array program each) or ``"both"`` (each scenario in
+            both engines; rows for either are told apart by ``mode``).
+        workers: processes to run on; default one per CPU; ``1`` runs in this
+            process.
+        executor: instead of ``workers``, any ``concurrent.futures.Executor``
+            or a ``dask.distributed.Client``. Scenarios travel to it as dicts.
+        store: path of a SQLite file (created if missing): each finished
+            scenario is written to it at once, and scenarios already in it
+            (same scenario, engine and ccsim version) are not run again;
+            scenarios that failed are, and, with ``traces=True``, those
+            stored without traces. See :mod:`ccsim.sweeps.store`.
+        progress: show a progress bar (``tqdm.auto``): scenarios done, failed,
+            time left.
+        timeout: wall-clock limit per scenario (s); a scenario that runs longer
+            is recorded as a :class:`~ccsim.sweeps.ScenarioTimeout` error. In a
+            process (pool worker or this process's main thread) a ``SIGALRM``
+            timer enforces it; in a thread (a Dask worker) an exception is
+            raised in the running thread; either way between two bytecodes.
+        traces: also keep each run's time series, in ``store`` (required);
+            read them with :func:`ccsim.sweeps.load_traces`.
+        runner: a module-level function ``runner(scenario, mode) → Result``
+            used instead of :func:`ccsim.run` (sent to workers by reference);
+            any extra entries of its ``metrics`` become columns.
+
+    Returns:
+        A DataFrame with one row per flow per scenario (per engine): columns
+        ``scenario`` (position in the sweep's order), ``key``
+        (:attr:`~ccsim.Scenario.key`), the grid's parameters, ``seed``,
+        ``mode``, ``flow`` and the summary's columns, the metrics
+        (``utilisation``, ``jain``, ``uf``, ``interval_start``,
+        ``interval_end``, ``drops``, ``losses``, ``data_packets``), ``error``
+        and ``traceback`` (empty strings unless the scenario raised), and
+        last ``wall_time`` (s). Every column but ``wall_time`` is the same,
+        bit for bit, on one worker, many processes or Dask, in any order of
+        completion; ``wall_time`` is the one measurement of the machine.
+        :func:`ccsim.sweeps.per_scenario` gives one row per scenario,
+        :func:`ccsim.aggregate` means and confidence intervals over seeds.
+    """
+    if mode not in MODES:
+        raise ScenarioError("mode", mode, "one of: 'packet', 'fluid', 'both'")
+    modes = ["packet", "fluid"] if mode == "both" else [mode]
+    for m in modes:
+        _check_mode(m)
+    if timeout is not None:
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+                or not 0 < timeout < math.inf:
+            raise ScenarioError("timeout", timeout, "a time in seconds > 0, or None")
+        timeout = float(timeout)
+    executors.check(workers, executor)
+    if traces and store is None:
+        raise ScenarioError("traces", traces, "False unless a store is given (they go there)")
+    if runner is not None and not callable(runner):
+        raise ScenarioTypeError("runner", runner, "a module-level function (scenario, mode)")
+    points, names = expand(base, grid, seeds)
+    engines = [(m, _engine_label(m, runner)) for m in modes]
+    layout = [(p.position, p.scenario.key, p.scenario.to_dict(), dump_params(p.params))
+              for p in points]
+    version = _version()
+    db = None if store is None else Store(store)
+    try:
+        records: dict[tuple[str, str], str] = {}
+        if db is not None:
+            db.begin([(pos, key, json.dumps(sc), params) for pos, key, sc, params in layout],
+                     {"params": names, "engines": engines, "version": version})
+            records = db.records(version, failed=False, traces=traces)
+        scenarios = {key: sc for _, key, sc, _ in layout}
+        todo = {m: [k for k in scenarios if (k, e) not in records] for m, e in engines}
+        _run(todo, scenarios, engines, records, db, version, workers, executor, progress,
+             timeout, traces, runner)
+    finally:
+        if db is not None:
+            db.close()
+    return assemble([(pos, key, sc, json.loads(params)) for pos, key, sc, params in layout],
+                    names, engines, records)
+
+
+def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
+         engines: list[tuple[str, str]], records: dict[tuple[str, str], str],
+         db: Store | None, version: str, workers: int | None, executor: Any, progress: bool,
+         timeout: float | None, traces: bool, runner: Any) -> None:
+    """Run what is to do and put each record in ``records`` (and the store)."""
+    label = dict(engines)
+    width = executors.machine_width() if workers is None else workers
+    tasks = [(m, batch) for m, keys in todo.items()
+             for batch in _batches(keys, m, runner, width)]
+    total = sum(len(b) for _, b in tasks)
+    pool, owned = executors.choose(workers, executor, len(tasks))
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="sweep", unit="scenario", disable=not progress or total == 0)
+    failed = 0
+
+    def finish(m: str, batch: list[str], texts: list[str]) -> None:
+        nonlocal failed
+        for key, text in zip(batch, texts):
+            record = loads(text)
+            trace_text = None
+            if "traces" in record:
+                trace_text = json.dumps(record.pop("traces"), allow_nan=True)
+                text = dumps(record)
+            records[key, label[m]] = text
+            failed += record["error"] != ""
+            if db is not None:
+                db.put(key, label[m], version, record["error"] != "", text, trace_text)
+        bar.update(len(batch))
+        bar.set_postfix(failed=failed, refresh=False)
+
+    try:
+        if pool is None:
+            for m, batch in tasks:
+                finish(m, batch, run_task([scenarios[k] for k in batch], m, timeout, traces,
+                                          runner))
+            return
+        futures = {pool.submit(run_task, [scenarios[k] for k in batch], m, timeout, traces,
+                               runner): (m, batch) for m, batch in tasks}
+        for future in cf.as_completed(futures):
+            m, batch = futures[future]
+            try:
+                texts = future.result()
+            except Exception as exc:  # the worker itself failed (died, unpicklable, ...)
+                text = dumps({"rows": [], "metrics": {}, "wall_time": math.nan,
+                              "error": "".join(traceback.format_exception_only(exc)).strip(),
+                              "traceback": "".join(traceback.format_exception(exc))})
+                texts = [text] * len(batch)
+            finish(m, batch, texts)
+    except BaseException:
+        if owned:
+            pool.shutdown(wait=False, cancel_futures=True)
+            owned = False
+        raise
+    finally:
+        if owned:
+            pool.shutdown()
+        bar.close()
+
+
+def load(store: str | os.PathLike[str]) -> pd.DataFrame:
+    """The table of the last sweep run with ``store``, without running
+    anything; scenarios that had not finished are left out."""
+    with Store(store, create=False) as db:
+        meta = db.meta()
+        if not meta:
+            raise ScenarioError("store", os.fspath(store), "a store a sweep has written to")
+        records = db.records(meta["version"])
+        points = [(pos, key, json.loads(sc), json.loads(params))
+                  for pos, key, sc, params in db.points()]
+    return assemble(points, meta["params"], [tuple(e) for e in meta["engines"]], records)
+
+
+def load_traces(store: str | os.PathLike[str], key: str, mode: str = "packet") -> pd.DataFrame:
+    """The time series of scenario ``key`` (the table's ``key`` column), as
+    :attr:`ccsim.Result.traces` has them, from a sweep run with
+    ``traces=True``."""
+    with Store(store, create=False) as db:
+        meta = db.meta()
+        label = dict((m, e) for m, e in meta.get("engines", [])).get(mode, mode)
+        text = db.traces(key, label, meta.get("version", _version()))
+    if text is None:
+        raise ScenarioError("key", key, f"a scenario whose {mode} traces are in {store}")
+    data = json.loads(text)
+    out = pd.DataFrame({"time": data["time"], "flow": pd.array(data["flow"], dtype="Int64"),
+                        "variable": data["variable"], "value": data["value"]})
+    from ..results import TRACE_VARIABLES
+
+    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES))
+    return out

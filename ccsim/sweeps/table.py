@@ -1,0 +1,137 @@
+"""From records to tables: the sweep's table, its per-scenario view, and
+means with confidence intervals over seeds."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..errors import ScenarioError
+from ..results import SUMMARY_COLUMNS
+from .work import loads
+
+METRICS = ("utilisation", "jain", "uf", "interval_start", "interval_end", "drops", "losses",
+           "data_packets")
+"""The metric columns every sweep table has, in order (NaN where a run has none)."""
+
+PER_FLOW = ("flow",) + SUMMARY_COLUMNS
+VALUES = ("goodput_bps", "share", "retransmits", "timeouts", "mean_rtt", "utilisation",
+          "jain", "uf")
+"""What :func:`aggregate` averages unless told otherwise."""
+
+
+def tuples(x: Any) -> Any:
+    """JSON's lists back to the tuples the grid's values were (hashable)."""
+    return tuple(tuples(v) for v in x) if isinstance(x, list) else x
+
+
+def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
+             names: list[str], engines: list[tuple[str, str]],
+             records: dict[tuple[str, str], str]) -> pd.DataFrame:
+    """The sweep table, one row per flow per scenario and engine, in the
+    sweep's order whatever order the records came in.
+
+    Args:
+        points: ``(position, key, scenario dict, params)`` per scenario.
+        names: parameter column names.
+        engines: ``(mode, engine label)`` pairs, in the order to show them.
+        records: ``(key, engine label) → record JSON``; scenarios without one
+            (not finished) are left out.
+    """
+    decoded: dict[tuple[str, str], dict[str, Any]] = {}
+    rows, extra = [], {}
+    for position, key, scenario, params in points:
+        for mode, engine in engines:
+            text = records.get((key, engine))
+            if text is None:
+                continue
+            rec = decoded.get((key, engine)) or decoded.setdefault((key, engine), loads(text))
+            metrics = dict(rec["metrics"])
+            start, end = metrics.pop("interval", (math.nan, math.nan))
+            metrics.update(interval_start=start, interval_end=end)
+            for name in metrics:
+                if name not in METRICS:
+                    extra[name] = None
+            flows = rec["rows"] or [
+                {"flow": i, "algorithm": f["algorithm"], "recovery": f.get("recovery"),
+                 "start": f.get("start", 0.0)} for i, f in enumerate(scenario["flows"])]
+            head = {"scenario": position, "key": key, **params,
+                    "seed": params.get("seed", scenario["seed"]), "mode": mode}
+            tail = {"error": rec["error"], "traceback": rec["traceback"],
+                    "wall_time": rec["wall_time"]}
+            for flow in flows:
+                rows.append({**head, **flow, **metrics, **tail})
+    # a bare flow field in the grid ("algorithm", "start") is the summary's column
+    shown = [n for n in names if n != "seed" and n not in PER_FLOW]
+    columns = (["scenario", "key"] + shown + ["seed", "mode"]
+               + list(PER_FLOW) + list(METRICS) + sorted(extra)
+               + ["error", "traceback", "wall_time"])
+    table = pd.DataFrame(rows, columns=columns)
+    for name in shown:
+        table[name] = table[name].map(tuples)
+    table.attrs["ccsim.params"] = [n for n in names if n != "seed"]
+    return table
+
+
+def per_scenario(table: pd.DataFrame) -> pd.DataFrame:
+    """One row per scenario (and engine): the sweep table without its
+    per-flow columns (``flow`` and the summary's)."""
+    out = table.drop_duplicates(["scenario", "mode"])
+    out = out.drop(columns=[c for c in PER_FLOW if c in out.columns]).reset_index(drop=True)
+    out.attrs = dict(table.attrs)
+    return out
+
+
+def aggregate(table: pd.DataFrame, by: Iterable[str] | None = None,
+              values: Iterable[str] | None = None, confidence: float = 0.95) -> pd.DataFrame:
+    """Mean of each of ``values`` over the seeds, with a confidence interval.
+
+    The interval is Student's t interval of the mean of independent runs:
+    ``mean ± t(1 − α/2, n − 1) · s / √n``, with ``s`` the sample standard
+    deviation (``ddof=1``) of the ``n`` runs that produced the value (failed
+    runs are left out), ``α = 1 − confidence``, and ``t`` from
+    ``scipy.stats.t.ppf``. With a single run the interval is NaN.
+
+    Args:
+        table: a sweep table (:func:`ccsim.sweep`, :func:`ccsim.load`).
+        by: columns to group by; default the grid's parameters, ``mode`` and
+            ``flow``: one row per flow of each grid point, over its seeds.
+        values: numeric columns to average; default goodput, share,
+            retransmissions, timeouts, mean RTT, utilisation, Jain's index and
+            UF (those present).
+        confidence: the interval's confidence level, in (0, 1).
+
+    Returns:
+        ``by``'s columns, then ``runs`` (successful runs in the group), then
+        per value ``NAME`` (the mean), ``NAME_ci_low`` and ``NAME_ci_high``.
+    """
+    if not 0 < confidence < 1:
+        raise ScenarioError("confidence", confidence, "a level in (0, 1), such as 0.95")
+    by = list(table.attrs.get("ccsim.params", []) + ["mode", "flow"] if by is None else by)
+    values = [v for v in (VALUES if values is None else values)
+              if values is not None or v in table.columns]
+    for name in by + values:
+        if name not in table.columns:
+            raise ScenarioError("aggregate", name, "a column of the table: "
+                                + ", ".join(map(str, table.columns)))
+    ok = table[table["error"] == ""] if "error" in table.columns else table
+    groups = ok.groupby(by, sort=False, dropna=False)[values]
+    mean, std, n = groups.mean(), groups.std(ddof=1), groups.count()
+    t = stats.t.ppf((1 + confidence) / 2, n - 1)
+    half = t * std / np.sqrt(n)
+    out = pd.DataFrame(index=mean.index)
+    out["runs"] = ok.groupby(by, sort=False, dropna=False).size()
+    for v in values:
+        out[v] = mean[v]
+        out[f"{v}_ci_low"] = mean[v] - half[v]
+        out[f"{v}_ci_high"] = mean[v] + half[v]
+    return out.reset_index()
+
+
+def dump_params(params: dict[str, Any]) -> str:
+    return json.dumps(params, allow_nan=True)
