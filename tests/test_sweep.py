@@ -358,17 +358,7 @@ def test_progress_bar_counts_done_and_failed(broken, capsys):
 
 
 # -- the fluid engine, batched ------------------------------------------------------------------
-def test_fluid_before_it_lands_fails_before_running():
-    if "fluid" in ENGINES.MODES:
-        pytest.skip("the fluid engine is here")
-    for mode in ("fluid", "both"):
-        with pytest.raises(ccsim.ScenarioError, match="mode"):
-            ccsim.sweep(BASE, {"loss": [0, 0.01]}, mode=mode, progress=False)
-
-
 def test_fluid_sweeps_go_in_batches_and_both_sits_beside_packet(monkeypatch):
-    if "fluid" not in ENGINES.MODES:
-        pytest.skip("the fluid engine is not built yet")
     calls = []
     run_many = ENGINES.run_many
 
