@@ -300,7 +300,8 @@ def test_every_registered_algorithm_runs_in_the_fluid_engine(name):
     assert (res.summary["goodput_bps"] <= 10e6).all()
 
 
-@pytest.mark.parametrize("name", ["reno", "cubic", "vegas"])
+@pytest.mark.parametrize("name", ["reno", "cubic", "vegas", "scalable", "highspeed", "hybla",
+                                  "bic", "htcp"])
 def test_fluid_law_agrees_with_the_class_run_through_its_hooks(name, scratch_registry):
     """A law's vectorised form and its own hooks, once per step, are two
     renderings of one rule: against Reno they give shares within 8 points

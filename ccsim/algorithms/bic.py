@@ -48,8 +48,11 @@ Defaults and their sources (Linux ``net/ipv4/tcp_bic.c``, 6.x):
 
 from __future__ import annotations
 
+import numpy as np
+
 
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -122,3 +125,41 @@ class Bic(Reno):
         else:
             self.w_max = self.cwnd
         super().on_loss(loss)
+
+
+class BicFluid(FluidLaw):
+    """BIC in the fluid engine: :meth:`Bic.increment`'s segments per RTT
+    (binary search towards ``W_max``, then max probing; Reno at or below the
+    low window), in array form, as ``dcwnd/dt = increment(cwnd)/RTT`` over the
+    step; the loss rule and fast convergence as the window law's."""
+
+    state = {"w_max": 0.0}
+
+    def increment(self, f: FlowArrays) -> np.ndarray:
+        cc, w, w_max = self.cc, f.cwnd, f.w_max
+        s_min = cc.b / cc.smooth_part
+        dist = (w_max - w) / cc.b
+        search = np.where(dist > cc.s_max, cc.s_max, np.where(dist <= 1.0, s_min, dist))
+        probe = np.where(w < w_max + cc.b, s_min,
+                         np.where(w < w_max + cc.s_max * (cc.b - 1),
+                                  (w - w_max) / (cc.b - 1), cc.s_max))
+        inc = np.where(w < w_max, search, probe)
+        inc = np.where(w_max == 0.0, np.maximum(inc, w / _START_DIVISOR), inc)
+        return np.where(w <= cc.low_window, 1.0, inc)
+
+    def grow(self, f: FlowArrays) -> None:
+        h_ca = f.slow_start()
+        f.cwnd += self.increment(f) * h_ca / f.rtt
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        w = f.cwnd[m]
+        return np.maximum(np.where(w <= self.cc.low_window, w / 2.0, w * self.cc.beta), 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        w = f.cwnd[m]
+        shrunk = self.cc.fast_convergence & (w < f.w_max[m])
+        f.w_max[m] = np.where(shrunk, w * (1.0 + self.cc.beta) / 2.0, w)
+        super().on_loss(f, m, kind)
+
+
+Bic.fluid = BicFluid

@@ -85,10 +85,11 @@ class FlowArrays:
     inflight: np.ndarray
     mss: np.ndarray
 
-    def slow_start(self) -> np.ndarray:
+    def slow_start(self, doublings: float | np.ndarray = 1.0) -> np.ndarray:
         """Slow start over this step: ``cwnd`` doubles per RTT (``cwnd ·
         2^(h/rtt)``: per-ACK ``cwnd += acked`` with every segment of a window
-        acknowledged within the next RTT) but not past ``ssthresh``.
+        acknowledged within the next RTT) but not past ``ssthresh``. A law
+        that adds ``2^ρ − 1`` per ACK passes ``doublings=ρ`` (Hybla).
 
         Returns the part of the step (s) left for congestion avoidance: ``h``
         for flows already at or above ``ssthresh``, 0 for flows still in slow
@@ -99,11 +100,11 @@ class FlowArrays:
         in_ss = cwnd < ssthresh
         if not in_ss.any():
             return h
-        grown = cwnd * np.exp2(h / rtt)
+        grown = cwnd * np.exp2(np.minimum(doublings * h / rtt, 60.0))
         reached = grown >= ssthresh
-        # time to reach ssthresh: rtt · log2(ssthresh / cwnd); what is left is CA
+        # time to reach ssthresh: rtt · log2(ssthresh / cwnd) / doublings; the rest is CA
         with np.errstate(divide="ignore", invalid="ignore"):
-            left = h - rtt * np.log2(ssthresh / cwnd)
+            left = h - rtt * np.log2(ssthresh / cwnd) / doublings
         h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
         np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ssthresh), cwnd))
         return h_ca

@@ -59,7 +59,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -107,3 +110,34 @@ class HighSpeed(Reno):
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
         return max((1.0 - self.b(w)) * w, 2.0)
+
+
+class HighSpeedFluid(FluidLaw):
+    """HighSpeed in the fluid engine: ``a(w)`` segments per RTT
+    (``dcwnd/dt = a(cwnd)/RTT``, evaluated at the step's start) and a
+    ``b(w)`` decrease, with :meth:`HighSpeed.a` and :meth:`HighSpeed.b`'s
+    rules in array form."""
+
+    def b(self, w: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        span = math.log(cc.high_window) - math.log(cc.low_window)
+        b = (cc.high_decrease - 0.5) * (np.log(np.maximum(w, 1.0)) - math.log(cc.low_window)) \
+            / span + 0.5
+        return np.where(w <= cc.low_window, 0.5, b)
+
+    def a(self, w: np.ndarray) -> np.ndarray:
+        b = self.b(w)
+        p = 0.078 / np.maximum(w, 1.0) ** 1.2
+        return np.where(w <= self.cc.low_window, 1.0,
+                        np.maximum(w * w * p * 2.0 * b / (2.0 - b), 1.0))
+
+    def grow(self, f: FlowArrays) -> None:
+        h_ca = f.slow_start()
+        f.cwnd += self.a(f.cwnd) * h_ca / f.rtt
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        w = f.inflight[m]
+        return np.maximum((1.0 - self.b(w)) * w, 2.0)
+
+
+HighSpeed.fluid = HighSpeedFluid

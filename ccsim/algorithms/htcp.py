@@ -52,7 +52,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -142,3 +145,54 @@ class Htcp(Reno):
         self.last_cong = loss.now
         if self.max_rtt > self.min_rtt:
             self.max_rtt = self.min_rtt + _MAX_RTT_FADE * (self.max_rtt - self.min_rtt)
+
+
+class HtcpFluid(FluidLaw):
+    """H-TCP in the fluid engine: ``α(Δ)`` segments per RTT, ``Δ`` the time
+    since the last congestion event (the flow's start counts as one), RTT-
+    scaled and times ``2(1 − β)``, at most doubling per RTT as Linux's one
+    segment per ACK; ``β = RTT_min/RTT_max`` in ``[β_min, β_max]``. ``RTT_max``
+    follows the RTT in steps of at most 20 ms and fades towards ``RTT_min``
+    after each loss, as the window law's."""
+
+    state = {"beta": 0.5, "last_cong": math.nan, "max_rtt": 0.0}
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        f.beta[m] = self.cc.beta_min
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        moving = f.h > 0
+        np.copyto(f.last_cong, np.where(moving & np.isnan(f.last_cong), f.now, f.last_cong))
+        max_rtt = np.maximum(f.max_rtt, np.where(np.isfinite(f.min_rtt), f.min_rtt, 0.0))
+        rises = moving & (f.rtt > max_rtt) & (f.rtt <= max_rtt + _MAX_RTT_STEP)
+        np.copyto(f.max_rtt, np.where(rises, f.rtt, max_rtt))
+        h_ca = f.slow_start()
+        d = np.maximum(f.now - f.last_cong - cc.delta_l, 0.0)
+        alpha = np.where(f.now - f.last_cong <= cc.delta_l, 1.0, 1.0 + 10.0 * d + (d / 2.0) ** 2)
+        if cc.rtt_scaling:
+            ratio = np.clip(f.min_rtt / cc.rtt_ref, _RTT_RATIO_MIN, _RTT_RATIO_MAX)
+            alpha = np.where(np.isfinite(f.min_rtt), np.maximum(alpha * ratio, 1.0), alpha)
+        alpha = 2.0 * (1.0 - f.beta) * alpha
+        rounds = h_ca / f.rtt
+        f.cwnd += np.minimum(alpha * rounds, f.cwnd * (np.exp2(rounds) - 1.0))
+
+    def _beta(self, f: FlowArrays, m: np.ndarray) -> np.ndarray:
+        cc, min_rtt, max_rtt = self.cc, f.min_rtt[m], f.max_rtt[m]
+        known = (max_rtt > 0) & np.isfinite(min_rtt)
+        return np.where(known, np.clip(min_rtt / np.where(known, max_rtt, 1.0),
+                                       cc.beta_min, cc.beta_max), cc.beta_min)
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        return np.maximum(self._beta(f, m) * f.cwnd[m], 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        f.beta[m] = self._beta(f, m)
+        super().on_loss(f, m, kind)
+        f.last_cong[m] = f.now[m]
+        min_rtt, max_rtt = f.min_rtt[m], f.max_rtt[m]
+        f.max_rtt[m] = np.where(max_rtt > min_rtt, min_rtt + _MAX_RTT_FADE * (max_rtt - min_rtt),
+                                max_rtt)
+
+
+Htcp.fluid = HtcpFluid

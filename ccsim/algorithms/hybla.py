@@ -51,7 +51,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -93,3 +96,18 @@ class Hybla(Reno):
             self.cwnd = self.ssthresh
             acked -= room / step
         self.cwnd += rho * rho * acked / self.cwnd
+
+
+class HyblaFluid(FluidLaw):
+    """Hybla in the fluid engine: ``ρ = max(min_rtt/rtt0, 1)``; slow start
+    adds ``2^ρ − 1`` per ACK, so the window grows ``2^ρ``-fold per RTT; in
+    congestion avoidance ``ρ²`` segments per RTT; Reno's decrease."""
+
+    def grow(self, f: FlowArrays) -> None:
+        known = np.isfinite(f.min_rtt) & (f.min_rtt > 0)
+        rho = np.where(known, np.maximum(f.min_rtt / self.cc.rtt0, 1.0), 1.0)
+        h_ca = f.slow_start(doublings=np.minimum(rho, 1000.0))
+        f.cwnd += rho * rho * h_ca / f.rtt
+
+
+Hybla.fluid = HyblaFluid

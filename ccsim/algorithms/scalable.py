@@ -41,8 +41,11 @@ Differences from the source:
 
 from __future__ import annotations
 
+import numpy as np
+
 
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -79,3 +82,24 @@ class Scalable(Reno):
         if w <= self.low_window:
             return super().ssthresh_after(loss)
         return max(w * (1.0 - self.b), 2.0)
+
+
+class ScalableFluid(FluidLaw):
+    """Scalable in the fluid engine: above the low window ``cwnd`` grows by
+    ``a`` per segment acknowledged, ``a·cwnd`` per RTT — exponentially,
+    ``cwnd·e^(a·h/RTT)`` over a step — and gives up ``b`` of it on a loss;
+    at or below the low window, Reno's rules."""
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        h_ca = f.slow_start()
+        rounds = h_ca / f.rtt
+        np.copyto(f.cwnd, np.where(f.cwnd <= cc.low_window, f.cwnd + rounds,
+                                   f.cwnd * np.exp(cc.a * rounds)))
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        cc, w = self.cc, f.inflight[m]
+        return np.maximum(np.where(w <= cc.low_window, w / 2.0, w * (1.0 - cc.b)), 2.0)
+
+
+Scalable.fluid = ScalableFluid
