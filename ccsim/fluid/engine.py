@@ -368,7 +368,8 @@ class FluidEngine:
 
         # deliveries, completions and the measurement marks
         self.delivered += deliv
-        t_new = np.where(h >= self.duration - t, self.duration, t + h)  # land on the end
+        t_new = t + h
+        np.copyto(t_new, self.duration, where=t_new >= self.end_of_run)  # land on the end
         if self.sized:
             self._complete(self.delivered - deliv, deliv, tf, hf)
         if ((t_new >= self.next_mark) & live).any():
