@@ -290,9 +290,10 @@ def test_red_is_stable_inside_hollots_region_and_oscillates_outside():
 @pytest.mark.parametrize("name", ccsim.algorithms.names())
 def test_every_registered_algorithm_runs_in_the_fluid_engine(name):
     """Each law, with its fluid law or through its hooks, runs against Reno
-    and leaves sane figures: shares that add up, a busy link, no NaN."""
+    and leaves sane figures: shares that add up, a busy link, no NaN — also
+    while it waits to start (a law must leave flows with h = 0 alone)."""
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="15s", seed=2,
-                        flows=[name, "reno"])
+                        flows=[ccsim.Flow(name, start="2s"), "reno"])
     res = ccsim.run(sc, mode="fluid")
     assert res.summary["share"].sum() == pytest.approx(1.0)
     assert res.summary[["goodput_bps", "share", "mean_rtt"]].notna().all().all()

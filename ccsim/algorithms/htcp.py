@@ -175,7 +175,8 @@ class HtcpFluid(FluidLaw):
             alpha = np.where(np.isfinite(f.min_rtt), np.maximum(alpha * ratio, 1.0), alpha)
         alpha = 2.0 * (1.0 - f.beta) * alpha
         rounds = h_ca / f.rtt
-        f.cwnd += np.minimum(alpha * rounds, f.cwnd * (np.exp2(rounds) - 1.0))
+        grow = np.minimum(alpha * rounds, f.cwnd * (np.exp2(rounds) - 1.0))
+        f.cwnd += np.where(rounds > 0, grow, 0.0)  # (Δ is unknown before a flow starts)
 
     def _beta(self, f: FlowArrays, m: np.ndarray) -> np.ndarray:
         cc, min_rtt, max_rtt = self.cc, f.min_rtt[m], f.max_rtt[m]

@@ -720,11 +720,14 @@ class FluidEngine:
 
     def _bad_window(self, mask: np.ndarray, hook: str, what: str = "cwnd") -> None:
         arr = getattr(self, what)
-        bad = np.flatnonzero(mask & ~(np.isfinite(arr) & (arr >= self.min_cwnd * (1 - 1e-12))))
-        i = int(bad[0]) if bad.size else int(np.flatnonzero(mask)[0])
+        floor = np.where(self.started & ~self.done, self.min_cwnd, -np.inf)
+        bad = np.flatnonzero(mask & ~((arr >= floor) & (arr < np.inf)))
+        if not bad.size:
+            bad = np.flatnonzero(~((arr >= floor) & (arr < np.inf)))
+        i = int(bad[0])
         s, j = int(self.scen[i]), int(self.jidx[i])
         flow = self.scenarios[s].flows[j]
         raise FluidLawError(
-            f"{flow.algorithm}'s fluid law left {what}={arr[i]!r} after {hook} "
+            f"{flow.algorithm}'s fluid law left {what}={float(arr[i])!r} after {hook} "
             f"(scenarios[{s}].flows[{j}], t={self.t[s]:.6g} s); a window must be finite "
-            f"and at least {self.min_cwnd[i]!r} segments")
+            f"and at least {float(self.min_cwnd[i])!r} segments")
