@@ -59,7 +59,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -107,3 +110,41 @@ class HighSpeed(Reno):
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
         return max((1.0 - self.b(w)) * w, 2.0)
+
+
+class HighSpeedFluid(FluidLaw):
+    """HighSpeed TCP in the fluid engine: per ACK ``cwnd += a(cwnd)·acked/cwnd``
+    with ``cwnd/RTT`` ACKs per second is ``dcwnd/dt = a(cwnd)/RTT``; over a
+    step ``a`` is taken at the step's start (it changes by a fraction of a
+    percent per RTT). Slow start is Reno's. A loss sets
+    ``ssthresh = max((1 − b(w))·w, 2)`` with ``w`` = FlightSize.
+
+    ``a(w)`` and ``b(w)`` are the window law's RFC 3649 closed forms, here
+    vectorised (mirrored by value from :meth:`HighSpeed.a` / :meth:`HighSpeed.b`,
+    reading ``low_window``, ``high_window``, ``high_decrease`` from ``self.cc``).
+    """
+
+    def b(self, w: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        span = math.log(cc.high_window) - math.log(cc.low_window)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = (cc.high_decrease - 0.5) * (np.log(w) - math.log(cc.low_window)) / span + 0.5
+        return np.where(w <= cc.low_window, 0.5, b)
+
+    def a(self, w: np.ndarray) -> np.ndarray:
+        b = self.b(w)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            p = 0.078 / w ** 1.2
+            a = np.maximum(w * w * p * 2.0 * b / (2.0 - b), 1.0)
+        return np.where(w <= self.cc.low_window, 1.0, a)
+
+    def grow(self, f: FlowArrays) -> None:
+        h_ca = f.slow_start()
+        f.cwnd += self.a(f.cwnd) * h_ca / f.rtt
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        w = f.inflight[m]
+        return np.maximum((1.0 - self.b(w)) * w, 2.0)
+
+
+HighSpeed.fluid = HighSpeedFluid
