@@ -42,7 +42,10 @@ Differences from the source:
 from __future__ import annotations
 
 
+import numpy as np
+
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -79,3 +82,34 @@ class Scalable(Reno):
         if w <= self.low_window:
             return super().ssthresh_after(loss)
         return max(w * (1.0 - self.b), 2.0)
+
+
+class ScalableFluid(FluidLaw):
+    """Scalable TCP in the fluid engine. Per ACK above the legacy window
+    ``cwnd += a·acked``; with ``cwnd/RTT`` segments acknowledged per second
+    that is ``dcwnd/dt = a·cwnd/RTT``, integrated exactly over the step as
+    ``cwnd·e^(a·h/RTT)``. At or below ``low_window`` Reno's ``+h/RTT`` (a
+    flow crossing ``low_window`` inside a step keeps the law it started the
+    step with). A loss sets ``ssthresh = max((1 − b)·w, 2)`` (``w/2`` at legacy
+    windows), ``w`` = FlightSize.
+
+    ``a``, ``b`` and ``low_window`` are read from ``self.cc``; a window law
+    without ``low_window`` (Linux has none) is treated as ``low_window = 0``.
+    """
+
+    def _low(self) -> float:
+        return float(getattr(self.cc, "low_window", 0.0) or 0.0)
+
+    def grow(self, f: FlowArrays) -> None:
+        a = self.cc.a
+        h_ca = f.slow_start()
+        legacy = f.cwnd <= self._low()
+        np.copyto(f.cwnd, np.where(legacy, f.cwnd + h_ca / f.rtt,
+                                   f.cwnd * np.exp(a * h_ca / f.rtt)))
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        w = f.inflight[m]
+        return np.maximum(np.where(w <= self._low(), w / 2.0, w * (1.0 - self.cc.b)), 2.0)
+
+
+Scalable.fluid = ScalableFluid
