@@ -49,7 +49,10 @@ Defaults and their sources (Linux ``net/ipv4/tcp_bic.c``, 6.x):
 from __future__ import annotations
 
 
+import numpy as np
+
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -122,3 +125,48 @@ class Bic(Reno):
         else:
             self.w_max = self.cwnd
         super().on_loss(loss)
+
+
+class BicFluid(FluidLaw):
+    """BIC in the fluid engine: per ACK ``cwnd += inc(cwnd)·acked/cwnd`` is
+    ``dcwnd/dt = inc(cwnd)/RTT``, with ``inc`` (the window law's
+    :meth:`Bic.increment`, vectorised and mirrored by value, constants from
+    ``self.cc``) taken at the step's start; a step is a fraction of an RTT,
+    so the binary search (``1/b`` of the gap per RTT) cannot overshoot
+    ``W_max`` by more than that fraction. Slow start is Reno's. A loss sets
+    ``ssthresh = max(β·cwnd, 2)`` (``cwnd/2`` at or below ``low_window``) and
+    ``W_max`` with fast convergence, as the window law.
+    """
+
+    state = {"w_max": 0.0}
+
+    def increment(self, cwnd: np.ndarray, w_max: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        s_min = cc.b / cc.smooth_part
+        dist = (w_max - cwnd) / cc.b
+        below = np.where(dist > cc.s_max, cc.s_max, np.where(dist <= 1.0, s_min, dist))
+        probe = (cwnd - w_max) / (cc.b - 1)
+        above = np.where(cwnd < w_max + cc.b, s_min,
+                         np.where(cwnd < w_max + cc.s_max * (cc.b - 1), probe, cc.s_max))
+        inc = np.where(cwnd < w_max, below, above)
+        inc = np.where(w_max == 0.0, np.maximum(inc, cwnd / _START_DIVISOR), inc)
+        return np.where(cwnd <= cc.low_window, 1.0, inc)
+
+    def grow(self, f: FlowArrays) -> None:
+        h_ca = f.slow_start()
+        f.cwnd += self.increment(f.cwnd, f.w_max) * h_ca / f.rtt
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        cwnd = f.cwnd[m]
+        return np.maximum(np.where(cwnd <= self.cc.low_window, cwnd / 2.0,
+                                   cwnd * self.cc.beta), 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        cc = self.cc
+        cwnd = f.cwnd[m]
+        shrunk = bool(cc.fast_convergence) & (cwnd < f.w_max[m])
+        f.w_max[m] = np.where(shrunk, cwnd * (1.0 + cc.beta) / 2.0, cwnd)
+        super().on_loss(f, m, kind)
+
+
+Bic.fluid = BicFluid
