@@ -52,7 +52,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -142,3 +145,72 @@ class Htcp(Reno):
         self.last_cong = loss.now
         if self.max_rtt > self.min_rtt:
             self.max_rtt = self.min_rtt + _MAX_RTT_FADE * (self.max_rtt - self.min_rtt)
+
+
+class HtcpFluid(FluidLaw):
+    """H-TCP in the fluid engine. Per ACK ``cwnd += min(α(Δ)·acked/cwnd,
+    acked)`` is ``dcwnd/dt = min(α(Δ), cwnd)/RTT``; over a step α is taken at
+    the step's midpoint ``Δ = now + h/2 − last_cong`` (α is quadratic in Δ and
+    changes little within an RTT). ``RTT_min`` follows the engine's
+    ``min_rtt``; ``RTT_max`` takes the step's RTT when it lies within 20 ms
+    above it (once per step, as once per ACK in the window law; the fluid RTT
+    moves continuously, so the 20 ms cap rarely binds). A loss sets
+    ``β = clamp(RTT_min/RTT_max, β_min, β_max)``, ``ssthresh = max(β·cwnd, 2)``,
+    restarts Δ and fades ``RTT_max``. Slow start is Reno's.
+
+    α_raw, the RTT scaling and β are the window law's :meth:`Htcp.alpha_raw`,
+    :meth:`Htcp.alpha` and :meth:`Htcp.beta_for`, vectorised and mirrored by
+    value (constants from ``self.cc`` and this module's ``_RTT_RATIO_*``,
+    ``_MAX_RTT_STEP``, ``_MAX_RTT_FADE``).
+    """
+
+    state = {"last_cong": math.nan, "rtt_lo": math.inf, "rtt_hi": 0.0, "beta": math.nan}
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        f.beta[m] = self.cc.beta_min
+
+    def alpha(self, f: FlowArrays, delta: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        d = np.maximum(delta - cc.delta_l, 0.0)
+        a = np.where(delta <= cc.delta_l, 1.0, 1.0 + 10.0 * d + (d / 2.0) ** 2)
+        if cc.rtt_scaling:
+            ok = np.isfinite(f.rtt_lo) & (f.rtt_lo > 0)
+            ratio = np.clip(np.where(ok, f.rtt_lo, cc.rtt_ref) / cc.rtt_ref,
+                            _RTT_RATIO_MIN, _RTT_RATIO_MAX)
+            a = np.where(ok, np.maximum(a * ratio, 1.0), a)
+        return 2.0 * (1.0 - f.beta) * a
+
+    def beta_for(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        ok = (hi > 0) & np.isfinite(lo)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = np.clip(lo / hi, cc.beta_min, cc.beta_max)
+        return np.where(ok, b, cc.beta_min)
+
+    def grow(self, f: FlowArrays) -> None:
+        live = f.h > 0
+        np.copyto(f.rtt_lo, np.where(live, np.minimum(f.rtt_lo, f.min_rtt), f.rtt_lo))
+        hi = np.where(f.rtt_hi < f.rtt_lo, f.rtt_lo, f.rtt_hi)
+        hi = np.where((hi < f.rtt) & (f.rtt <= hi + _MAX_RTT_STEP), f.rtt, hi)
+        np.copyto(f.rtt_hi, np.where(live, hi, f.rtt_hi))
+        np.copyto(f.last_cong, np.where(live & np.isnan(f.last_cong), f.now, f.last_cong))
+        h_ca = f.slow_start()
+        delta = f.now + f.h / 2.0 - f.last_cong
+        alpha = self.alpha(f, np.where(live, delta, 0.0))
+        f.cwnd += np.minimum(alpha, f.cwnd) * h_ca / f.rtt
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        beta = self.beta_for(np.minimum(f.rtt_lo[m], f.min_rtt[m]), f.rtt_hi[m])
+        return np.maximum(beta * f.cwnd[m], 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        lo = np.minimum(f.rtt_lo[m], f.min_rtt[m])
+        f.rtt_lo[m] = lo
+        f.beta[m] = self.beta_for(lo, f.rtt_hi[m])
+        super().on_loss(f, m, kind)
+        f.last_cong[m] = f.now[m]
+        hi = f.rtt_hi[m]
+        f.rtt_hi[m] = np.where(hi > lo, lo + _MAX_RTT_FADE * (hi - lo), hi)
+
+
+Htcp.fluid = HtcpFluid
