@@ -166,3 +166,16 @@ def test_hybla_grows_rho_squared_per_rtt_and_2_to_rho_in_slow_start():
     f.h[:] = 0.0
     law.grow(f)                                       # h = 0: unchanged
     assert f.cwnd[0] == pytest.approx(112.0, rel=1e-9)
+
+
+def test_highspeed_fluid_reads_the_window_laws_own_a_and_b():
+    """The fluid law tabulates HighSpeed.a/b, so a change to the window law's
+    (a, b) — Linux's table, say — reaches the fluid engine: within 0.05 %."""
+    cls = algorithms.get("highspeed")
+    cc = cls()
+    law = cls.fluid(cc)
+    w = np.array([1.0, 10.0, 38.0, 38.5, 100.0, 1000.0, 12345.6, 83000.0])
+    assert law.a(w) == pytest.approx([cc.a(x) for x in w], rel=5e-4)
+    assert law.b(w) == pytest.approx([cc.b(x) for x in w], rel=5e-4)
+    twisted = cls(high_decrease=0.3)                 # parameters flow through too
+    assert cls.fluid(twisted).b(np.array([1000.0]))[0] == pytest.approx(twisted.b(1000.0), rel=5e-4)
