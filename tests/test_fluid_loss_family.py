@@ -179,3 +179,18 @@ def test_highspeed_fluid_reads_the_window_laws_own_a_and_b():
     assert law.b(w) == pytest.approx([cc.b(x) for x in w], rel=5e-4)
     twisted = cls(high_decrease=0.3)                 # parameters flow through too
     assert cls.fluid(twisted).b(np.array([1000.0]))[0] == pytest.approx(twisted.b(1000.0), rel=5e-4)
+
+
+def test_scalable_fluid_reads_the_window_laws_own_rule():
+    """The fluid law reads its per-segment gain and its decrease from the
+    window law (so Linux's variant, adopted in parallel, reaches it): Reno's
+    1/w and ½ at legacy windows, a and 1 − b above, for any parameters."""
+    cls = algorithms.get("scalable")
+    for cc in (cls(), cls(a=0.02, b=0.25)):
+        law = cls.fluid(cc)
+        low = getattr(cc, "low_window", 0.0)
+        w = np.array([low + 5.0, 1000.0, 5e5])
+        assert law._lookup(law._gain, w) == pytest.approx(cc.a, rel=1e-6)
+        assert law._lookup(law._keep, w) == pytest.approx(1.0 - cc.b, rel=1e-6)
+        if low > 4.0:
+            assert law._lookup(law._gain, np.array([4.0]))[0] == pytest.approx(0.25, rel=1e-3)

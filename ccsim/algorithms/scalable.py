@@ -42,6 +42,8 @@ Differences from the source:
 from __future__ import annotations
 
 
+import math
+
 import numpy as np
 
 from .base import Ack, Loss
@@ -85,31 +87,57 @@ class Scalable(Reno):
 
 
 class ScalableFluid(FluidLaw):
-    """Scalable TCP in the fluid engine. Per ACK above the legacy window
-    ``cwnd += a·acked``; with ``cwnd/RTT`` segments acknowledged per second
-    that is ``dcwnd/dt = a·cwnd/RTT``, integrated exactly over the step as
-    ``cwnd·e^(a·h/RTT)``. At or below ``low_window`` Reno's ``+h/RTT`` (a
-    flow crossing ``low_window`` inside a step keeps the law it started the
-    step with). A loss sets ``ssthresh = max((1 − b)·w, 2)`` (``w/2`` at legacy
-    windows), ``w`` = FlightSize.
+    """Scalable TCP in the fluid engine. Per ACK in congestion avoidance
+    ``cwnd += g(cwnd)·acked``, with ``g = a`` above the legacy window and
+    Reno's ``1/cwnd`` at or below it; with ``cwnd/RTT`` segments acknowledged
+    per second that is ``dcwnd/dt = g(cwnd)·cwnd/RTT``, integrated over the
+    step as ``cwnd·e^(g·h/RTT)`` — exact for the multiplicative increase
+    (so a long step cannot overshoot), and Reno's ``+h/RTT`` to second order
+    at legacy windows. Slow start is Reno's. A loss sets ``ssthresh`` to the
+    window law's ``ssthresh_after`` at FlightSize ``w``.
 
-    ``a``, ``b`` and ``low_window`` are read from ``self.cc``; a window law
-    without ``low_window`` (Linux has none) is treated as ``low_window = 0``.
+    ``g(w)`` and ``ssthresh_after(w)/w`` are not restated here: they are read
+    from the window law itself (one ``on_ack`` in congestion avoidance,
+    ``ssthresh_after`` with ``inflight = w``) on a log grid of windows 1 to
+    10⁷ segments, ratio 1.001 between points, and looked up at the grid point
+    at or below ``w``. So a change to the rule (Linux's: no
+    legacy window for the decrease, Reno below ``AI_CNT`` segments) reaches
+    the fluid law unchanged; only windows within 0.1 % above a threshold take
+    the rule below it.
     """
 
-    def _low(self) -> float:
-        return float(getattr(self.cc, "low_window", 0.0) or 0.0)
+    _GRID_RATIO = 1.001
+    _GRID_MAX = 1e7
+    _EPS = 1e-2  # segments acknowledged by the probing ACK, per segment of window
+
+    def __init__(self, cc) -> None:
+        super().__init__(cc)
+        n = int(math.log(self._GRID_MAX) / math.log(self._GRID_RATIO)) + 1
+        self._w = self._GRID_RATIO ** np.arange(n)
+        probe = type(cc).__new__(type(cc))
+        probe.__dict__.update(cc.__dict__)
+        probe.start(1.0, 1500)
+        gain, keep = [], []
+        for w in self._w.tolist():
+            probe.cwnd, probe.ssthresh = w, 1.0  # congestion avoidance
+            acked = self._EPS * w  # one ACK: the rule at w, exactly, and well above rounding
+            probe.on_ack(Ack(0.0, acked, 0.1, 0.1, 0.1, w, 0.0, 0.0))
+            gain.append((probe.cwnd - w) / acked)
+            probe.cwnd = w
+            keep.append(probe.ssthresh_after(Loss(0.0, "fast", w, 0.1, 0.1)) / w)
+        self._gain, self._keep = np.array(gain), np.array(keep)
+
+    def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
+        i = np.searchsorted(self._w, w, side="right") - 1
+        return table[np.clip(i, 0, table.size - 1)]
 
     def grow(self, f: FlowArrays) -> None:
-        a = self.cc.a
         h_ca = f.slow_start()
-        legacy = f.cwnd <= self._low()
-        np.copyto(f.cwnd, np.where(legacy, f.cwnd + h_ca / f.rtt,
-                                   f.cwnd * np.exp(a * h_ca / f.rtt)))
+        f.cwnd *= np.exp(self._lookup(self._gain, f.cwnd) * h_ca / f.rtt)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         w = f.inflight[m]
-        return np.maximum(np.where(w <= self._low(), w / 2.0, w * (1.0 - self.cc.b)), 2.0)
+        return np.maximum(self._lookup(self._keep, w) * w, 2.0)
 
 
 Scalable.fluid = ScalableFluid
