@@ -194,3 +194,15 @@ def test_scalable_fluid_reads_the_window_laws_own_rule():
         assert law._lookup(law._keep, w) == pytest.approx(1.0 - cc.b, rel=1e-6)
         if low > 4.0:
             assert law._lookup(law._gain, np.array([4.0]))[0] == pytest.approx(0.25, rel=1e-3)
+
+
+@pytest.mark.parametrize("name", LAWS)
+def test_a_flow_not_yet_started_is_left_alone(name):
+    """A flow with h = 0 (here: not started yet) must come out of grow
+    unchanged; H-TCP and Illinois once multiplied their unset (nan) β, α by a
+    zero step and the engine caught the nan."""
+    sc = ccsim.dumbbell("100Mbps", "5ms", buffer="1BDP", duration="4s", seed=3,
+                        flows=[name, ccsim.Flow(name, start="2s")])
+    res = ccsim.run(sc, mode="fluid", traces=False)
+    assert res.summary["share"].sum() == pytest.approx(1.0)
+    assert (res.summary["goodput_bps"] > 0).all()

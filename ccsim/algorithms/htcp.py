@@ -197,7 +197,8 @@ class HtcpFluid(FluidLaw):
         h_ca = f.slow_start()
         delta = f.now + f.h / 2.0 - f.last_cong
         alpha = self.alpha(f, np.where(live, delta, 0.0))
-        f.cwnd += np.minimum(alpha, f.cwnd) * h_ca / f.rtt
+        # flows not started carry no β yet (nan): leave them exactly as they are
+        f.cwnd += np.where(h_ca > 0, np.minimum(alpha, f.cwnd) * h_ca / f.rtt, 0.0)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         beta = self.beta_for(np.minimum(f.rtt_lo[m], f.min_rtt[m]), f.rtt_hi[m])
