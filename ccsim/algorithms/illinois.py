@@ -296,7 +296,8 @@ class IllinoisFluid(FluidLaw):
         f.sum_rtt += np.where(live, f.rtt * f.acked, 0.0)
         f.cnt_rtt += np.where(live, f.acked, 0.0)
         h_ca = f.slow_start()
-        f.cwnd += f.alpha * h_ca / f.rtt
+        # flows not started carry no α yet (nan): leave them exactly as they are
+        f.cwnd += np.where(h_ca > 0, f.alpha * h_ca / f.rtt, 0.0)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         return np.maximum((1.0 - f.beta[m]) * f.cwnd[m], 2.0)
