@@ -48,8 +48,8 @@ Defaults and their sources (Linux ``net/ipv4/tcp_bic.c``, 6.x):
 
 from __future__ import annotations
 
-import numpy as np
 
+import numpy as np
 
 from .base import Ack, Loss
 from .fluid import FlowArrays, FluidLaw
@@ -128,37 +128,44 @@ class Bic(Reno):
 
 
 class BicFluid(FluidLaw):
-    """BIC in the fluid engine: :meth:`Bic.increment`'s segments per RTT
-    (binary search towards ``W_max``, then max probing; Reno at or below the
-    low window), in array form, as ``dcwnd/dt = increment(cwnd)/RTT`` over the
-    step; the loss rule and fast convergence as the window law's."""
+    """BIC in the fluid engine: per ACK ``cwnd += inc(cwnd)·acked/cwnd`` is
+    ``dcwnd/dt = inc(cwnd)/RTT``, with ``inc`` (the window law's
+    :meth:`Bic.increment`, vectorised and mirrored by value, constants from
+    ``self.cc``) taken at the step's start; a step is a fraction of an RTT,
+    so the binary search (``1/b`` of the gap per RTT) cannot overshoot
+    ``W_max`` by more than that fraction. Slow start is Reno's. A loss sets
+    ``ssthresh = max(β·cwnd, 2)`` (``cwnd/2`` at or below ``low_window``) and
+    ``W_max`` with fast convergence, as the window law.
+    """
 
     state = {"w_max": 0.0}
 
-    def increment(self, f: FlowArrays) -> np.ndarray:
-        cc, w, w_max = self.cc, f.cwnd, f.w_max
+    def increment(self, cwnd: np.ndarray, w_max: np.ndarray) -> np.ndarray:
+        cc = self.cc
         s_min = cc.b / cc.smooth_part
-        dist = (w_max - w) / cc.b
-        search = np.where(dist > cc.s_max, cc.s_max, np.where(dist <= 1.0, s_min, dist))
-        probe = np.where(w < w_max + cc.b, s_min,
-                         np.where(w < w_max + cc.s_max * (cc.b - 1),
-                                  (w - w_max) / (cc.b - 1), cc.s_max))
-        inc = np.where(w < w_max, search, probe)
-        inc = np.where(w_max == 0.0, np.maximum(inc, w / _START_DIVISOR), inc)
-        return np.where(w <= cc.low_window, 1.0, inc)
+        dist = (w_max - cwnd) / cc.b
+        below = np.where(dist > cc.s_max, cc.s_max, np.where(dist <= 1.0, s_min, dist))
+        probe = (cwnd - w_max) / (cc.b - 1)
+        above = np.where(cwnd < w_max + cc.b, s_min,
+                         np.where(cwnd < w_max + cc.s_max * (cc.b - 1), probe, cc.s_max))
+        inc = np.where(cwnd < w_max, below, above)
+        inc = np.where(w_max == 0.0, np.maximum(inc, cwnd / _START_DIVISOR), inc)
+        return np.where(cwnd <= cc.low_window, 1.0, inc)
 
     def grow(self, f: FlowArrays) -> None:
         h_ca = f.slow_start()
-        f.cwnd += self.increment(f) * h_ca / f.rtt
+        f.cwnd += self.increment(f.cwnd, f.w_max) * h_ca / f.rtt
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        w = f.cwnd[m]
-        return np.maximum(np.where(w <= self.cc.low_window, w / 2.0, w * self.cc.beta), 2.0)
+        cwnd = f.cwnd[m]
+        return np.maximum(np.where(cwnd <= self.cc.low_window, cwnd / 2.0,
+                                   cwnd * self.cc.beta), 2.0)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
-        w = f.cwnd[m]
-        shrunk = self.cc.fast_convergence & (w < f.w_max[m])
-        f.w_max[m] = np.where(shrunk, w * (1.0 + self.cc.beta) / 2.0, w)
+        cc = self.cc
+        cwnd = f.cwnd[m]
+        shrunk = bool(cc.fast_convergence) & (cwnd < f.w_max[m])
+        f.w_max[m] = np.where(shrunk, cwnd * (1.0 + cc.beta) / 2.0, cwnd)
         super().on_loss(f, m, kind)
 
 

@@ -148,52 +148,70 @@ class Htcp(Reno):
 
 
 class HtcpFluid(FluidLaw):
-    """H-TCP in the fluid engine: ``α(Δ)`` segments per RTT, ``Δ`` the time
-    since the last congestion event (the flow's start counts as one), RTT-
-    scaled and times ``2(1 − β)``, at most doubling per RTT as Linux's one
-    segment per ACK; ``β = RTT_min/RTT_max`` in ``[β_min, β_max]``. ``RTT_max``
-    follows the RTT in steps of at most 20 ms and fades towards ``RTT_min``
-    after each loss, as the window law's."""
+    """H-TCP in the fluid engine. Per ACK ``cwnd += min(α(Δ)·acked/cwnd,
+    acked)`` is ``dcwnd/dt = min(α(Δ), cwnd)/RTT``; over a step α is taken at
+    the step's midpoint ``Δ = now + h/2 − last_cong`` (α is quadratic in Δ and
+    changes little within an RTT). ``RTT_min`` follows the engine's
+    ``min_rtt``; ``RTT_max`` takes the step's RTT when it lies within 20 ms
+    above it (once per step, as once per ACK in the window law; the fluid RTT
+    moves continuously, so the 20 ms cap rarely binds). A loss sets
+    ``β = clamp(RTT_min/RTT_max, β_min, β_max)``, ``ssthresh = max(β·cwnd, 2)``,
+    restarts Δ and fades ``RTT_max``. Slow start is Reno's.
 
-    state = {"beta": 0.5, "last_cong": math.nan, "max_rtt": 0.0}
+    α_raw, the RTT scaling and β are the window law's :meth:`Htcp.alpha_raw`,
+    :meth:`Htcp.alpha` and :meth:`Htcp.beta_for`, vectorised and mirrored by
+    value (constants from ``self.cc`` and this module's ``_RTT_RATIO_*``,
+    ``_MAX_RTT_STEP``, ``_MAX_RTT_FADE``).
+    """
+
+    state = {"last_cong": math.nan, "rtt_lo": math.inf, "rtt_hi": 0.0, "beta": math.nan}
 
     def start(self, f: FlowArrays, m: np.ndarray) -> None:
         f.beta[m] = self.cc.beta_min
 
-    def grow(self, f: FlowArrays) -> None:
+    def alpha(self, f: FlowArrays, delta: np.ndarray) -> np.ndarray:
         cc = self.cc
-        moving = f.h > 0
-        np.copyto(f.last_cong, np.where(moving & np.isnan(f.last_cong), f.now, f.last_cong))
-        max_rtt = np.maximum(f.max_rtt, np.where(np.isfinite(f.min_rtt), f.min_rtt, 0.0))
-        rises = moving & (f.rtt > max_rtt) & (f.rtt <= max_rtt + _MAX_RTT_STEP)
-        np.copyto(f.max_rtt, np.where(rises, f.rtt, max_rtt))
-        h_ca = f.slow_start()
-        d = np.maximum(f.now - f.last_cong - cc.delta_l, 0.0)
-        alpha = np.where(f.now - f.last_cong <= cc.delta_l, 1.0, 1.0 + 10.0 * d + (d / 2.0) ** 2)
+        d = np.maximum(delta - cc.delta_l, 0.0)
+        a = np.where(delta <= cc.delta_l, 1.0, 1.0 + 10.0 * d + (d / 2.0) ** 2)
         if cc.rtt_scaling:
-            ratio = np.clip(f.min_rtt / cc.rtt_ref, _RTT_RATIO_MIN, _RTT_RATIO_MAX)
-            alpha = np.where(np.isfinite(f.min_rtt), np.maximum(alpha * ratio, 1.0), alpha)
-        alpha = 2.0 * (1.0 - f.beta) * alpha
-        rounds = h_ca / f.rtt
-        grow = np.minimum(alpha * rounds, f.cwnd * (np.exp2(rounds) - 1.0))
-        f.cwnd += np.where(rounds > 0, grow, 0.0)  # (Δ is unknown before a flow starts)
+            ok = np.isfinite(f.rtt_lo) & (f.rtt_lo > 0)
+            ratio = np.clip(np.where(ok, f.rtt_lo, cc.rtt_ref) / cc.rtt_ref,
+                            _RTT_RATIO_MIN, _RTT_RATIO_MAX)
+            a = np.where(ok, np.maximum(a * ratio, 1.0), a)
+        return 2.0 * (1.0 - f.beta) * a
 
-    def _beta(self, f: FlowArrays, m: np.ndarray) -> np.ndarray:
-        cc, min_rtt, max_rtt = self.cc, f.min_rtt[m], f.max_rtt[m]
-        known = (max_rtt > 0) & np.isfinite(min_rtt)
-        return np.where(known, np.clip(min_rtt / np.where(known, max_rtt, 1.0),
-                                       cc.beta_min, cc.beta_max), cc.beta_min)
+    def beta_for(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        ok = (hi > 0) & np.isfinite(lo)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = np.clip(lo / hi, cc.beta_min, cc.beta_max)
+        return np.where(ok, b, cc.beta_min)
+
+    def grow(self, f: FlowArrays) -> None:
+        live = f.h > 0
+        np.copyto(f.rtt_lo, np.where(live, np.minimum(f.rtt_lo, f.min_rtt), f.rtt_lo))
+        hi = np.where(f.rtt_hi < f.rtt_lo, f.rtt_lo, f.rtt_hi)
+        hi = np.where((hi < f.rtt) & (f.rtt <= hi + _MAX_RTT_STEP), f.rtt, hi)
+        np.copyto(f.rtt_hi, np.where(live, hi, f.rtt_hi))
+        np.copyto(f.last_cong, np.where(live & np.isnan(f.last_cong), f.now, f.last_cong))
+        h_ca = f.slow_start()
+        delta = f.now + f.h / 2.0 - f.last_cong
+        alpha = self.alpha(f, np.where(live, delta, 0.0))
+        # flows not started carry no β yet (nan): leave them exactly as they are
+        f.cwnd += np.where(h_ca > 0, np.minimum(alpha, f.cwnd) * h_ca / f.rtt, 0.0)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        return np.maximum(self._beta(f, m) * f.cwnd[m], 2.0)
+        beta = self.beta_for(np.minimum(f.rtt_lo[m], f.min_rtt[m]), f.rtt_hi[m])
+        return np.maximum(beta * f.cwnd[m], 2.0)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
-        f.beta[m] = self._beta(f, m)
+        lo = np.minimum(f.rtt_lo[m], f.min_rtt[m])
+        f.rtt_lo[m] = lo
+        f.beta[m] = self.beta_for(lo, f.rtt_hi[m])
         super().on_loss(f, m, kind)
         f.last_cong[m] = f.now[m]
-        min_rtt, max_rtt = f.min_rtt[m], f.max_rtt[m]
-        f.max_rtt[m] = np.where(max_rtt > min_rtt, min_rtt + _MAX_RTT_FADE * (max_rtt - min_rtt),
-                                max_rtt)
+        hi = f.rtt_hi[m]
+        f.rtt_hi[m] = np.where(hi > lo, lo + _MAX_RTT_FADE * (hi - lo), hi)
 
 
 Htcp.fluid = HtcpFluid

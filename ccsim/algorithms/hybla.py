@@ -99,15 +99,34 @@ class Hybla(Reno):
 
 
 class HyblaFluid(FluidLaw):
-    """Hybla in the fluid engine: ``ρ = max(min_rtt/rtt0, 1)``; slow start
-    adds ``2^ρ − 1`` per ACK, so the window grows ``2^ρ``-fold per RTT; in
-    congestion avoidance ``ρ²`` segments per RTT; Reno's decrease."""
+    """Hybla in the fluid engine, with ``ρ = max(min_rtt/RTT0, 1)`` from the
+    engine's ``min_rtt`` (the window law's :meth:`Hybla.rho_for`, vectorised;
+    ``rtt0`` from ``self.cc``).
+
+    Slow start: per ACK ``cwnd += (2^ρ − 1)·acked``, so each round of a
+    window multiplies it by ``2^ρ``: ``cwnd·2^(ρ·h/RTT)`` (Reno's
+    ``2^(h/RTT)`` at ρ = 1, as :meth:`FlowArrays.slow_start`), up to
+    ``ssthresh``, the time left passing to congestion avoidance. Congestion
+    avoidance: per ACK ``cwnd += ρ²·acked/cwnd``, ``dcwnd/dt = ρ²/RTT``.
+    Loss: Reno's. The exponent is capped at 1000, as the window law's.
+    """
+
+    def rho(self, f: FlowArrays) -> np.ndarray:
+        r = f.min_rtt
+        ok = np.isfinite(r) & (r > 0)
+        return np.where(ok, np.maximum(np.where(ok, r, 0.0) / self.cc.rtt0, 1.0), 1.0)
 
     def grow(self, f: FlowArrays) -> None:
-        known = np.isfinite(f.min_rtt) & (f.min_rtt > 0)
-        rho = np.where(known, np.maximum(f.min_rtt / self.cc.rtt0, 1.0), 1.0)
-        h_ca = f.slow_start(doublings=np.minimum(rho, 1000.0))
-        f.cwnd += rho * rho * h_ca / f.rtt
+        rho = np.minimum(self.rho(f), 1000.0)
+        cwnd, ss, h, rtt = f.cwnd, f.ssthresh, f.h, f.rtt
+        in_ss = (cwnd < ss) & (h > 0)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            grown = cwnd * np.exp2(rho * h / rtt)
+            left = h - rtt * np.log2(ss / cwnd) / rho
+        reached = grown >= ss
+        h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
+        np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ss), cwnd))
+        cwnd += rho * rho * h_ca / rtt
 
 
 Hybla.fluid = HyblaFluid

@@ -66,7 +66,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import Ack, CongestionControl, Loss, RttSample
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 ALPHA_BASE = 1.0  # α at small windows and after a timeout: Reno's (Linux ALPHA_BASE)
@@ -209,3 +212,106 @@ class Illinois(CongestionControl):
             self.rtt_low, self.rtt_above = 0, False
             self.sum_rtt, self.cnt_rtt = 0.0, 0
             self.round_end = -1.0
+
+
+class IllinoisFluid(FluidLaw):
+    """TCP-Illinois in the fluid engine. The step's RTT is one sample weighted
+    by the segments it acknowledged (``sum_rtt += rtt·acked``, ``cnt_rtt +=
+    acked``; the window law takes one sample per ACK); ``base_rtt`` is the
+    engine's ``min_rtt``, ``max_rtt`` the largest step RTT. When
+    ``delivered`` passes the round's end, α and β are recomputed from the
+    round's average and maximum queueing delay (the window law's
+    :meth:`Illinois.alpha_for`, :meth:`Illinois.beta_for` and
+    ``_alpha_with_theta``, vectorised and mirrored by value; constants from
+    ``self.cc``), and the next round ends a window later. Between:
+    slow start is Reno's and ``dcwnd/dt = α/RTT`` (per ACK ``α·acked/cwnd``).
+    A loss sets ``ssthresh = max((1 − β)·cwnd, 2)``; a timeout resets α, β
+    and the round as the window law does.
+    """
+
+    state = {"alpha": math.nan, "beta": math.nan, "rtt_lo": math.inf, "rtt_hi": 0.0,
+             "sum_rtt": 0.0, "cnt_rtt": 0.0, "round_end": -1.0, "rtt_low": 0.0,
+             "rtt_above": 0.0}
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        f.alpha[m] = self.cc.alpha_max
+        f.beta[m] = self.cc.beta_max
+
+    def alpha_for(self, da: np.ndarray, dm: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        a_min, a_max = cc.alpha_min, cc.alpha_max
+        d1 = cc.eta1 * dm
+        if a_max <= a_min:
+            a = np.full_like(dm, a_min)
+        else:
+            span = dm - d1
+            k1 = span * a_min * a_max / (a_max - a_min)
+            k2 = span * a_min / (a_max - a_min) - d1
+            with np.errstate(divide="ignore", invalid="ignore"):
+                a = np.clip(k1 / (k2 + da), a_min, a_max)
+        return np.where((da <= d1) | (dm <= d1), a_max, a)
+
+    def beta_for(self, da: np.ndarray, dm: np.ndarray) -> np.ndarray:
+        cc = self.cc
+        d2, d3 = cc.eta2 * dm, cc.eta3 * dm
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lin = cc.beta_min + (cc.beta_max - cc.beta_min) * (da - d2) / (d3 - d2)
+        return np.where(da <= d2, cc.beta_min,
+                        np.where((da >= d3) | (d3 <= d2), cc.beta_max, lin))
+
+    def _update_params(self, f: FlowArrays, m: np.ndarray) -> None:
+        cc = self.cc
+        small = m & (f.cwnd < cc.win_thresh)
+        upd = m & ~small & (f.cnt_rtt > 0)
+        dm = np.maximum(f.rtt_hi - f.rtt_lo, 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            avg = f.sum_rtt / f.cnt_rtt
+        da = np.minimum(np.maximum(avg - f.rtt_lo, 0.0), dm)
+        da = np.where(upd, da, 0.0)
+        dm = np.where(upd, dm, 0.0)
+        # Linux alpha(): after high delay, α_max only after θ rounds of low delay
+        low = da <= cc.eta1 * dm
+        counting = upd & low & (f.rtt_above > 0)
+        rtt_low = np.where(counting, f.rtt_low + 1.0, f.rtt_low)
+        back = counting & (rtt_low >= cc.theta)
+        alpha = np.where(low, np.where(counting & ~back, f.alpha, cc.alpha_max),
+                         self.alpha_for(da, dm))
+        np.copyto(f.rtt_low, np.where(back, 0.0, rtt_low))
+        np.copyto(f.rtt_above, np.where(upd & ~low, 1.0, np.where(back, 0.0, f.rtt_above)))
+        np.copyto(f.alpha, np.where(upd, alpha, np.where(small, ALPHA_BASE, f.alpha)))
+        np.copyto(f.beta, np.where(upd, self.beta_for(da, dm),
+                                   np.where(small, cc.beta_max, f.beta)))
+        f.sum_rtt[m] = 0.0
+        f.cnt_rtt[m] = 0.0
+
+    def grow(self, f: FlowArrays) -> None:
+        live = f.h > 0
+        ended = live & (f.delivered >= f.round_end)
+        if ended.any():
+            self._update_params(f, ended)
+            np.copyto(f.round_end, np.where(ended, f.delivered + f.inflight, f.round_end))
+        np.copyto(f.rtt_lo, np.where(live, np.minimum(f.rtt_lo, np.minimum(f.min_rtt, f.rtt)),
+                                     f.rtt_lo))
+        np.copyto(f.rtt_hi, np.where(live, np.maximum(f.rtt_hi, f.rtt), f.rtt_hi))
+        f.sum_rtt += np.where(live, f.rtt * f.acked, 0.0)
+        f.cnt_rtt += np.where(live, f.acked, 0.0)
+        h_ca = f.slow_start()
+        # flows not started carry no α yet (nan): leave them exactly as they are
+        f.cwnd += np.where(h_ca > 0, f.alpha * h_ca / f.rtt, 0.0)
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        return np.maximum((1.0 - f.beta[m]) * f.cwnd[m], 2.0)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        super().on_loss(f, m, kind)
+        if kind == "timeout":  # Linux tcp_illinois_state(TCP_CA_Loss)
+            f.alpha[m] = ALPHA_BASE
+            f.beta[m] = self.cc.beta_max
+            f.rtt_low[m] = 0.0
+            f.rtt_above[m] = 0.0
+            f.sum_rtt[m] = 0.0
+            f.cnt_rtt[m] = 0.0
+            f.round_end[m] = -1.0
+
+
+Illinois.fluid = IllinoisFluid

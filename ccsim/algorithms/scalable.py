@@ -41,8 +41,10 @@ Differences from the source:
 
 from __future__ import annotations
 
-import numpy as np
 
+import math
+
+import numpy as np
 
 from .base import Ack, Loss
 from .fluid import FlowArrays, FluidLaw
@@ -85,21 +87,57 @@ class Scalable(Reno):
 
 
 class ScalableFluid(FluidLaw):
-    """Scalable in the fluid engine: above the low window ``cwnd`` grows by
-    ``a`` per segment acknowledged, ``a·cwnd`` per RTT — exponentially,
-    ``cwnd·e^(a·h/RTT)`` over a step — and gives up ``b`` of it on a loss;
-    at or below the low window, Reno's rules."""
+    """Scalable TCP in the fluid engine. Per ACK in congestion avoidance
+    ``cwnd += g(cwnd)·acked``, with ``g = a`` above the legacy window and
+    Reno's ``1/cwnd`` at or below it; with ``cwnd/RTT`` segments acknowledged
+    per second that is ``dcwnd/dt = g(cwnd)·cwnd/RTT``, integrated over the
+    step as ``cwnd·e^(g·h/RTT)`` — exact for the multiplicative increase
+    (so a long step cannot overshoot), and Reno's ``+h/RTT`` to second order
+    at legacy windows. Slow start is Reno's. A loss sets ``ssthresh`` to the
+    window law's ``ssthresh_after`` at FlightSize ``w``.
+
+    ``g(w)`` and ``ssthresh_after(w)/w`` are not restated here: they are read
+    from the window law itself (one ``on_ack`` in congestion avoidance,
+    ``ssthresh_after`` with ``inflight = w``) on a log grid of windows 1 to
+    10⁷ segments, ratio 1.001 between points, and looked up at the grid point
+    at or below ``w``. So a change to the rule (Linux's: no
+    legacy window for the decrease, Reno below ``AI_CNT`` segments) reaches
+    the fluid law unchanged; only windows within 0.1 % above a threshold take
+    the rule below it.
+    """
+
+    _GRID_RATIO = 1.001
+    _GRID_MAX = 1e7
+    _EPS = 1e-2  # segments acknowledged by the probing ACK, per segment of window
+
+    def __init__(self, cc) -> None:
+        super().__init__(cc)
+        n = int(math.log(self._GRID_MAX) / math.log(self._GRID_RATIO)) + 1
+        self._w = self._GRID_RATIO ** np.arange(n)
+        probe = type(cc).__new__(type(cc))
+        probe.__dict__.update(cc.__dict__)
+        probe.start(1.0, 1500)
+        gain, keep = [], []
+        for w in self._w.tolist():
+            probe.cwnd, probe.ssthresh = w, 1.0  # congestion avoidance
+            acked = self._EPS * w  # one ACK: the rule at w, exactly, and well above rounding
+            probe.on_ack(Ack(0.0, acked, 0.1, 0.1, 0.1, w, 0.0, 0.0))
+            gain.append((probe.cwnd - w) / acked)
+            probe.cwnd = w
+            keep.append(probe.ssthresh_after(Loss(0.0, "fast", w, 0.1, 0.1)) / w)
+        self._gain, self._keep = np.array(gain), np.array(keep)
+
+    def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
+        i = np.searchsorted(self._w, w, side="right") - 1
+        return table[np.clip(i, 0, table.size - 1)]
 
     def grow(self, f: FlowArrays) -> None:
-        cc = self.cc
         h_ca = f.slow_start()
-        rounds = h_ca / f.rtt
-        np.copyto(f.cwnd, np.where(f.cwnd <= cc.low_window, f.cwnd + rounds,
-                                   f.cwnd * np.exp(cc.a * rounds)))
+        f.cwnd *= np.exp(self._lookup(self._gain, f.cwnd) * h_ca / f.rtt)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        cc, w = self.cc, f.inflight[m]
-        return np.maximum(np.where(w <= cc.low_window, w / 2.0, w * (1.0 - cc.b)), 2.0)
+        w = f.inflight[m]
+        return np.maximum(self._lookup(self._keep, w) * w, 2.0)
 
 
 Scalable.fluid = ScalableFluid

@@ -23,7 +23,12 @@ towards and smooth-start is plain slow start.
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .base import Ack
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
@@ -48,3 +53,29 @@ class Ssdr(Reno):
             acked -= step
         if acked:                                         # Reno's congestion avoidance
             self.cwnd += acked / self.cwnd
+
+
+class SsdrFluid(FluidLaw):
+    """SSDR's window law in the fluid engine. Per ACK: ``cwnd += acked``
+    below ``ssthresh/2`` (doubling per RTT, ``cwnd·2^(h/RTT)``), ``cwnd +=
+    acked/2`` from there to ``ssthresh`` (×1.5 per RTT, ``cwnd·1.5^(h/RTT)``),
+    then Reno's one segment per RTT. Each phase is integrated exactly and the
+    time left when a threshold is reached in a step passes to the next phase.
+    With ``ssthresh = inf`` it is plain slow start. Loss: Reno's.
+    """
+
+    def grow(self, f: FlowArrays) -> None:
+        h, rtt, ss = f.h.copy(), f.rtt, f.ssthresh
+        c = f.cwnd.copy()
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            for limit, factor in ((ss / 2.0, 2.0), (ss, 1.5)):
+                in_phase = (c < limit) & (h > 0)
+                t = np.where(in_phase, rtt * np.log(limit / c) / math.log(factor), 0.0)
+                grown = np.where(h <= t, c * factor ** (h / rtt), limit)
+                c = np.where(in_phase, grown, c)
+                h = np.where(in_phase, np.maximum(h - t, 0.0), h)
+        c += h / rtt
+        np.copyto(f.cwnd, c)
+
+
+Ssdr.fluid = SsdrFluid
