@@ -375,3 +375,17 @@ def test_random_batches_give_sane_and_batch_independent_results(batch):
         queue = res.series("queue")["queue"]
         assert (queue >= 0).all() and (queue <= sc.links[0].queue.packets(sc.packet_size)).all()
     same(results[-1], ccsim.run(batch[-1], mode="fluid"))
+
+
+def test_an_exploding_window_is_sent_as_the_path_allows():
+    """Hybla at 300 ms (ρ = 12) multiplies its window by 4096 per RTT in slow
+    start; the fluid engine sends at most ten times pipe and buffer, so the
+    figures stay physical: goodput within the link, losses within what was
+    sent."""
+    sc = ccsim.dumbbell("1Gbps", "300ms", buffer=20, duration="10s", seed=1,
+                        flows=["hybla", "cubic"])
+    res = ccsim.run(sc, mode="fluid")
+    assert (res.summary["goodput_bps"] >= 0).all()
+    assert res.summary["goodput_bps"].sum() <= 1e9
+    assert res.summary["retransmits"].sum() <= res.metrics["data_packets"]
+    assert 0.0 < res.metrics["utilisation"] <= 1.0

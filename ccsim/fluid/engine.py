@@ -257,10 +257,13 @@ class FluidEngine:
             self.groups.append(g)
             k = hi
 
+        # a window far beyond what the path can hold is sent as the path allows:
+        # at most ten times pipe and buffer in flight (and never past rwnd)
+        self.path_cap = np.minimum(self.rwnd, 10.0 * (self.C * self.d_max + self.B)[self.scen])
+
         # -- what the loop may skip ---------------------------------------------------
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
-        self.limited = bool(np.isfinite(self.rwnd).any())
         self.paced = any(g.law.paces for g in self.groups)
         self.red = bool(self.is_red.any())
         self.lossy = bool((self.p_loss > 0).any())
@@ -312,7 +315,7 @@ class FluidEngine:
 
         # the bottleneck: the queue that the data physically in flight implies
         inflight = self.outstanding
-        target = np.minimum(self.cwnd, self.rwnd) if self.limited else self.cwnd
+        target = np.minimum(self.cwnd, self.path_cap)
         if self.paced:
             target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
         np.maximum(inflight, target * self.sending, out=inflight)
@@ -430,7 +433,7 @@ class FluidEngine:
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done
         # a sending flow has its whole window out: that is its FlightSize
-        window = np.minimum(np.minimum(self.cwnd, self.rwnd), self.pacing * self.tau)
+        window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
         inflight = self.outstanding
         np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
                                      np.maximum(inflight, window), inflight))
