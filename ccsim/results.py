@@ -115,7 +115,6 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     """
     sc = scenario
     dt = sc.sample_interval
-    bottleneck = sc.links[sc.bottleneck]
     n_flows = len(sc.flows)
     starts = np.array([f.start for f in sc.flows])
     ends = np.array([f["end"] for f in flows])
@@ -145,10 +144,33 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         })
     if t1 > t0:
         shared = _m.integrate_bins(delivered, dt, t0, t1) * bits  # bits per flow
+        link_bits = float(_m.integrate_bins(departures, dt, t0, t1)) * sc.packet_size * 8.0
+    else:
+        shared, link_bits = np.zeros(n_flows), 0.0
+    summary, metrics = summarise(sc, rows, shared, link_bits, t0, t1)
+    metrics.update(extra)
+    goodput = delivered * bits / dt  # bit/s in each bin
+    traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
+                               "goodput": goodput}, queue)
+    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces)
+
+
+def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link_bits: float,
+              t0: float, t1: float) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """The summary table and the aggregate metrics, either engine.
+
+    Args:
+        rows: per flow, every summary column but ``share``.
+        shared: bits each flow delivered over the interval ``[t0, t1]`` (s)
+            in which all flows were active.
+        link_bits: bits of data packets through the bottleneck over it.
+    """
+    n_flows = len(rows)
+    if t1 > t0:
         total = shared.sum()
         share = shared / total if total > 0 else np.full(n_flows, math.nan)
-        utilisation = float(_m.integrate_bins(departures, dt, t0, t1)) \
-            * sc.packet_size * 8.0 / (bottleneck.rate * (t1 - t0))
+        rate = sc.links[sc.bottleneck].rate
+        utilisation = link_bits / (rate * (t1 - t0))
         jain = _m.jain(shared)
         uf = _m.unfairness(shared / (t1 - t0), [sc.flow_rtt(i) for i in range(n_flows)])
     else:
@@ -162,11 +184,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     if not math.isnan(uf):
         metrics["uf"] = uf
     metrics["interval"] = (t0, t1)
-    metrics.update(extra)
-    goodput = delivered * bits / dt  # bit/s in each bin
-    traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
-                               "goodput": goodput}, queue)
-    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces)
+    return summary, metrics
 
 
 def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],

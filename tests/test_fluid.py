@@ -11,7 +11,7 @@ import ccsim
 from ccsim.algorithms import CongestionControl, FlowArrays, FluidLaw
 from ccsim.algorithms.cubic import Cubic
 from ccsim.errors import ScenarioError
-from ccsim.fluid import FluidEngine, FluidLawError
+from ccsim.fluid import FluidLawError
 from ccsim.results import SUMMARY_COLUMNS, TRACE_VARIABLES
 
 

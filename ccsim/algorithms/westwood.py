@@ -62,7 +62,7 @@ import math
 import numpy as np
 
 from .base import Ack, Loss, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays
 from .registry import register
 from .reno import Reno, RenoFluid, _one_segment_per_window_of_acks
 

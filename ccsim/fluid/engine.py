@@ -182,7 +182,6 @@ class FluidEngine:
         np.minimum.at(self.t1, self.scen, self.stop)
 
         # -- state (flows) ----------------------------------------------------------
-        nan = np.full(F, np.nan)
         self.cwnd, self.ssthresh = np.zeros(F), np.full(F, np.inf)  # 0: not open yet
         self.pacing = np.full(F, np.inf)
         self.min_rtt = np.full(F, np.inf)

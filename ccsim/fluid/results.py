@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from .. import metrics as _m
-from ..results import SUMMARY_COLUMNS, TRACE_VARIABLES, Result, _tidy
+from ..results import TRACE_VARIABLES, Result, _tidy, summarise
 
 if TYPE_CHECKING:
     from .engine import FluidEngine
@@ -47,27 +46,10 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
             "fct": float(done - flow.start) if flow.size is not None and not math.isnan(done)
             else math.nan,
         })
-    n = len(sc.flows)
-    if t1 > t0:
-        shared = (e.D_t1[idx] - e.D_t0[idx]) * sc.mss * 8.0  # bits per flow
-        total = shared.sum()
-        share = shared / total if total > 0 else np.full(n, math.nan)
-        rate = e.C[s] * sc.packet_size * 8.0  # the slowest link's rate (bit/s)
-        utilisation = float((e.dep_t1[s] - e.dep_t0[s]) * sc.packet_size * 8.0
-                            / (rate * (t1 - t0)))
-        jain = _m.jain(shared)
-        uf = _m.unfairness(shared / (t1 - t0), [sc.flow_rtt(j) for j in range(n)])
-    else:
-        share = np.full(n, math.nan)
-        utilisation = jain = uf = math.nan
-    for row, x in zip(rows, share):
-        row["share"] = float(x)
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
-    summary.index.name = "flow"
-    metrics = {"utilisation": utilisation, "jain": jain}
-    if not math.isnan(uf):
-        metrics["uf"] = uf
-    metrics.update({"interval": (t0, t1), "drops": int(e.drops[s]), "losses": int(e.losses[s]),
+    shared = (e.D_t1[idx] - e.D_t0[idx]) * sc.mss * 8.0  # bits per flow over [t0, t1]
+    link_bits = float(e.dep_t1[s] - e.dep_t0[s]) * sc.packet_size * 8.0
+    summary, metrics = summarise(sc, rows, shared, link_bits, t0, t1)
+    metrics.update({"drops": int(e.drops[s]), "losses": int(e.losses[s]),
                     "data_packets": int(round(e.sent[s])), "steps": int(e.steps[s]),
                     "batch": e.S, "wall_time": wall_time})
     return Result(scenario=sc, mode="fluid", summary=summary, metrics=metrics,
