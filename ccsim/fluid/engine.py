@@ -7,28 +7,31 @@ their scenario. One step of the loop below advances every scenario by its
 own time step at once. Model (``docs/fluid.md`` says more, and where it is
 wrong):
 
-* **Sources.** A flow sends ``x = min(cwnd, rwnd) / RTT`` segments/s (or its
-  pacing rate, if lower); ``RTT = base RTT + q / C``.
-* **Bottleneck.** One FIFO queue ``q`` (packets) at the slowest link,
-  ``dq/dt = Σx − C`` projected onto ``[0, B]``, integrated by backward
-  Euler (solved by Newton's method), which stays stable for steps longer
-  than the RTT. Departures are shared among flows by their arrival rates.
+* **Sources.** A window-limited flow is ACK-clocked: it keeps its whole
+  window ``min(cwnd, rwnd)`` in flight, refilled as ACKs free room, and sends
+  nothing while a reduction drains it; a paced flow keeps rate × RTT.
+* **Bottleneck.** The queue ``q`` (packets) at the slowest link is the one
+  the data physically in flight implies: where the flows' rates
+  ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
+  method where base RTTs differ). Departures are shared by those rates.
   Other links add their propagation delay and their random loss.
-* **Loss events.** Drop-tail overflow, RED's drop probability (from its
-  average queue) and random link loss give each flow an expected number of
-  lost packets per step; the count is Poisson, drawn from the scenario's
-  seeded counter-based generator (:mod:`ccsim.fluid.draws`), so drops land
-  on some flows and not others, as they do in a packet queue.
+* **Loss events.** In-flight data beyond pipe and buffer is dropped as it
+  arrives, shared by the flows' window growth (ACK clocking replaces every
+  departure; growth is what overflows) and dropped as whole packets when a
+  flow's drop counter passes a whole number; RED's drop probability (from
+  its average queue) and random link loss give Poisson counts drawn from the
+  scenario's seeded counter-based generator (:mod:`ccsim.fluid.draws`).
 * **Reaction.** A flow learns of its first loss one RTT later; losses in
   that RTT belong to the same window. It then reduces once (its law's
   :meth:`~ccsim.algorithms.fluid.FluidLaw.on_loss`), stays in recovery (no
-  growth) for one RTT — one per lost segment for NewReno — or, where the
-  packet engine would (fewer than ``dupthresh`` segments left to raise
-  duplicate ACKs; a second loss under Reno recovery), falls silent for a
-  retransmission timeout (RFC 6298, with backoff) and restarts from the
-  loss window.
+  growth) for one RTT — one per lost segment for NewReno, one per further
+  halving for Reno — or, where the packet engine would (fewer than
+  ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
+  windows cannot clock out), falls silent for a retransmission timeout
+  (RFC 6298, with backoff) and restarts from the loss window.
 * **Growth.** Between losses each law's
-  :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows.
+  :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows; in
+  congestion avoidance not while a loss awaits detection.
 
 The step of each scenario is a fraction ``step`` of the smallest current RTT
 among its flows (it lengthens as queues fill) and, once none of its flows is
