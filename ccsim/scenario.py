@@ -383,6 +383,12 @@ class Scenario:
             and at least one tick, as Linux's jiffy-based estimator counted a
             zero-jiffy sample as one; the estimator, ``min_rtt`` and the
             window laws all see the ticked value.
+        limited_transmit: RFC 3042: each of the first two duplicate ACKs
+            outside recovery sends one new segment (up to cwnd + 2
+            outstanding). Linux has the same effect built in (duplicates and
+            SACKed segments leave ``tcp_packets_in_flight``), so ``True`` is
+            the Linux-like setting; default ``False`` keeps ccsim's earlier
+            behaviour and the ns-2 agents of seeds 003–004, which lack it.
     """
 
     links: tuple[Link, ...]
@@ -404,11 +410,12 @@ class Scenario:
     trace_interval: float | None = None
     ack_counting: str = "segments"
     rtt_granularity: float = 0.0
+    limited_transmit: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = (
         "mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
         "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
-        "ack_counting", "rtt_granularity")
+        "ack_counting", "rtt_granularity", "limited_transmit")
 
     def __post_init__(self) -> None:
         links = tuple(self.links) if isinstance(self.links, Iterable) else None
@@ -454,7 +461,7 @@ class Scenario:
                  for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
         if times["max_rto"] < times["min_rto"]:
             raise ScenarioError("max_rto", self.max_rto, f"≥ min_rto={times['min_rto']} s")
-        for name in ("delayed_ack", "sack"):
+        for name in ("delayed_ack", "sack", "limited_transmit"):
             if not isinstance(getattr(self, name), bool):
                 raise ScenarioTypeError(name, getattr(self, name), "True or False")
         if self.ack_counting not in ("segments", "acks"):

@@ -146,7 +146,7 @@ class Sender:
                  initial_window: float, mss: int, rwnd: float, min_rto: float,
                  initial_rto: float, max_rto: float, end_seq: float,
                  packet_bits: float = 0.0, ack_counting: str = "segments",
-                 rtt_granularity: float = 0.0) -> None:
+                 rtt_granularity: float = 0.0, limited_transmit: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
         self.now = now
@@ -192,6 +192,7 @@ class Sender:
         self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
         self.tick = rtt_granularity     # RTT clock tick (s); 0: exact
+        self.limited_transmit = limited_transmit  # RFC 3042
 
     # -- life cycle ----------------------------------------------------------
     def start(self) -> None:
@@ -267,6 +268,8 @@ class Sender:
             if self.scoreboard is None or newly_sacked:
                 self.dupacks += 1
                 self.recovery.on_dupack(self)
+                if self.limited_transmit:
+                    self._limited_transmit(now)
         if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
@@ -382,6 +385,18 @@ class Sender:
             if retransmission and seq == self.snd_una:
                 self.restart_timer()  # Linux re-arms the RTO on resending the head
         self._send_segment(seq, now)
+
+    def _limited_transmit(self, now: float) -> None:
+        """RFC 3042: the first two duplicate ACKs outside recovery each let one
+        new segment out, up to cwnd + 2 outstanding, if the receiver allows."""
+        dup = self.dupacks
+        if self.in_recovery or dup > 2 or self.snd_una <= self.recover:
+            return
+        nxt = self.snd_nxt
+        if (nxt < self.end_seq and nxt == self.high_tx
+                and nxt - self.snd_una < min(self.cc.cwnd + dup, self.rwnd)):
+            self._transmit(nxt, now)
+            self.snd_nxt = nxt + 1
 
     def _ticked(self, sent: float, now: float) -> float:
         """An RTT read off a clock of ``self.tick``: the difference of the two
