@@ -371,6 +371,25 @@ class Scenario:
         rwnd: receiver window (bytes), or ``None`` for no limit.
         trace_interval: sampling period of the time series (s), or ``None``
             (the default) for :attr:`sample_interval`'s automatic choice.
+        ack_counting: what the window laws count as acknowledged. Default
+            ``"segments"``: the segments an ACK newly acknowledges (RFC 3465
+            appropriate byte counting; Linux). ``"acks"``: one per ACK that
+            advances ``snd.una``, whatever it covers, as ns-2 and ns-3's
+            NewReno grow, so with delayed ACKs windows grow at half speed
+            (``Ack.acked`` is 1; recovery and delivery counts are unchanged).
+        rtt_granularity: tick of the clock RTT samples are read from (s).
+            Default 0: exact. ``"4ms"`` is a 250 Hz jiffy clock (the kernels
+            of seed 000), ``"1ms"`` TCP timestamps. A sample is the difference
+            of the two tick counts (send and ACK times truncated to the tick),
+            and at least one tick, as Linux's jiffy-based estimator counted a
+            zero-jiffy sample as one; the estimator, ``min_rtt`` and the
+            window laws all see the ticked value.
+        limited_transmit: RFC 3042: each of the first two duplicate ACKs
+            outside recovery sends one new segment (up to cwnd + 2
+            outstanding). Linux has the same effect built in (duplicates and
+            SACKed segments leave ``tcp_packets_in_flight``), so ``True`` is
+            the Linux-like setting; default ``False`` keeps ccsim's earlier
+            behaviour and the ns-2 agents of seeds 003–004, which lack it.
     """
 
     links: tuple[Link, ...]
@@ -390,10 +409,14 @@ class Scenario:
     sack: bool = False
     rwnd: float | None = None
     trace_interval: float | None = None
+    ack_counting: str = "segments"
+    rtt_granularity: float = 0.0
+    limited_transmit: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = (
         "mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
-        "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval")
+        "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
+        "ack_counting", "rtt_granularity", "limited_transmit")
 
     def __post_init__(self) -> None:
         links = tuple(self.links) if isinstance(self.links, Iterable) else None
@@ -439,9 +462,15 @@ class Scenario:
                  for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
         if times["max_rto"] < times["min_rto"]:
             raise ScenarioError("max_rto", self.max_rto, f"≥ min_rto={times['min_rto']} s")
-        for name in ("delayed_ack", "sack"):
+        for name in ("delayed_ack", "sack", "limited_transmit"):
             if not isinstance(getattr(self, name), bool):
                 raise ScenarioTypeError(name, getattr(self, name), "True or False")
+        if self.ack_counting not in ("segments", "acks"):
+            raise ScenarioError("ack_counting", self.ack_counting, "'segments' or 'acks'")
+        granularity = _time(self.rtt_granularity, "rtt_granularity", positive=False)
+        if granularity < 0:
+            raise ScenarioError("rtt_granularity", self.rtt_granularity,
+                                "a tick ≥ 0, such as '4ms' (0: exact)")
         rwnd = self.rwnd
         if rwnd is not None:
             rwnd = parse_size(rwnd, "rwnd")
@@ -455,7 +484,8 @@ class Scenario:
                                     f"at most the duration, {duration} s")
         _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
              bottleneck=int(bottleneck), mss=int(self.mss), header=int(self.header),
-             initial_window=iw, rwnd=rwnd, trace_interval=interval, **times)
+             initial_window=iw, rwnd=rwnd, trace_interval=interval,
+             rtt_granularity=granularity, **times)
 
     # -- derived quantities (all computed, none stored) --------------------------
     @property

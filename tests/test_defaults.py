@@ -47,7 +47,7 @@ DEFAULTS = {
     "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0}, ["Kelly", "2003"]),
     # Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c: alpha 2, beta 4, gamma 1.
     # Reno recovery: the 1995 design on BSD Reno, compared with Reno senders (seed 004).
-    "vegas": ("reno", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0},
+    "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0},
               ["Brakmo", "Peterson", "tcp_vegas.c"]),
     # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),
@@ -70,7 +70,7 @@ DEFAULTS = {
                      "rho": 16, "zeta": 50, "ai_cnt": 100.0},
              ["Baiocchi", "PFLDnet 2007", "tcp_yeah.c"]),
     # Chen & Chen 1999, reconstructed from seed 004 §3.4: queue target 3 segments (a choice).
-    "pseudo-rate": ("reno", {"queue": 3.0}, ["Chen", "1999", "seed 004"]),
+    "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "seed 004"]),
 }
 
 

@@ -31,7 +31,7 @@ def ack(now, rtt=0.1, acked=1.0, delivered=0.0, inflight=10.0):
 def test_defaults():
     cc = algorithms.get("pseudo-rate")()
     assert cc.params() == {"queue": 3.0}
-    assert (cc.name, cc.recovery) == ("pseudo-rate", "reno")
+    assert (cc.name, cc.recovery) == ("pseudo-rate", "vegas")  # Pseudo-Rate modifies Vegas only in its window law (seed 004 §3.4)
 
 
 def test_window_bound():

@@ -343,3 +343,49 @@ def test_any_law_with_any_recovery_delivers(algorithm, recovery):
     assert row.goodput_bps > 0
     assert row.goodput_bps <= 10e6  # never above the bottleneck rate
     assert res.metrics["losses"] > 0 and row.retransmits > 0  # recovery was exercised
+
+
+# -- PRR as Linux's tcp_cwnd_reduction (issue 12, defects 4 and 5) ------------------------------
+def prr_midway(delivered: int, out: int) -> tuple:
+    """PRR in recovery with ssthresh 5, 100..103 outstanding, nothing SACKed yet."""
+    strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 104, 4.0)
+    tcp.in_recovery, tcp.recover = True, 104
+    tcp.cc.ssthresh = 5
+    strategy.recover_fs, strategy.prr_delivered, strategy.prr_out = 10, delivered, out
+    strategy.last_una = 100  # as enter() and the previous ACK left it
+    return strategy, tcp
+
+
+def test_prr_adds_no_extra_segment_on_a_sack_only_ack():
+    # Linux tcp_cwnd_reduction: below ssthresh, sndcnt = max(prr_delivered - prr_out,
+    # newly_acked_sacked), plus one only if the ACK advanced snd_una and marked nothing
+    # newly lost. Here a duplicate ACK SACKs 103: pipe 3, prr_delivered 1 -> 2, prr_out 2:
+    # sndcnt = min(5 - 3, max(0, 1)) = 1, cwnd 4 (RFC 6937's bound with its +1 says 5).
+    strategy, tcp = prr_midway(1, 2)
+    tcp.ack_delivered = tcp.scoreboard.update(100, ((103, 104),))[0]
+    strategy.on_recovery_ack(tcp)
+    assert tcp.cc.cwnd == 4
+
+
+def test_prr_adds_the_extra_segment_when_snd_una_advances():
+    # The same delivery, but as a cumulative ACK of 100 (nothing marked lost): Linux adds
+    # the +1: pipe 3 (101..103), sndcnt = min(5 - 3, max(0, 1) + 1) = 2, cwnd 5.
+    strategy, tcp = prr_midway(1, 2)
+    tcp.scoreboard.update(101, ())
+    tcp.snd_una, tcp.ack_delivered = 101, 1
+    strategy.on_recovery_ack(tcp)
+    assert tcp.cc.cwnd == 5
+
+
+def test_prr_counts_what_the_entering_ack_delivered():
+    # Linux counts the delivery of the ACK that starts recovery (tcp_cwnd_reduction runs
+    # on that ACK after tcp_init_cwnd_reduction zeroed prr_delivered). The third
+    # duplicate SACKs one segment: prr_delivered is 1 after entry, not 0.
+    strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 120, 20.0)
+    tcp.rack.lost = [100]
+    for dup in range(1, DUPTHRESH + 1):
+        tcp.dupacks = dup
+        tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
+        strategy.on_dupack(tcp)
+    assert tcp.in_recovery
+    assert strategy.prr_delivered == 1

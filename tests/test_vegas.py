@@ -74,7 +74,7 @@ def in_avoidance(cwnd, cls=Vegas, **params):
 def test_defaults():
     cc = Vegas()
     assert cc.params() == {"alpha": 2.0, "beta": 4.0, "gamma": 1.0}  # Linux tcp_vegas.c
-    assert (cc.name, cc.recovery) == ("vegas", "reno")
+    assert (cc.name, cc.recovery) == ("vegas", "vegas")  # Brakmo & Peterson §3.1 recovery (issue 12, defect 13)
 
 
 # -- congestion avoidance: once per round -----------------------------------------------------

@@ -84,7 +84,7 @@ class PseudoRate(CongestionControl):
     """Pseudo-Rate window law (reconstructed) with Reno fast recovery."""
 
     name = "pseudo-rate"
-    recovery = "reno"  # sender-only, pre-SACK (seed 004 Table 1): see the module docstring
+    recovery = "vegas"  # Vegas-derived, pre-SACK (seed 004): Vegas recovery, see ccsim.recovery.vegas
     param_space = {"queue": (0.5, 20.0)}
     properties = (_direct_drop_to_bound,)
 

@@ -100,7 +100,9 @@ class PacketEngine:
                 min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
                 end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
                          else math.inf),
-                packet_bits=sc.packet_size * 8.0)
+                packet_bits=sc.packet_size * 8.0,
+                ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
+                limited_transmit=sc.limited_transmit)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             self.senders.append(sender)
             self.receivers.append(receiver)

@@ -145,7 +145,8 @@ class Sender:
                  transmit: Callable[[int, float], None], schedule: Schedule,
                  initial_window: float, mss: int, rwnd: float, min_rto: float,
                  initial_rto: float, max_rto: float, end_seq: float,
-                 packet_bits: float = 0.0) -> None:
+                 packet_bits: float = 0.0, ack_counting: str = "segments",
+                 rtt_granularity: float = 0.0, limited_transmit: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
         self.now = now
@@ -189,6 +190,9 @@ class Sender:
                             "uses_sack = True: RACK marks losses from SACK information")
         self.rack = Rack() if recovery.rack else None
         self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
+        self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
+        self.tick = rtt_granularity     # RTT clock tick (s); 0: exact
+        self.limited_transmit = limited_transmit  # RFC 3042
 
     # -- life cycle ----------------------------------------------------------
     def start(self) -> None:
@@ -235,7 +239,7 @@ class Sender:
             self.dupacks = 0
             rtt = None
             if not resent:  # Karn: no sample if the ACK covers a retransmission
-                rtt = now - record[0]
+                rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
                 self._rtt_sample(rtt, now)
             self.ack_delivered = acked - released + newly_sacked
             self.delivered += self.ack_delivered
@@ -247,7 +251,7 @@ class Sender:
             if in_recovery:
                 self.recovery.on_ack(self, acked)
             if not in_recovery or self.cc.acks_in_recovery:
-                self.cc.on_ack(Ack(now, acked, rtt, self.min_rtt, self.srtt,
+                self.cc.on_ack(Ack(now, 1 if self.per_ack else acked, rtt, self.min_rtt, self.srtt,
                                    self.snd_nxt - ackno, self.delivered, rate))
             if ackno >= self.end_seq:
                 self._finish(now)
@@ -264,6 +268,8 @@ class Sender:
             if self.scoreboard is None or newly_sacked:
                 self.dupacks += 1
                 self.recovery.on_dupack(self)
+                if self.limited_transmit:
+                    self._limited_transmit(now)
         if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
@@ -379,6 +385,25 @@ class Sender:
             if retransmission and seq == self.snd_una:
                 self.restart_timer()  # Linux re-arms the RTO on resending the head
         self._send_segment(seq, now)
+
+    def _limited_transmit(self, now: float) -> None:
+        """RFC 3042: the first two duplicate ACKs outside recovery each let one
+        new segment out, up to cwnd + 2 outstanding, if the receiver allows."""
+        dup = self.dupacks
+        if self.in_recovery or dup > 2 or self.snd_una <= self.recover:
+            return
+        nxt = self.snd_nxt
+        if (nxt < self.end_seq and nxt == self.high_tx
+                and nxt - self.snd_una < min(self.cc.cwnd + dup, self.rwnd)):
+            self._transmit(nxt, now)
+            self.snd_nxt = nxt + 1
+
+    def _ticked(self, sent: float, now: float) -> float:
+        """An RTT read off a clock of ``self.tick``: the difference of the two
+        truncated readings, at least one tick (Linux's jiffy estimator)."""
+        tick = self.tick
+        ticks = math.floor(now / tick + 1e-9) - math.floor(sent / tick + 1e-9)
+        return max(ticks, 1) * tick
 
     def _rtt_sample(self, rtt: float, now: float) -> None:
         """RFC 6298 §2 estimator; a valid sample also clears the backoff (§5.7)."""

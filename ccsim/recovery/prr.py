@@ -12,7 +12,9 @@ segments it newly acknowledged or SACKed::
     if pipe > ssthresh:                       # proportional part
         sndcnt = ceil(prr_delivered · ssthresh / RecoverFS) − prr_out
     else:                                     # slow-start reduction bound
-        limit = max(prr_delivered − prr_out, DeliveredData) + 1
+        limit = max(prr_delivered − prr_out, DeliveredData)
+        if the ACK advanced snd.una and RACK marked nothing newly lost:
+            limit += 1                        # Linux's condition (RFC: always)
         sndcnt = min(ssthresh − pipe, limit)
     cwnd = pipe + max(sndcnt, 0)
 
@@ -29,6 +31,10 @@ Differences from the source: the fast retransmit on entry is sent at once and
 counted in ``prr_out`` (Linux forces it the same way); segments count
 sequence space (one SMSS = one segment); RFC 6675's rescue retransmission is
 not sent (Linux has the Tail Loss Probe instead, which ccsim does not model).
+As in Linux and unlike RFC 6937, the bound's "+1" needs an ACK that advanced
+``snd.una`` and marked nothing newly lost (``FLAG_SND_UNA_ADVANCED &&
+!newly_lost``), and ``prr_delivered`` starts with what the entering ACK
+delivered, since Linux runs ``tcp_cwnd_reduction`` on that ACK too.
 """
 
 from __future__ import annotations
@@ -52,10 +58,14 @@ class PrrRecovery(SackRecovery):
         self.recover_fs = 1
         self.prr_delivered = 0
         self.prr_out = 0
+        self.last_una = self.last_marked = 0
 
     def enter(self, tcp: SenderView) -> None:
         self.recover_fs = max(tcp.snd_nxt - tcp.snd_una, 1)
-        self.prr_delivered = self.prr_out = 0
+        # Linux counts what the entering ACK delivered (tcp_cwnd_reduction runs on it).
+        self.prr_delivered = tcp.ack_delivered
+        self.prr_out = 0
+        self.last_una, self.last_marked = tcp.snd_una, tcp.rack.marked
         super().enter(tcp)            # the fast retransmit, counted in prr_out
         tcp.cc.cwnd = self.pipe(tcp)  # from the next ACK on, PRR sets cwnd
 
@@ -67,9 +77,13 @@ class PrrRecovery(SackRecovery):
         if pipe > ssthresh:
             sndcnt = math.ceil(self.prr_delivered * ssthresh / self.recover_fs) - self.prr_out
         else:
-            limit = max(self.prr_delivered - self.prr_out, delivered) + 1
+            limit = max(self.prr_delivered - self.prr_out, delivered)
+            # Linux: the +1 only when the ACK advanced snd_una and marked nothing lost
+            if tcp.snd_una > self.last_una and tcp.rack.marked == self.last_marked:
+                limit += 1
             sndcnt = min(ssthresh - pipe, limit)
         tcp.cc.cwnd = pipe + max(sndcnt, 0)
+        self.last_una, self.last_marked = tcp.snd_una, tcp.rack.marked
 
     def pipe(self, tcp: SenderView) -> float:
         """Linux's ``tcp_packets_in_flight``, from RACK's marks."""

@@ -52,12 +52,13 @@ class Rack:
         lost: segments marked lost and not sent again since, ascending.
     """
 
-    __slots__ = ("queue", "latest", "lost")
+    __slots__ = ("queue", "latest", "lost", "marked")
 
     def __init__(self) -> None:
         self.queue: deque[tuple[int, int]] = deque()
         self.latest = -1
         self.lost: list[int] = []
+        self.marked = 0  # segments ever marked lost by RACK (PRR tells newly lost by it)
 
     def on_sent(self, index: int, seq: int) -> None:
         """Segment ``seq`` went out as transmission number ``index``; if it was
@@ -112,6 +113,7 @@ class Rack:
                 record = sent.get(seq)
                 if record is not None and record[4] == index and not board.is_sacked(seq):
                     bisect.insort(lost, seq)
+                    self.marked += 1
                     lost_retransmission = lost_retransmission or record[1]
         return lost_retransmission
 
