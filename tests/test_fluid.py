@@ -58,6 +58,10 @@ def test_what_the_model_cannot_represent_is_refused_by_name():
                         bottleneck=1, duration="2s")
     with pytest.raises(ScenarioError, match=r"bottleneck=1.*slowest link"):
         ccsim.run(faster, mode="fluid")
+    with pytest.raises(ScenarioError, match="rtt_granularity"):
+        ccsim.run(small(rtt_granularity="4ms"), mode="fluid")
+    with pytest.raises(ScenarioError, match="ack_counting"):
+        ccsim.run(small(ack_counting="acks", delayed_ack=True), mode="fluid")
     with pytest.raises(ScenarioError, match="step"):
         ccsim.run(small(), mode="fluid", step=2.0)
     with pytest.raises(ScenarioError, match="fluid engine only"):
@@ -105,6 +109,17 @@ def test_halving_the_step_changes_shares_by_less_than_two_points():
 
 
 # -- the network model ---------------------------------------------------------------
+def test_limited_transmit_spares_small_windows_their_timeouts():
+    """RFC 3042: two new segments on the first duplicate ACKs let a window of
+    a few segments recover by fast retransmit instead of its timer."""
+    sc = ccsim.dumbbell("2Mbps", "100ms", buffer=5, loss=0.02, duration="60s", seed=1,
+                        flows=["reno"])
+    plain = ccsim.run(sc, mode="fluid").summary
+    limited = ccsim.run(sc.replace(limited_transmit=True), mode="fluid").summary
+    assert limited["timeouts"][0] < plain["timeouts"][0]
+    assert limited["goodput_bps"][0] > plain["goodput_bps"][0]
+
+
 def test_multi_link_path_and_access_delays():
     sc = ccsim.path([{"rate": "100Mbps", "delay": "2ms"},
                      {"rate": "10Mbps", "delay": "10ms", "buffer": 40},

@@ -76,6 +76,14 @@ def _refuse(sc: Scenario, i: int) -> None:
         raise ScenarioError(f"scenarios[{i}].bottleneck", sc.bottleneck,
                             "a slowest link in the fluid engine",
                             "it queues only at the slowest link; use mode='packet'")
+    if sc.ack_counting == "acks" and sc.delayed_ack:
+        raise ScenarioError(f"scenarios[{i}].ack_counting", sc.ack_counting,
+                            "'segments' in the fluid engine when ACKs are delayed",
+                            "its laws grow per RTT, not per ACK; use mode='packet'")
+    if sc.rtt_granularity > 0:
+        raise ScenarioError(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
+                            "0 (exact) in the fluid engine",
+                            "it has no RTT samples to tick; use mode='packet'")
     for j, flow in enumerate(sc.flows):
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
@@ -148,7 +156,9 @@ class FluidEngine:
         self.loss_window = np.array([c.loss_window for c in classes], float)
         self.min_cwnd = np.array([c.min_cwnd for c in classes], float)
         recs = [type(scs[e[1]].flows[e[2]].make_recovery()) for e in entries]
-        self.dupthresh = np.array([r.dupthresh for r in recs], float)
+        # RFC 3042 limited transmit: two more segments out to raise duplicate ACKs
+        self.dupthresh = np.array([max(r.dupthresh - (2 if scs[e[1]].limited_transmit else 0), 1)
+                                   for r, e in zip(recs, entries)], float)
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
