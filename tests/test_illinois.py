@@ -144,10 +144,10 @@ def test_engine_small_buffer_keeps_utilisation_high():
 def test_engine_takes_more_than_reno_on_a_large_buffer():
     # Seed 000 (Linux testbed): Illinois dominates Reno. With a 2-BDP buffer α = 10 while the
     # delay is low and β = 1/8 at small delay let it outgrow Reno. Measured share 0.67 with
-    # RFC 6937's PRR; 0.568 since PRR follows Linux's tcp_cwnd_reduction (issue 12, defects
-    # 4-5: the +1 only on ACKs that advance snd_una, fewer segments per recovery for both
-    # flows). 0.53: still a majority, with a few per cent for engine changes. The lead
-    # should check whether the smaller margin is right (seed 000 has Illinois far ahead).
+    # RFC 6937's PRR; 0.568 since PRR follows Linux's tcp_cwnd_reduction (the +1 only on
+    # ACKs that advance snd_una: fewer segments per recovery for both flows). 0.53: still a
+    # majority, a few per cent below the measurement. Esterhuizen & Krzesinski have
+    # Illinois far ahead on their LAN; why ccsim's margin is smaller is open.
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="2BDP", flows=["reno", "illinois"],
                         duration="60s")
     res = ccsim.run(sc)
