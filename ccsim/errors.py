@@ -54,3 +54,24 @@ class UnknownAlgorithmError(ScenarioError):
 
 class ScenarioTypeError(_FieldError, TypeError):
     """A scenario value has the wrong type (e.g. a bool or None where a quantity is expected)."""
+
+
+class AlgorithmStateError(CcsimError):
+    """A window law left a value the sender cannot use (a window that is not
+    finite or below one segment, a negative pacing rate, ...).
+
+    ``.algorithm``, ``.hook``, ``.time`` (s), ``.variable`` and ``.value``
+    hold the parts of the message.
+    """
+
+    def __init__(self, algorithm: str, hook: str | None, time: float, variable: str,
+                 value: object, allowed: str) -> None:
+        self.algorithm, self.hook, self.time = algorithm, hook, time
+        self.variable, self.value, self.allowed = variable, value, allowed
+        where = f"in {hook}()" if hook else "in one of its hooks"
+        super().__init__(f"algorithm {algorithm!r} set {variable}={value!r} {where} "
+                         f"at t={time:.6f} s: {allowed}")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), (self.algorithm, self.hook, self.time, self.variable, self.value,
+                            self.allowed)

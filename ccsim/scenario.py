@@ -458,6 +458,9 @@ class Scenario:
                 raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
                                     "a round-trip time > 0 (the links have no delay)")
         iw = _positive(self.initial_window, "initial_window", "a window in segments")
+        if iw < 1.0:  # a sender with less than one segment of window can never send
+            raise ScenarioError("initial_window", self.initial_window,
+                                "a window of at least one segment")
         times = {name: _time(getattr(self, name), name, positive=True)
                  for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
         if times["max_rto"] < times["min_rto"]:

@@ -36,10 +36,14 @@ Differences from the source:
   smallest srtt seen so far. ccsim uses the smallest RTT *sample*, which
   tracks the propagation delay the paper compensates for without the
   queueing delay srtt carries.
-* rho is kept below 1 only by the ``max(·, 1)`` the paper's and Linux's
-  clamps share; ``2^rho`` is exact (Linux quantises rho to 1/8 and 2^rho by
-  a table of eighths) and its exponent is capped at 1000 (an RTT of 25 s)
-  only so that the float cannot overflow.
+* rho is kept above 1 by the ``max(·, 1)`` the paper's and Linux's clamps
+  share. ``2^rho`` is exact (Linux quantises rho to 1/8 and 2^rho by a table
+  of eighths), and, as in Linux, its exponent is capped at 16
+  (``SLOW_START_MAX_RHO``): one acknowledged segment adds at most 65,535
+  segments in slow start, whatever the RTT (the paper has no cap; without
+  one, an ACK at a 1 s RTT would add 1.1e12 segments).
+* As Linux (``snd_cwnd_clamp = 65535`` in ``hybla_init``), the window never
+  exceeds ``CWND_CLAMP`` = 65,535 segments.
 * Linux sets the initial window to rho segments and clamps a slow-start step
   that overshoots to ``ssthresh``; ccsim keeps the scenario's initial window
   and carries the overshoot into congestion avoidance, as its Reno does.
@@ -65,6 +69,8 @@ class Hybla(Reno):
 
     name = "hybla"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
+    SLOW_START_MAX_RHO = 16.0  # Linux tcp_hybla.c: 1 << min(rho, 16) in slow start
+    CWND_CLAMP = 65535.0       # Linux hybla_init: tp->snd_cwnd_clamp (segments)
 
     def __init__(self, *, rtt0: float = 0.025) -> None:
         self.rtt0 = rtt0  # reference RTT (s)
@@ -88,14 +94,14 @@ class Hybla(Reno):
         self.rho = rho = self.rho_for(ack.min_rtt)
         acked = ack.acked
         if self.cwnd < self.ssthresh:
-            step = 2.0 ** min(rho, 1000.0) - 1.0  # segments per acknowledged segment
+            step = 2.0 ** min(rho, self.SLOW_START_MAX_RHO) - 1.0  # per acknowledged segment
             room = self.ssthresh - self.cwnd
             if acked * step <= room:
-                self.cwnd += acked * step
+                self.cwnd = min(self.cwnd + acked * step, self.CWND_CLAMP)
                 return
             self.cwnd = self.ssthresh
             acked -= room / step
-        self.cwnd += rho * rho * acked / self.cwnd
+        self.cwnd = min(self.cwnd + rho * rho * acked / self.cwnd, self.CWND_CLAMP)
 
 
 class HyblaFluid(FluidLaw):
@@ -108,7 +114,8 @@ class HyblaFluid(FluidLaw):
     ``2^(h/RTT)`` at ρ = 1, as :meth:`FlowArrays.slow_start`), up to
     ``ssthresh``, the time left passing to congestion avoidance. Congestion
     avoidance: per ACK ``cwnd += ρ²·acked/cwnd``, ``dcwnd/dt = ρ²/RTT``.
-    Loss: Reno's. The exponent is capped at 1000, as the window law's.
+    Loss: Reno's. The exponent and the window are capped as the window
+    law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``).
     """
 
     def rho(self, f: FlowArrays) -> np.ndarray:
@@ -117,16 +124,19 @@ class HyblaFluid(FluidLaw):
         return np.where(ok, np.maximum(np.where(ok, r, 0.0) / self.cc.rtt0, 1.0), 1.0)
 
     def grow(self, f: FlowArrays) -> None:
-        rho = np.minimum(self.rho(f), 1000.0)
+        cc = self.cc
+        rho = self.rho(f)
+        ss_rho = np.minimum(rho, cc.SLOW_START_MAX_RHO)
         cwnd, ss, h, rtt = f.cwnd, f.ssthresh, f.h, f.rtt
         in_ss = (cwnd < ss) & (h > 0)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            grown = cwnd * np.exp2(rho * h / rtt)
-            left = h - rtt * np.log2(ss / cwnd) / rho
+            grown = cwnd * np.exp2(ss_rho * h / rtt)
+            left = h - rtt * np.log2(ss / cwnd) / ss_rho
         reached = grown >= ss
         h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
         np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ss), cwnd))
         cwnd += rho * rho * h_ca / rtt
+        np.minimum(cwnd, cc.CWND_CLAMP, out=cwnd)
 
 
 Hybla.fluid = HyblaFluid

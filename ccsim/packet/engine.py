@@ -96,7 +96,8 @@ class PacketEngine:
                 transmit=self._path(receiver, access / 2.0, access / 2.0,
                                     Counter(flow.drop_segments)),
                 schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
-                rwnd=math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
+                rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
+                         self._path_cap(i)),
                 min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
                 end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
                          else math.inf),
@@ -116,6 +117,16 @@ class PacketEngine:
         self.rtt = np.full(shape, np.nan)
         self.queue = np.zeros(n_bins)
         env.schedule(_Call(env, self._sample, 0), NORMAL, 0.0)
+
+    def _path_cap(self, i: int) -> float:
+        """The most segments flow ``i`` keeps outstanding, whatever its window:
+        ten times what the path can hold (its bandwidth-delay product at the
+        bottleneck plus every buffer on the way), so a window law that asks
+        for a window far beyond it costs no more work per ACK than the path
+        allows (the fluid engine caps the same way)."""
+        sc = self.scenario
+        buffers = sum(link.limit for link in self.links)
+        return 10.0 * (sc.bdp_packets(i) + buffers)
 
     def schedule(self, at: float, fn: Callable, payload: Any) -> None:
         """Call ``fn(payload)`` at simulation time ``at`` (s, not in the past)."""

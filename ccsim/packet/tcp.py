@@ -16,6 +16,7 @@ import math
 from typing import TYPE_CHECKING, Callable
 
 from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..errors import AlgorithmStateError
 from ..recovery.rack import Rack
 from ..recovery.scoreboard import Scoreboard
 
@@ -156,7 +157,7 @@ class Sender:
         self.packet_bits = packet_bits  # one full packet on the wire (bits), for pacing
         self.next_send = 0.0            # earliest time a paced segment may go (s)
         self.pace_pending = False       # a pacing timer event is scheduled
-        self.rwnd = rwnd                # receiver window (segments)
+        self.rwnd = rwnd                # most segments outstanding: receiver window or path cap
         self.min_rto, self.max_rto = min_rto, max_rto
         self.initial_window = initial_window
         self.snd_una = self.snd_nxt = self.high_tx = 0
@@ -198,6 +199,7 @@ class Sender:
     def start(self) -> None:
         """Open the connection: fresh window, first flight."""
         self.cc.start(self.initial_window, self.mss)
+        self._check_law("start", math.nan, math.nan)
         self.started = True
         self.send(self.now())
 
@@ -250,9 +252,13 @@ class Sender:
             in_recovery = self.in_recovery
             if in_recovery:
                 self.recovery.on_ack(self, acked)
-            if not in_recovery or self.cc.acks_in_recovery:
-                self.cc.on_ack(Ack(now, 1 if self.per_ack else acked, rtt, self.min_rtt, self.srtt,
-                                   self.snd_nxt - ackno, self.delivered, rate))
+            cc = self.cc
+            if not in_recovery or cc.acks_in_recovery:
+                w, s = cc.cwnd, cc.ssthresh
+                cc.on_ack(Ack(now, 1 if self.per_ack else acked, rtt, self.min_rtt, self.srtt,
+                              self.snd_nxt - ackno, self.delivered, rate))
+                if cc.cwnd != w or cc.ssthresh != s:
+                    self._check_law("on_ack", w, s)
             if ackno >= self.end_seq:
                 self._finish(now)
                 return
@@ -346,7 +352,11 @@ class Sender:
 
     def _pace_next(self, now: float) -> None:
         """A segment went out at ``now``: the next may go one pacing interval later."""
-        self.next_send = now + self.packet_bits / self.cc.pacing_rate
+        rate = self.cc.pacing_rate
+        if not 0.0 < rate < math.inf:
+            self._law_error(None, "pacing_rate", rate,
+                            "a finite rate > 0 bit/s, or None for no pacing")
+        self.next_send = now + self.packet_bits / rate
         self.pace_pending = True
         self.schedule(self.next_send, self._pace, None)
 
@@ -420,8 +430,11 @@ class Sender:
         if rtt < self.min_rtt:
             self.min_rtt = rtt
         if self.wants_rtt:
-            self.cc.on_rtt(RttSample(now, rtt, self.min_rtt, self.srtt,
-                                     self.snd_nxt - self.snd_una))
+            cc = self.cc
+            w, s = cc.cwnd, cc.ssthresh
+            cc.on_rtt(RttSample(now, rtt, self.min_rtt, self.srtt, self.snd_nxt - self.snd_una))
+            if cc.cwnd != w or cc.ssthresh != s:
+                self._check_law("on_rtt", w, s)
 
     # -- what recovery strategies call (SenderView) ---------------------------------
     def signal_loss(self, kind: str) -> None:
@@ -441,7 +454,28 @@ class Sender:
             self.recoveries += 1
         if self.scoreboard is not None and (kind != "fast" or loss_phase):
             flight -= self.scoreboard.count
-        self.cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
+        cc = self.cc
+        w, s = cc.cwnd, cc.ssthresh
+        cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
+        self._check_law("on_loss", w, s)
+
+    def _check_law(self, hook: str, cwnd_before: float, ssthresh_before: float) -> None:
+        """Refuse what a window law's hook left that no sender can use: a
+        window that is not finite or under one segment (the flow would hang,
+        or stall for ever), a threshold that is not positive. Values the hook
+        did not change are not its doing (a recovery may hold cwnd below one
+        segment while data is in flight) and are not checked."""
+        cc = self.cc
+        if cc.cwnd != cwnd_before and not 1.0 <= cc.cwnd < math.inf:
+            self._law_error(hook, "cwnd", cc.cwnd, "a finite window of at least one segment")
+        if cc.ssthresh != ssthresh_before and not cc.ssthresh > 0.0:
+            self._law_error(hook, "ssthresh", cc.ssthresh,
+                            "a threshold > 0 segments (math.inf before the first loss)")
+
+    def _law_error(self, hook: str | None, variable: str, value: object, allowed: str) -> None:
+        cc = self.cc
+        raise AlgorithmStateError(cc.name or type(cc).__name__, hook, self.now(), variable,
+                                  value, allowed)
 
     def retransmit(self, seq: int) -> None:
         """Send segment ``seq`` again, now."""

@@ -33,7 +33,8 @@ class SenderView(Protocol):
         dupacks: duplicate ACKs counted since the last ACK of new data.
         in_recovery: whether the sender is in loss recovery (strategies set it).
         end_seq: the flow sends no segment at or above this one.
-        rwnd: receiver window (segments).
+        rwnd: the most segments outstanding (segments): the receiver window, or
+            ten times what the path holds if that is smaller.
         scoreboard: the SACK scoreboard, for strategies with ``uses_sack``.
         rack: the RACK loss marks, for strategies with ``rack``.
         ack_delivered: segments the ACK being handled delivered: newly
