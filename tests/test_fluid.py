@@ -392,6 +392,20 @@ def test_random_batches_give_sane_and_batch_independent_results(batch):
     same(results[-1], ccsim.run(batch[-1], mode="fluid"))
 
 
+def test_a_scenario_that_has_ended_takes_no_events_while_others_run():
+    """Found by the test above: a batch went on handling a finished
+    scenario's wake-ups (here a loss detection due 0.9 ms before its end,
+    reached only after it) while a longer scenario ran, so it counted one
+    retransmission more than alone."""
+    short = ccsim.dumbbell(1e6, 0.002, buffer=2, flows=["reno"], duration=2.0)
+    ends_with_a_loss_due = ccsim.dumbbell(
+        1e6, 0.002, buffer=20, loss=0.03, duration=4.0,
+        flows=[ccsim.Flow("bbr", rtt=0.05), ccsim.Flow("bbr", rtt=0.002)])
+    alone = ccsim.run(ends_with_a_loss_due, mode="fluid")
+    for batch in ([short, ends_with_a_loss_due], [ends_with_a_loss_due, short]):
+        same(ccsim.run_many(batch, mode="fluid")[batch.index(ends_with_a_loss_due)], alone)
+
+
 def test_an_exploding_window_is_sent_as_the_path_allows():
     """Hybla at 300 ms (ρ = 12) multiplies its window by 4096 per RTT in slow
     start; the fluid engine sends at most ten times pipe and buffer, so the

@@ -436,14 +436,18 @@ class FluidEngine:
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
     def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
-        newly = ~self.started & (tf >= self.start) & (hf > 0)
+        # only live scenarios with a flow that woke: alone, no other would be here
+        # (a scenario that has reached its end is not, whatever its wake-up times)
+        live = hf > 0
+        woke = (np.bincount(self.scen, live & (tf >= self.wake), self.S) > 0)[self.scen]
+        newly = ~self.started & (tf >= self.start) & live
         if newly.any():
             self._open(newly)
-        stopping = self.started & ~self.done & (tf >= self.stop)
+        stopping = woke & self.started & ~self.done & (tf >= self.stop)
         if stopping.any():
             self.done |= stopping
             self.end_time[stopping] = self.stop[stopping]
-        active = self.started & ~self.done
+        active = self.started & ~self.done & woke
         # a sending flow has its whole window out: that is its FlightSize
         window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
         inflight = self.outstanding
