@@ -30,6 +30,14 @@ from .units import parse_buffer, parse_rate, parse_size, parse_time
 __all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "path"]
 
 SCHEMA = 1
+
+TRACE_VARIABLES_PER_FLOW = ("cwnd", "ssthresh", "rtt", "goodput")
+"""Traced per flow; the bottleneck's queue is traced once per scenario."""
+MAX_TRACE_ROWS = 20_000_000
+"""Most rows of tidy traces a scenario may ask for with ``trace_interval``."""
+TRACE_BYTES_PER_ROW = 100
+"""Peak memory to assemble one trace row (bytes; measured: 97 for a run's
+tidy traces, including the per-flow arrays they are built from)."""
 """Version of the dict layout written by :meth:`Scenario.to_dict`."""
 
 
@@ -485,6 +493,15 @@ class Scenario:
             if interval > duration:
                 raise ScenarioError("trace_interval", self.trace_interval,
                                     f"at most the duration, {duration} s")
+            rows = (duration / interval) * (len(TRACE_VARIABLES_PER_FLOW) * len(flows) + 1)
+            if rows > MAX_TRACE_ROWS:
+                shortest = interval * rows / MAX_TRACE_ROWS
+                raise ScenarioError(
+                    "trace_interval", self.trace_interval,
+                    f"at most {MAX_TRACE_ROWS:,} trace rows; {duration:g} s of {len(flows)} "
+                    f"flow(s) at this interval is {rows:,.0f} rows, about "
+                    f"{rows * TRACE_BYTES_PER_ROW / 2**30:,.1f} GiB to assemble",
+                    f"use trace_interval ≥ {shortest:.3g} s, or a shorter duration")
         _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
              bottleneck=int(bottleneck), mss=int(self.mss), header=int(self.header),
              initial_window=iw, rwnd=rwnd, trace_interval=interval,

@@ -394,3 +394,23 @@ def test_replace_duration_matches_building_with_it():
     assert sc.replace(duration=2000) == dumbbell("10Mbps", "20ms", duration=2000)
     assert sc.replace(duration=2000).sample_interval == max(0.01, 2000 / 10_000)
     assert sc.sample_interval == 0.01
+
+
+# -- traces too large to assemble are refused before the run -------------------------------------
+def test_a_trace_interval_that_would_need_gigabytes_is_refused_with_the_figure_and_the_fix():
+    # 1 µs over 60 s: 60 million samples of 5 rows (4 per flow, 1 queue) = 300 million rows.
+    # Before, the run died with a raw MemoryError allocating the first 458 MiB array.
+    with pytest.raises(ScenarioError) as err:
+        ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="60s", trace_interval="1us")
+    message = str(err.value)
+    assert err.value.field == "trace_interval"
+    assert "300,000,000 rows" in message and "GiB" in message
+    # the fix it names must itself be accepted: 20 million rows / 5 per sample over 60 s = 15 µs
+    assert "trace_interval ≥ 1.5e-05 s" in message
+    ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="60s", trace_interval=1.5e-5)
+
+
+def test_a_fine_but_affordable_trace_interval_is_accepted():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "cubic"], duration="60s",
+                        trace_interval="1ms")  # 60,000 samples x 9 rows
+    assert sc.trace_interval == 0.001
