@@ -303,6 +303,7 @@ class Flow:
         except (TypeError, ValueError):
             raise ScenarioTypeError("flow.params", self.params,
                                     "a dict of the algorithm's keyword arguments") from None
+        params = tuple(sorted(cls.validate_params(dict(params), "flow.params").items()))
         try:
             cls(**dict(params))
         except TypeError as exc:

@@ -128,9 +128,10 @@ class CongestionControl:
     #: recovery strategy has acted). Model-based laws such as BBR need every
     #: delivery-rate sample; window laws leave recovery to the strategy.
     acks_in_recovery: ClassVar[bool] = False
-    #: Valid range ``(low, high)`` of each numeric constructor keyword, for
-    #: tools that draw parameters (:mod:`ccsim.testing` draws from it; a keyword
-    #: left out keeps its default). Ints are drawn as ints if the default is one.
+    #: Valid range ``(low, high)`` of each numeric constructor keyword: a
+    #: ``Flow`` refuses a value outside it (:meth:`validate_params`), and tools
+    #: that draw parameters draw from it (:mod:`ccsim.testing`; a keyword left
+    #: out keeps its default). Ints are drawn as ints if the default is one.
     param_space: ClassVar[dict[str, tuple[float, float]]] = {}
     #: Extra rules of this law, checked by :mod:`ccsim.testing` after every step
     #: of its event streams: pure functions ``(before, event, after) -> str |
@@ -159,6 +160,61 @@ class CongestionControl:
         if params:
             raise TypeError(
                 f"{type(self).__name__} takes no parameters; got {sorted(params)}")
+
+    @classmethod
+    def validate_params(cls, params: dict[str, Any], field: str = "params") -> dict[str, Any]:
+        """``params`` checked as this law's constructor keywords and normalised.
+
+        Each name must be a keyword of the constructor; each value of its
+        default's type (``bool``, ``int``, ``float`` — an ``int`` is a fine
+        ``float`` — or ``str``) and, where :attr:`param_space` declares a
+        range, within it. numpy scalars become Python numbers, so a scenario
+        built from ``np.linspace`` serialises. Raises
+        :class:`~ccsim.errors.ScenarioError` or
+        :class:`~ccsim.errors.ScenarioTypeError` naming ``field.name``.
+        """
+        import difflib
+        import inspect
+        import numbers
+
+        from ..errors import ScenarioError, ScenarioTypeError
+
+        keywords = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+                    if p.kind is inspect.Parameter.KEYWORD_ONLY}
+        out = {}
+        for name, value in params.items():
+            where = f"{field}.{name}"
+            if name not in keywords:
+                known = ", ".join(sorted(keywords)) or "none"
+                close = difflib.get_close_matches(name, keywords, n=1)
+                raise ScenarioError(where, value, f"{cls.name or cls.__name__!r} takes the "
+                                    f"keywords: {known}",
+                                    f"did you mean {close[0]!r}?" if close else None)
+            if hasattr(value, "item") and type(value).__module__ == "numpy":
+                value = value.item()  # numpy scalar -> Python bool, int or float
+            default = keywords[name]
+            if isinstance(default, bool):
+                ok, kind = isinstance(value, bool), "True or False"
+            elif isinstance(default, int):
+                ok, kind = isinstance(value, numbers.Integral) and not isinstance(value, bool), \
+                    "an integer"
+            elif isinstance(default, float):
+                ok, kind = isinstance(value, numbers.Real) and not isinstance(value, bool), \
+                    "a number"
+                value = float(value) if ok else value
+            elif isinstance(default, str):
+                ok, kind = isinstance(value, str), "a string"
+            else:
+                ok, kind = True, ""
+            if not ok:
+                raise ScenarioTypeError(where, value, f"{kind} (default {default!r})")
+            if name in cls.param_space and not isinstance(value, bool):
+                low, high = cls.param_space[name]
+                if not low <= value <= high:
+                    raise ScenarioError(where, value, f"within [{low}, {high}] "
+                                        f"(default {default!r})")
+            out[name] = value
+        return out
 
     def params(self) -> dict[str, Any]:
         """The constructor keywords and their current values."""

@@ -60,6 +60,9 @@ class Bbr(CongestionControl):
     """BBR v1: pacing at the measured bottleneck rate, a window of two BDPs."""
 
     name = "bbr"
+    param_space = {"bw_rounds": (2, 20), "min_rtt_window": (1.0, 60.0),
+                   "probe_rtt_time": (0.05, 1.0), "cwnd_gain": (1.0, 4.0),
+                   "pacing_margin": (0.0, 0.1)}  # valid keyword ranges
     recovery = "sack"
     acks_in_recovery: ClassVar[bool] = True
     min_cwnd: ClassVar[float] = 1.0

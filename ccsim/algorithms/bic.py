@@ -65,6 +65,8 @@ class Bic(Reno):
     """BIC-TCP window law (Xu, Harfoush, Rhee 2004; Linux tcp_bic.c)."""
 
     name = "bic"
+    param_space = {"beta": (0.5, 0.95), "s_max": (4.0, 64.0), "low_window": (2.0, 100.0),
+                   "b": (2.0, 8.0), "smooth_part": (5.0, 50.0)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, beta: float = 819 / 1024, s_max: float = 16.0,

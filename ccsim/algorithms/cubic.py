@@ -80,6 +80,7 @@ class Cubic(Reno):
     """CUBIC window law (RFC 9438) with PRR recovery, as Linux runs it."""
 
     name = "cubic"
+    param_space = {"c": (0.01, 10.0), "beta": (0.5, 0.95)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, c: float = 0.4, beta: float = 0.7,

@@ -72,6 +72,8 @@ class HighSpeed(Reno):
     """HighSpeed TCP window law (RFC 3649) with PRR recovery, as Linux runs it."""
 
     name = "highspeed"
+    param_space = {"low_window": (10.0, 100.0), "high_window": (1000.0, 1e6),
+                   "high_p": (1e-9, 1e-5), "high_decrease": (0.05, 0.5)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, low_window: float = 38.0, high_window: float = 83000.0,

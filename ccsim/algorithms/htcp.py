@@ -72,6 +72,8 @@ class Htcp(Reno):
     """H-TCP window law (Leith & Shorten 2004; Linux tcp_htcp.c)."""
 
     name = "htcp"
+    param_space = {"delta_l": (0.1, 5.0), "beta_min": (0.3, 0.7), "beta_max": (0.5, 0.95),
+                   "rtt_ref": (0.01, 1.0)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, delta_l: float = 1.0, beta_min: float = 0.5,

@@ -68,6 +68,7 @@ class Hybla(Reno):
     """TCP Hybla window law with Reno fast recovery and Reno's decrease."""
 
     name = "hybla"
+    param_space = {"rtt0": (0.005, 0.5)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
     SLOW_START_MAX_RHO = 16.0  # Linux tcp_hybla.c: 1 << min(rho, 16) in slow start
     CWND_CLAMP = 65535.0       # Linux hybla_init: tp->snd_cwnd_clamp (segments)

@@ -57,6 +57,7 @@ class Scalable(Reno):
     """Scalable TCP window law (Kelly 2003) with PRR recovery, as Linux runs it."""
 
     name = "scalable"
+    param_space = {"a": (0.001, 0.1), "b": (0.05, 0.5), "low_window": (1.0, 100.0)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, a: float = 0.01, b: float = 0.125,
