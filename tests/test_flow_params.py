@@ -58,7 +58,7 @@ def test_cubic_beta_five_is_refused_before_anything_runs():
 
 
 def test_an_unknown_keyword_gets_the_list_and_a_suggestion():
-    with pytest.raises(ScenarioError, match="did you mean 'beta'") as err:
+    with pytest.raises(ScenarioTypeError, match="did you mean 'beta'") as err:
         Flow("cubic", params={"betta": 0.6})
     assert "fast_convergence" in str(err.value)
 

@@ -107,8 +107,8 @@ BAD = [
                  ScenarioError, "rtt", ("5ms", 0.005), id="flow-rtt-below-path"),
     pytest.param(lambda: dumbbell("10Mbps", "20ms", msss=1000), ScenarioTypeError, "msss",
                  (1000,), id="unknown-knob"),
-    pytest.param(lambda: Flow("reno", params={"beta": 0.5}), ScenarioTypeError, "params",
-                 ({"beta": 0.5},), id="params-reno-takes-none"),
+    pytest.param(lambda: Flow("reno", params={"beta": 0.5}), ScenarioTypeError, "params.beta",
+                 (0.5,), id="params-reno-takes-none"),
     pytest.param(lambda: dumbbell("10Mbps", "20ms", flows="reno"), ScenarioTypeError, "flows",
                  ("reno",), id="flows-bare-string"),
     # -1 is an integer of the wrong value (ValueError); 1.5 and "1" are the wrong type.

@@ -187,9 +187,9 @@ class CongestionControl:
             if name not in keywords:
                 known = ", ".join(sorted(keywords)) or "none"
                 close = difflib.get_close_matches(name, keywords, n=1)
-                raise ScenarioError(where, value, f"{cls.name or cls.__name__!r} takes the "
-                                    f"keywords: {known}",
-                                    f"did you mean {close[0]!r}?" if close else None)
+                raise ScenarioTypeError(where, value, f"{cls.name or cls.__name__!r} takes the "
+                                        f"keywords: {known}",
+                                        f"did you mean {close[0]!r}?" if close else None)
             if hasattr(value, "item") and type(value).__module__ == "numpy":
                 value = value.item()  # numpy scalar -> Python bool, int or float
             default = keywords[name]
