@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Generic, TypeVar
 
-from .errors import ScenarioTypeError, UnknownAlgorithmError
+from .errors import ScenarioError, ScenarioTypeError, UnknownAlgorithmError
 
 T = TypeVar("T", bound=type)
 
@@ -21,12 +21,17 @@ class Registry(Generic[T]):
         self.field = field
         self._classes: dict[str, T] = {}
 
-    def register(self, cls: T) -> T:
-        """Register ``cls`` under ``cls.name``; usable as a class decorator.
+    def register(self, cls: T | None = None, *, replace: bool = False) -> T:
+        """Register ``cls`` under ``cls.name``; usable as a class decorator
+        (``@register`` or ``@register(replace=True)``).
 
-        Registering another class under a name that is taken replaces it (so a
-        notebook cell can be re-run).
+        A class registered again under its own name replaces the earlier one
+        (so a notebook cell can be re-run). A name that a built-in holds is
+        refused unless ``replace=True``: silently swapping ``"cubic"`` for a
+        user's class would change every scenario that names it.
         """
+        if cls is None:
+            return lambda c: self.register(c, replace=replace)  # type: ignore[return-value]
         if not (isinstance(cls, type) and issubclass(cls, self.base)):
             raise ScenarioTypeError(self.field, cls,
                                     f"a subclass of {self.base.__module__}.{self.base.__name__}")
@@ -34,6 +39,14 @@ class Registry(Generic[T]):
         if not isinstance(name, str) or not name or name != name.strip().lower():
             raise ScenarioTypeError(f"{cls.__name__}.name", name,
                                     "a non-empty lower-case string without spaces")
+        held = self._classes.get(name)
+        if (held is not None and held is not cls and not replace
+                and held.__module__.startswith("ccsim.")
+                and not cls.__module__.startswith("ccsim.")):
+            raise ScenarioError(f"{cls.__name__}.name", name,
+                                f"a name that no built-in {self.field} holds",
+                                "choose another name, or pass replace=True to "
+                                "replace the built-in on purpose")
         self._classes[name] = cls
         return cls
 
@@ -42,9 +55,10 @@ class Registry(Generic[T]):
         return sorted(self._classes)
 
     def get(self, name: str) -> T:
-        """The class registered as ``name``; unknown names list the known ones."""
+        """The class registered as ``name``, in any case (``"Reno"`` is
+        ``"reno"``); unknown names list the known ones."""
         try:
-            return self._classes[name]
+            return self._classes[name.lower() if isinstance(name, str) else name]
         except (KeyError, TypeError):
             raise UnknownAlgorithmError(self.field, name, self.names()) from None
 

@@ -88,9 +88,9 @@ def _parser() -> argparse.ArgumentParser:
                       help=f"where to save the plot (default: {DEMO_PLOT})")
 
     matrix = commands.add_parser(
-        "matrix", help="seed 000's pairwise matrix: every ordered pair of algorithms",
+        "matrix", help="Esterhuizen & Krzesinski's pairwise matrix: every ordered pair of algorithms",
         description="Run every ordered pair of algorithms on a LAN-like dumbbell, the "
-                    "second flow starting after the first, and print seed 000's Table I "
+                    "second flow starting after the first, and print Esterhuizen & Krzesinski's Table I "
                     "(Mbit/s of the first and second flow) and the pairs whose outcome "
                     "depends on who starts first.")
     matrix.add_argument("--algorithms", nargs="+", metavar="NAME",
@@ -392,9 +392,9 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     for row in failed.itertuples():
         print(f"failed: {row.first} then {row.second}: {row.error}", file=sys.stderr)
     agreement = res.data["agreement"]
-    if agreement == agreement:  # not NaN: some pairs are in seed 000
+    if agreement == agreement:  # not NaN: some pairs are in the paper's table
         compared = int(res.table.seed_first_bps.notna().sum())
-        print(f"\noutcome as in seed 000's Table I for {agreement:.0%} of {compared} pairs")
+        print(f"\noutcome as in Esterhuizen & Krzesinski's Table I for {agreement:.0%} of {compared} pairs")
     print(f"\n{len(res.table)} runs in {res.data['wall_time']:.0f} s")
     if args.csv:
         res.table.to_csv(args.csv, index=False)
@@ -402,6 +402,10 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
     if args.plot:
         _save_plot(res, args.plot)
         print(f"plot saved to {args.plot}")
+    if len(failed) == len(res.table):
+        print(f"error: every one of the {len(failed)} runs failed (first: "
+              f"{failed.iloc[0].error})", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -43,7 +43,7 @@ class UnknownAlgorithmError(ScenarioError):
 
     def __init__(self, field: str, value: object, known: list[str]) -> None:
         self.known = sorted(known)
-        close = difflib.get_close_matches(str(value), self.known, n=1, cutoff=0.6)
+        close = difflib.get_close_matches(str(value).lower(), self.known, n=1, cutoff=0.6)
         self.suggestion: str | None = close[0] if close else None
         hint = f"did you mean {self.suggestion!r}?" if self.suggestion else None
         super().__init__(field, value, "must be one of: " + ", ".join(self.known), hint)

@@ -20,6 +20,7 @@ import json
 import math
 import numbers
 import tomllib
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
@@ -30,6 +31,10 @@ from .units import parse_buffer, parse_rate, parse_size, parse_time
 __all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "path"]
 
 SCHEMA = 1
+
+MIN_RATE = 1000.0
+"""Slowest link (bit/s): a 1,500-byte packet in 12 s. Below it serialisation
+times overflow the clock's precision (1e-300 bit/s gave 1e304 s per packet)."""
 
 TRACE_VARIABLES_PER_FLOW = ("cwnd", "ssthresh", "rtt", "goodput")
 """Traced per flow; the bottleneck's queue is traced once per scenario."""
@@ -64,6 +69,16 @@ def _probability(value: Any, field: str) -> float:
     if not 0.0 <= value < 1.0:
         raise ScenarioError(field, value, allowed)
     return value
+
+
+def _bytes(value: Any, field: str, minimum: int) -> int:
+    """A whole number of bytes, from an int or a size such as ``"1460B"``."""
+    if isinstance(value, str):
+        value = parse_size(value, field)
+        if value != int(value):
+            raise ScenarioError(field, value, "a whole number of bytes")
+        value = int(value)
+    return _whole(value, field, minimum, f"a whole number of bytes ≥ {minimum}, such as 1460")
 
 
 def _whole(value: Any, field: str, minimum: int, allowed: str) -> int:
@@ -165,6 +180,11 @@ class RED:
             raise ScenarioError("queue.weight", weight, "an EWMA gain in (0, 1]")
         if not isinstance(self.gentle, bool):
             raise ScenarioTypeError("queue.gentle", self.gentle, "True or False")
+        if min_th >= limit:
+            warnings.warn(f"queue.min_th={min_th} is not below the buffer limit={limit:g} "
+                          "packets: the average queue can never pass it, so RED never drops "
+                          "early and the queue acts as drop-tail; lower min_th or enlarge "
+                          "the buffer", UserWarning, stacklevel=3)
         _set(self, limit=limit, min_th=min_th, max_th=max_th, max_p=max_p, weight=weight)
 
     unit: ClassVar[str] = "packets"
@@ -233,8 +253,9 @@ class Link:
 
     def __post_init__(self) -> None:
         rate = parse_rate(self.rate, "link.rate")
-        if rate <= 0:
-            raise ScenarioError("link.rate", self.rate, "a rate > 0, such as '10Mbps'")
+        if not rate >= MIN_RATE:
+            raise ScenarioError("link.rate", self.rate,
+                                f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
         if not isinstance(self.queue, (DropTail, RED)):
             raise ScenarioTypeError("link.queue", self.queue, "a ccsim.DropTail or ccsim.RED")
         _set(self, rate=rate, delay=_time(self.delay, "link.delay", positive=False),
@@ -293,8 +314,7 @@ class Flow:
         if size is not None and size <= 0:
             raise ScenarioError("flow.size", self.size, "a size > 0 bytes, such as '1MB'")
         rtt = None if self.rtt is None else _time(self.rtt, "flow.rtt", positive=True)
-        if self.recovery is not None:
-            recovery.get(self.recovery)
+        rec = None if self.recovery is None else recovery.get(self.recovery).name
         params = self.params
         if isinstance(params, Mapping):
             params = params.items()
@@ -315,7 +335,8 @@ class Flow:
                 for d in drops):
             raise ScenarioTypeError("flow.drop_segments", drops,
                                     "a list of segment numbers, integers ≥ 0")
-        _set(self, algorithm=algo, start=start, stop=stop, size=size, rtt=rtt, params=params,
+        _set(self, algorithm=cls.name, recovery=rec, start=start, stop=stop, size=size,
+             rtt=rtt, params=params,
              drop_segments=tuple(sorted(int(d) for d in drops)))
 
     def make_algorithm(self) -> algorithms.CongestionControl:
@@ -440,9 +461,8 @@ class Scenario:
         _whole(self.seed, "seed", 0, "an integer ≥ 0")
         if self.topology not in ("dumbbell", "path"):
             raise ScenarioError("topology", self.topology, "'dumbbell' or 'path'")
-        _whole(self.mss, "mss", 1, "a whole number of bytes ≥ 1")
-        _whole(self.header, "header", 0, "a whole number of bytes ≥ 0")
-        packet = int(self.mss) + int(self.header)
+        mss, header = _bytes(self.mss, "mss", 1), _bytes(self.header, "header", 0)
+        packet = mss + header
         for i, link in enumerate(links):
             if link.queue.unit == "bytes" and link.queue.limit < packet:
                 raise ScenarioError(f"links[{i}].queue.limit", link.queue.limit,
@@ -486,8 +506,8 @@ class Scenario:
         rwnd = self.rwnd
         if rwnd is not None:
             rwnd = parse_size(rwnd, "rwnd")
-            if rwnd < self.mss:
-                raise ScenarioError("rwnd", self.rwnd, f"at least one segment ({self.mss} bytes)")
+            if rwnd < mss:
+                raise ScenarioError("rwnd", self.rwnd, f"at least one segment ({mss} bytes)")
         interval = self.trace_interval
         if interval is not None:
             interval = _time(interval, "trace_interval", positive=True)
@@ -504,7 +524,7 @@ class Scenario:
                     f"{rows * TRACE_BYTES_PER_ROW / 2**30:,.1f} GiB to assemble",
                     f"use trace_interval ≥ {shortest:.3g} s, or a shorter duration")
         _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
-             bottleneck=int(bottleneck), mss=int(self.mss), header=int(self.header),
+             bottleneck=int(bottleneck), mss=mss, header=header,
              initial_window=iw, rwnd=rwnd, trace_interval=interval,
              rtt_granularity=granularity, **times)
 
@@ -625,16 +645,23 @@ class Scenario:
         schema = data.pop("schema", SCHEMA)
         if schema != SCHEMA:
             raise ScenarioError("schema", schema, f"{SCHEMA}")
+        _known_keys(data, [f.name for f in dataclasses.fields(cls)], "scenario",
+                    "builder keywords such as 'bandwidth' are not stored: build with "
+                    "ccsim.dumbbell(...) or change one with Scenario.replace(...)")
         try:
             links = []
-            for spec in data.pop("links"):
+            for i, spec in enumerate(data.pop("links")):
                 spec = dict(spec)
+                _known_keys(spec, ["rate", "delay", "queue", "loss"], f"links[{i}]")
                 queue = dict(spec.pop("queue", {"kind": "droptail", "limit": 1000}))
                 kind = queue.pop("kind", "droptail")
                 if kind not in QUEUES:
                     raise ScenarioError("links.queue.kind", kind, "'droptail' or 'red'")
                 links.append(Link(queue=QUEUES[kind](**queue), **spec))
-            flows = [Flow(**spec) for spec in data.pop("flows")]
+            flows = []
+            for i, spec in enumerate(data.pop("flows")):
+                _known_keys(spec, [f.name for f in dataclasses.fields(Flow)], f"flows[{i}]")
+                flows.append(Flow(**spec))
             return cls(links=tuple(links), flows=tuple(flows), **data)
         except (KeyError, TypeError) as exc:
             if isinstance(exc, ScenarioTypeError):
@@ -677,10 +704,23 @@ class Scenario:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def _known_keys(data: Mapping[str, Any], known: list[str], where: str,
+                hint: str | None = None) -> None:
+    """Refuse a key of ``data`` that is not in ``known``: the closest known
+    key as the hint, else ``hint``."""
+    for key in data:
+        if key not in known:
+            close = difflib.get_close_matches(str(key), known, n=1)
+            raise ScenarioTypeError(f"{where}.{key}", data[key],
+                                    f"{where} keys: " + ", ".join(known),
+                                    f"did you mean {close[0]!r}?" if close else hint)
+
+
 def _packet_size(knobs: Mapping[str, Any]) -> int:
     """Bytes of a full data packet for these knobs, before the scenario exists
     (``Scenario.packet_size`` once it does)."""
-    return knobs.get("mss", Scenario.mss) + knobs.get("header", Scenario.header)
+    return (_bytes(knobs.get("mss", Scenario.mss), "mss", 1)
+            + _bytes(knobs.get("header", Scenario.header), "header", 0))
 
 
 def _knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
@@ -716,8 +756,9 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
     """
     knobs = _knobs(knobs)
     rate = parse_rate(bandwidth, "bandwidth")
-    if rate <= 0:
-        raise ScenarioError("bandwidth", bandwidth, "a rate > 0, such as '10Mbps'")
+    if not rate >= MIN_RATE:
+        raise ScenarioError("bandwidth", bandwidth,
+                            f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
     base_rtt = _time(rtt, "rtt", positive=True)
     if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
         raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
@@ -769,8 +810,8 @@ def path(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any =
         if extra:
             raise ScenarioTypeError(f"links[{i}].{sorted(extra)[0]}", spec[sorted(extra)[0]],
                                     "link keys: rate, delay, buffer, queue, loss")
-        if rates[i] <= 0:
-            raise ScenarioError(f"links[{i}].rate", spec["rate"], "a rate > 0")
+        if not rates[i] >= MIN_RATE:
+            raise ScenarioError(f"links[{i}].rate", spec["rate"], f"a rate ≥ {MIN_RATE:g} bit/s")
         q = make_queue(spec.get("queue", "droptail"), spec.get("buffer"), rates[i],
                        rtt, packet, f"links[{i}]")
         built.append(Link(rate=rates[i], delay=delays[i], queue=q,

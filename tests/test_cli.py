@@ -212,3 +212,21 @@ def test_python_dash_m():
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.startswith("ccsim: error: ") and "Traceback" not in proc.stderr
+
+
+def test_matrix_exits_non_zero_when_every_run_failed(scratch_registry, capsys):
+    # Before, a matrix whose every run raised printed a table of "failed" and exited 0.
+    from ccsim.algorithms import register
+    from ccsim.algorithms.reno import Reno
+
+    @register
+    class Broken(Reno):
+        name = "broken-on-ack"
+
+        def on_ack(self, ack):
+            raise RuntimeError("this law always fails")
+
+    code = main(["matrix", "--algorithms", "broken-on-ack", "--duration", "2s", "--delay",
+                 "1s", "--workers", "1", "--bandwidth", "1Mbps"])
+    assert code == 1
+    assert "every one of the 1 runs failed" in capsys.readouterr().err

@@ -1,0 +1,94 @@
+"""Inputs that used to run into a raw Python error or a silent surprise now
+get an error naming the field, the value and what is allowed."""
+
+from __future__ import annotations
+
+import pytest
+
+import ccsim
+from ccsim import Flow, Scenario, algorithms
+from ccsim.algorithms.reno import Reno
+from ccsim.errors import ScenarioError, ScenarioTypeError, UnitError
+
+
+def test_mss_as_a_size_string_is_read_as_bytes():
+    # Before: "can only concatenate str (not 'int') to str" from the packet-size sum.
+    assert ccsim.dumbbell("10Mbps", "20ms", mss="1460B").mss == 1460
+    assert ccsim.dumbbell("10Mbps", "20ms", mss="1.5kB").packet_size == 1540
+
+
+def test_mss_that_is_not_a_size_names_the_field():
+    with pytest.raises(UnitError, match="^mss='fat'"):
+        ccsim.dumbbell("10Mbps", "20ms", mss="fat")
+    with pytest.raises(ScenarioError, match="whole number of bytes"):
+        ccsim.dumbbell("10Mbps", "20ms", mss="1460.5B")
+
+
+def test_from_dict_names_an_unknown_key_and_suggests_the_near_one():
+    data = ccsim.dumbbell("10Mbps", "20ms").to_dict()
+    with pytest.raises(ScenarioTypeError, match="did you mean 'duration'") as err:
+        Scenario.from_dict({**data, "durration": 5})
+    assert err.value.field == "scenario.durration"
+    # a builder keyword is not a stored field: say how to set it instead
+    with pytest.raises(ScenarioTypeError, match="Scenario.replace") as err:
+        Scenario.from_dict({**data, "bandwidth": 5e6})
+    assert err.value.field == "scenario.bandwidth"
+    flows = [{**data["flows"][0], "algorithim": "reno"}]
+    with pytest.raises(ScenarioTypeError, match="did you mean 'algorithm'") as err:
+        Scenario.from_dict({**data, "flows": flows})
+    assert err.value.field == "flows[0].algorithim"
+
+
+def test_algorithm_and_recovery_names_are_case_insensitive_and_stored_canonical():
+    flow = Flow("Reno", recovery="PRR")
+    assert (flow.algorithm, flow.recovery) == ("reno", "prr")
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["CUBIC", "Vegas"])
+    assert sc == ccsim.dumbbell("10Mbps", "20ms", flows=["cubic", "vegas"])  # same key
+
+
+def test_a_misspelt_capitalised_name_suggests_the_right_one():
+    with pytest.raises(ScenarioError, match="did you mean 'cubic'"):
+        Flow("Cubicc")
+
+
+def test_a_user_class_may_not_silently_take_a_built_in_name(scratch_registry):
+    class MyCubic(Reno):
+        name = "cubic"
+    with pytest.raises(ScenarioError, match="replace=True") as err:
+        algorithms.register(MyCubic)
+    assert err.value.field == "MyCubic.name"
+    assert algorithms.get("cubic").__module__ == "ccsim.algorithms.cubic"
+    algorithms.register(MyCubic, replace=True)  # on purpose
+    assert algorithms.get("cubic") is MyCubic
+
+
+def test_a_user_class_may_be_registered_again_under_its_own_name(scratch_registry):
+    # a notebook cell re-run defines a new class object with the same name
+    for _ in range(2):
+        class Mine(Reno):
+            name = "mine"
+        algorithms.register(Mine)
+        assert algorithms.get("mine") is Mine
+
+
+@pytest.mark.parametrize("rate", [1e-300, 999.0, "0.5kbps"])
+def test_a_rate_too_slow_to_serialise_a_packet_in_the_clock_is_refused(rate):
+    with pytest.raises(ScenarioError, match="rate ≥ 1000 bit/s") as err:
+        ccsim.dumbbell(rate, "20ms")
+    assert err.value.field == "bandwidth"
+    with pytest.raises(ScenarioError, match="rate ≥ 1000 bit/s"):
+        ccsim.Link(rate=rate, delay=0.01)
+
+
+def test_red_thresholds_that_the_buffer_cannot_reach_warn_that_red_never_acts():
+    # RED's average queue never exceeds the physical buffer: with min_th at or above it the
+    # run is drop-tail in all but name.
+    with pytest.warns(UserWarning, match=r"queue\.min_th=5\.0 is not below the buffer limit=4"):
+        ccsim.dumbbell("10Mbps", "20ms", queue="red", buffer=4)
+    with pytest.warns(UserWarning, match="RED never drops early"):
+        ccsim.RED(limit=10, min_th=12, max_th=20)
+
+
+def test_red_thresholds_within_the_buffer_do_not_warn(recwarn):
+    ccsim.dumbbell("10Mbps", "20ms", queue="red", buffer=30)
+    assert not [w for w in recwarn if "min_th" in str(w.message)]
