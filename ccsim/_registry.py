@@ -9,6 +9,9 @@ from .errors import ScenarioError, ScenarioTypeError, UnknownAlgorithmError
 T = TypeVar("T", bound=type)
 
 
+_DECORATE = object()  # ``@register(replace=True)``: no class yet, return a decorator
+
+
 class Registry(Generic[T]):
     """Classes derived from ``base``, registered under their ``name``.
 
@@ -21,7 +24,7 @@ class Registry(Generic[T]):
         self.field = field
         self._classes: dict[str, T] = {}
 
-    def register(self, cls: T | None = None, *, replace: bool = False) -> T:
+    def register(self, cls: T = _DECORATE, *, replace: bool = False) -> T:  # type: ignore[assignment]
         """Register ``cls`` under ``cls.name``; usable as a class decorator
         (``@register`` or ``@register(replace=True)``).
 
@@ -30,7 +33,7 @@ class Registry(Generic[T]):
         refused unless ``replace=True``: silently swapping ``"cubic"`` for a
         user's class would change every scenario that names it.
         """
-        if cls is None:
+        if cls is _DECORATE:
             return lambda c: self.register(c, replace=replace)  # type: ignore[return-value]
         if not (isinstance(cls, type) and issubclass(cls, self.base)):
             raise ScenarioTypeError(self.field, cls,
