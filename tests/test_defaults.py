@@ -45,9 +45,10 @@ DEFAULTS = {
             ["tcp_bbr.c", "Cardwell"]),
     # Kelly 2003: a = 0.01, b = 0.125; legacy window 16.
     "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0}, ["Kelly", "2003"]),
-    # Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c: alpha 2, beta 4, gamma 1.
-    # Reno recovery: the 1995 design on BSD Reno, compared with Reno senders (seed 004).
-    "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0},
+    # Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c: alpha 2, beta 4, gamma 1, and
+    # Linux's slow start (tcp_slow_start on every ACK); the paper's as slow_start="paper".
+    # Its own recovery (Brakmo & Peterson §3.1), as the ns-2 studies of Lai & Yao ran it.
+    "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "slow_start": "linux"},
               ["Brakmo", "Peterson", "tcp_vegas.c"]),
     # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),

@@ -88,7 +88,7 @@ def test_matrix_command(tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "started first" in out and "4 runs in" in out
-    assert "seed 000's Table I for" in out and "of 1 pairs" in out  # only reno-reno is in it
+    assert "Esterhuizen & Krzesinski's Table I for" in out and "of 1 pairs" in out  # only reno-reno is in it
     table = pd.read_csv(csv)
     assert len(table) == 4 and set(table["first"]) == {"reno", "newreno"}
     assert (tmp_path / "m.png").stat().st_size > 0

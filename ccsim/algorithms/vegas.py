@@ -16,11 +16,18 @@ of the connection and ``RTT`` the smallest sample of the round just ended::
 
 * congestion avoidance: ``diff < α`` → ``cwnd += 1``; ``diff > β`` →
   ``cwnd −= 1`` (never below 2); otherwise ``cwnd`` is unchanged;
-* slow start: exponential growth (Reno's per-ACK ``cwnd += acked``) only
-  every other round; at the end of each round in between, in which ``cwnd``
-  stayed fixed, ``diff > γ`` ends slow start: ``cwnd = min(cwnd, cwnd ·
-  BaseRTT / RTT + 1)`` (the window that matches the actual rate, plus one)
-  and ``ssthresh = cwnd``;
+* slow start (default, Linux ``tcp_vegas_cong_avoid``): Reno's per-ACK
+  ``cwnd += acked`` on every ACK; at a round's end ``diff > γ`` ends it:
+  ``cwnd = min(cwnd, ⌊cwnd · BaseRTT / RTT⌋ + 1)`` (the window that matches
+  the actual rate, plus one) and ``ssthresh = cwnd − 1``. With
+  ``slow_start="paper"`` (Brakmo & Peterson §3.3) the window grows only every
+  other round, and the round in between, at a fixed window, is the one
+  compared: ``cwnd = min(cwnd, cwnd · BaseRTT / RTT + 1)``, ``ssthresh =
+  cwnd``;
+* every round ends (Linux) with ``ssthresh = max(ssthresh, ⌊cwnd/2⌋ +
+  ⌊cwnd/4⌋)`` (``tcp_current_ssthresh``), and a decrease sets ``ssthresh =
+  min(ssthresh, cwnd − 1)``; the paper variant keeps ``min(ssthresh, cwnd)``
+  and nothing else;
 * on loss: Reno's, ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4);
   after a timeout ``cwnd = 1``. The next ACK outside recovery begins a fresh
   round (Linux re-enables Vegas when the connection is back in Open state).
@@ -44,15 +51,21 @@ Differences from the paper:
   step instead.
 * Rounds are counted in delivered segments (``Ack.delivered`` and
   ``Ack.inflight`` stand in for Linux's ``snd_una`` and ``beg_snd_nxt``).
-* The slow-start growth every other round is the paper's; Linux grows on
-  every ACK in slow start and tests ``diff > γ`` at every round.
+* Slow start is Linux's by default. It ends a round late: a round's
+  minimum RTT reflects the queue of the round before, so a lone flow
+  overshoots by up to a window (about 80 packets at 10 Mbit/s, 40 ms) and
+  drains it one segment per RTT; Linux does the same. A flow that starts
+  meanwhile takes that queue for propagation delay and keeps it queued
+  (Low, Peterson & Wang, "Understanding TCP Vegas", JACM 2002).
+  ``slow_start="paper"`` overshoots less.
 * The paper's other two mechanisms, the fine-grained retransmission timer and
   the decrease only for losses at the current rate, belong to loss recovery
   and are not modelled; the window is a float.
 
 Defaults and their sources: ``alpha = 2``, ``beta = 4``, ``gamma = 1``
 (segments) — Linux ``tcp_vegas.c`` module parameters (6.x); the paper's
-experiments used α = 1, β = 3.
+experiments used α = 1, β = 3. ``slow_start = "linux"``; ``"paper"`` for
+Brakmo & Peterson's.
 """
 
 from __future__ import annotations
@@ -117,10 +130,20 @@ class Vegas(Reno):
     param_space = {"alpha": (0.5, 3.0), "beta": (3.0, 8.0), "gamma": (0.25, 3.0)}
     properties = (_holds_inside_alpha_beta, _one_segment_per_round, _halves_on_loss)
 
-    def __init__(self, *, alpha: float = 2.0, beta: float = 4.0, gamma: float = 1.0) -> None:
+    def __init__(self, *, alpha: float = 2.0, beta: float = 4.0, gamma: float = 1.0,
+                 slow_start: str = "linux") -> None:
+        if slow_start not in ("linux", "paper"):
+            from ..errors import ScenarioError
+            raise ScenarioError("slow_start", slow_start, "'linux' or 'paper'")
         self.alpha = alpha  # fewest segments to keep queued (segments)
         self.beta = beta    # most segments to keep queued (segments)
         self.gamma = gamma  # queued segments that end slow start (segments)
+        self.slow_start_variant = slow_start  # "linux": every ACK; "paper": every other round
+
+    def params(self) -> dict:
+        # ``slow_start`` is also Reno's method: the keyword's value is kept apart
+        return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
+                "slow_start": self.slow_start_variant}
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -164,7 +187,7 @@ class Vegas(Reno):
                 if acked:
                     self.cwnd += acked / self.cwnd
                 return
-        if self.cwnd < self.ssthresh and self.growing:
+        if self.cwnd < self.ssthresh and (self.growing or self.slow_start_variant == "linux"):
             self.slow_start(ack.acked)  # congestion avoidance moves only at round ends
 
     def _decide(self) -> None:
@@ -174,6 +197,9 @@ class Vegas(Reno):
         diff = cwnd - target                 # = cwnd·(1 − BaseRTT/RTT): segments queued
         self.rtt_used, self.diff = rtt, diff
         self.decisions += 1
+        if self.slow_start_variant == "linux":
+            self._decide_linux(cwnd, target, diff)
+            return
         if cwnd < self.ssthresh:
             if self.growing:           # cwnd changed this round: compare after the next
                 self.growing = False
@@ -187,6 +213,26 @@ class Vegas(Reno):
             self.ssthresh = min(self.ssthresh, self.cwnd)
         elif diff < self.alpha:        # too little queued: speed up
             self.cwnd = cwnd + 1.0
+
+    def _decide_linux(self, cwnd: float, target: float, diff: float) -> None:
+        """Linux ``tcp_vegas_cong_avoid`` at a round's end: slow start ends once
+        ``diff > γ`` (``cwnd = min(cwnd, ⌊target⌋ + 1)``) or grows on (by the
+        round-ending ACK's own slow-start step, in :meth:`on_ack`); in
+        congestion avoidance ±1 outside ``[α, β]``; ``ssthresh`` never above
+        ``cwnd − 1`` after a cut, and every round ends with
+        ``ssthresh = max(ssthresh, ⌊cwnd/2⌋ + ⌊cwnd/4⌋)`` (tcp_current_ssthresh)."""
+        if cwnd < self.ssthresh:
+            if diff > self.gamma:
+                self.cwnd = min(cwnd, math.floor(target) + 1.0)
+                self.ssthresh = min(self.ssthresh, self.cwnd - 1.0)  # tcp_vegas_ssthresh
+        elif diff > self.beta:
+            self.cwnd = cwnd - 1.0
+            self.ssthresh = min(self.ssthresh, self.cwnd - 1.0)
+        elif diff < self.alpha:
+            self.cwnd = cwnd + 1.0
+        self.cwnd = max(self.cwnd, 2.0)
+        whole = math.floor(self.cwnd)
+        self.ssthresh = max(self.ssthresh, float(whole // 2 + whole // 4))
 
     def on_loss(self, loss: Loss) -> None:
         super().on_loss(loss)
@@ -204,7 +250,8 @@ class VegasFluid(FluidLaw):
     at most one to ``diff``), so a step longer than the RTT cannot jump over
     the two-segment band. Slow start doubles per RTT and ends once
     ``diff > γ`` with ``cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1)``, as Linux's
-    ``tcp_vegas_cong_avoid``. On loss: Reno's.
+    ``tcp_vegas_cong_avoid`` (the paper's every-other-round slow start,
+    ``slow_start="paper"``, is not modelled apart). On loss: Reno's.
     """
 
     def grow(self, f: FlowArrays) -> None:
