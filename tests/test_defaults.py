@@ -43,8 +43,10 @@ DEFAULTS = {
     "bbr": ("sack", {"bw_rounds": 10, "min_rtt_window": 10.0, "probe_rtt_time": 0.2,
                      "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01},
             ["tcp_bbr.c", "Cardwell"]),
-    # Kelly 2003: a = 0.01, b = 0.125; legacy window 16.
-    "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0}, ["Kelly", "2003"]),
+    # Linux tcp_scalable.c: TCP_SCALABLE_AI_CNT 100 (a = 1/100), MD_SCALE 3 (b = 1/8), no
+    # legacy window; Kelly 2003's legacy window 16 for rule="paper".
+    "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux"},
+                 ["Kelly", "2003", "tcp_scalable.c"]),
     # Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c: alpha 2, beta 4, gamma 1, and
     # Linux's slow start (tcp_slow_start on every ACK); the paper's as slow_start="paper".
     # Its own recovery (Brakmo & Peterson §3.1), as the ns-2 studies of Lai & Yao ran it.

@@ -61,16 +61,18 @@ def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
 # (loss events shared by window growth, one reduction per RTT, no packet-level
 # burst losses or recovery dynamics), not the laws'. Each tolerance is the
 # measured gap plus 3 points; the engine's documented median gap is 3.7.
-PACKET_SHARE_TOL = {"highspeed": 0.04, "scalable": 0.11, "bic": 0.12, "htcp": 0.075,
+PACKET_SHARE_TOL = {"highspeed": 0.04, "scalable": 0.05, "bic": 0.12, "htcp": 0.075,
                     "hybla": 0.055, "illinois": 0.10, "ssdr": 0.08}
 
 
 # Since PRR follows Linux's tcp_cwnd_reduction (the +1 only on ACKs that advance
-# snd_una), the packet engine's Scalable and Illinois fare differently against Reno
-# and the fluid model, which represents PRR only as one reduction per window, no
-# longer follows: measured gaps 0.23 and 0.14. Kept as strict xfails with the
-# figures, not widened tolerances.
-_MOVED_BY_PRR = {"scalable": 0.23, "illinois": 0.14}
+# snd_una), the packet engine's Illinois fares differently against Reno and the
+# fluid model, which represents PRR only as one reduction per window, no longer
+# follows: measured gap 0.14. Kept as a strict xfail with the figure, not a
+# widened tolerance. (Scalable had a gap of 0.23 too, from the paper's legacy
+# window making the pair bistable; with Linux's rule, no legacy window, it is
+# 0.019, and its tolerance is that plus 3 points.)
+_MOVED_BY_PRR = {"illinois": 0.14}
 
 
 @pytest.mark.parametrize("name", [
@@ -195,17 +197,25 @@ def test_highspeed_fluid_reads_the_window_laws_own_a_and_b():
 
 def test_scalable_fluid_reads_the_window_laws_own_rule():
     """The fluid law reads its per-segment gain and its decrease from the
-    window law (so Linux's variant, adopted in parallel, reaches it): Reno's
-    1/w and ½ at legacy windows, a and 1 − b above, for any parameters."""
+    window law, for either rule and any parameters. The paper's: Reno's 1/w
+    and ½ at legacy windows, a and 1 − b above. Linux's: 1/min(w, 1/a) and
+    w − ⌊b·w⌋ at every window (restated here; the lookup takes the grid
+    point up to 0.1 % below w, hence rel=2e-3 where the rule has floors)."""
     cls = algorithms.get("scalable")
-    for cc in (cls(), cls(a=0.02, b=0.25)):
+    for cc in (cls(rule="paper"), cls(a=0.02, b=0.25, rule="paper")):
         law = cls.fluid(cc)
-        low = getattr(cc, "low_window", 0.0)
-        w = np.array([low + 5.0, 1000.0, 5e5])
+        w = np.array([cc.low_window + 5.0, 1000.0, 5e5])
         assert law._lookup(law._gain, w) == pytest.approx(cc.a, rel=1e-6)
         assert law._lookup(law._keep, w) == pytest.approx(1.0 - cc.b, rel=1e-6)
-        if low > 4.0:
-            assert law._lookup(law._gain, np.array([4.0]))[0] == pytest.approx(0.25, rel=1e-3)
+        assert law._lookup(law._gain, np.array([4.0]))[0] == pytest.approx(0.25, rel=1e-3)
+    for cc in (cls(), cls(a=0.02, b=0.25)):
+        law = cls.fluid(cc)
+        w = np.array([4.0, 21.0, 1000.0, 5e5])
+        gain = 1.0 / np.minimum(w, 1.0 / cc.a)
+        assert law._lookup(law._gain, w) == pytest.approx(gain, rel=2e-3)
+        big = np.array([1000.0, 5e5])
+        keep = (big - np.floor(cc.b * np.floor(big))) / big
+        assert law._lookup(law._keep, big) == pytest.approx(keep, rel=2e-3)
 
 
 @pytest.mark.parametrize("name", LAWS)

@@ -1,7 +1,9 @@
-"""Rule tests for Scalable TCP (ccsim.algorithms.scalable) against Kelly, CCR 33(2) 2003.
+"""Rule tests for Scalable TCP (ccsim.algorithms.scalable): Linux's tcp_scalable.c by
+default, Kelly, CCR 33(2) 2003, as rule="paper".
 
-Expected values come from the paper's law restated here (cwnd += a per acknowledged segment,
-w -> (1 - b) w on loss, Reno at or below the legacy window), or from hand arithmetic.
+Expected values come from the laws restated here — Linux: cwnd += acked/min(cwnd, 100),
+ssthresh = max(w - (w >> 3), 2); the paper: cwnd += a per acknowledged segment, w -> (1 - b) w
+on loss, Reno at or below the legacy window — or from hand arithmetic.
 """
 
 import math
@@ -16,8 +18,8 @@ MSS = 1460
 A, B, LWND = 0.01, 0.125, 16  # Kelly 2003: a, b, legacy window
 
 
-def make(cwnd, ssthresh=math.inf, name="scalable"):
-    cc = algorithms.get(name)()
+def make(cwnd, ssthresh=math.inf, name="scalable", **params):
+    cc = algorithms.get(name)(**params)
     cc.start(10, MSS)
     cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
     return cc
@@ -32,22 +34,42 @@ def loss(inflight, kind="fast"):
     return Loss(now=1.0, kind=kind, inflight=inflight, min_rtt=0.1, srtt=0.1)
 
 
-def test_defaults_are_kellys():
+def test_defaults_are_linux_with_kellys_constants():
     cc = algorithms.get("scalable")()
-    assert cc.params() == {"a": 0.01, "b": 0.125, "low_window": 16.0}
+    assert cc.params() == {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux"}
     assert (cc.name, cc.recovery) == ("scalable", "prr")  # Linux: SACK + PRR
 
 
-@pytest.mark.parametrize("w", [17, 100, 1000, 12345])
-def test_decrease_keeps_seven_eighths(w):
+@pytest.mark.parametrize("w", [1, 3, 10, 16, 17, 39, 40, 100, 1000, 12345])
+def test_linux_decrease_keeps_cwnd_less_an_eighth_at_every_window(w):
+    # Linux tcp_scalable_ssthresh: max(cwnd - (cwnd >> 3), 2), no legacy window. At 39 and 40
+    # both give 35; ccsim's paper rule gave 34.125 and 35, and Reno's halving at 16 and below.
     cc = make(w, ssthresh=10)
-    assert cc.ssthresh_after(loss(w)) == pytest.approx(w * (1 - B), rel=1e-12)
+    assert cc.ssthresh_after(loss(w)) == max(w - (w >> 3), 2)
     assert (cc.cwnd, cc.ssthresh) == (w, 10)  # pure
 
 
+@pytest.mark.parametrize("w", [17, 100, 1000, 12345])
+def test_paper_decrease_keeps_seven_eighths(w):
+    assert make(w, rule="paper").ssthresh_after(loss(w)) == pytest.approx(w * (1 - B),
+                                                                          rel=1e-12)
+
+
 @pytest.mark.parametrize("w,expected", [(16, 8), (10, 5), (3, 2), (1, 2)])
-def test_decrease_is_renos_at_legacy_windows(w, expected):
-    assert make(w).ssthresh_after(loss(w)) == expected
+def test_paper_decrease_is_renos_at_legacy_windows(w, expected):
+    assert make(w, rule="paper").ssthresh_after(loss(w)) == expected
+
+
+@pytest.mark.parametrize("cwnd", [17, 39, 40, 99])
+def test_linux_increase_is_one_segment_per_window_below_ai_cnt(cwnd):
+    # tcp_cong_avoid_ai(tp, min(cwnd, 100), acked): Reno's 1/cwnd per segment below 100
+    # segments, where the paper's a = 0.01 grows four to six times slower.
+    cc = make(cwnd, ssthresh=10)
+    cc.on_ack(ack())
+    assert cc.cwnd == pytest.approx(cwnd + 1 / cwnd, rel=1e-12)
+    paper = make(cwnd, ssthresh=10, rule="paper")
+    paper.on_ack(ack())
+    assert paper.cwnd == pytest.approx(cwnd + A, rel=1e-12)
 
 
 def test_increase_is_a_per_segment_above_legacy_window():

@@ -4,14 +4,20 @@ Source: T. Kelly, "Scalable TCP: Improving Performance in Highspeed Wide Area
 Networks", ACM SIGCOMM Computer Communication Review 33(2), 2003, pp. 83–91.
 
 Update rules, with ``acked`` the segments newly acknowledged by an ACK and
-``w`` the window (segments):
+``w`` the window (segments). Default, Linux's (``net/ipv4/tcp_scalable.c``,
+``TCP_SCALABLE_AI_CNT = 100``, ``TCP_SCALABLE_MD_SCALE = 3``):
 
 * slow start (``cwnd < ssthresh``): Reno's (:mod:`ccsim.algorithms.reno`);
-* congestion avoidance above the legacy window (``cwnd > low_window``):
-  ``cwnd += a·acked`` — the window grows by the factor ``1 + a`` per RTT;
-* on loss above the legacy window: ``ssthresh = max(w·(1 − b), 2)``;
-* at or below the legacy window: Reno's law, ``cwnd += acked / cwnd`` and
-  ``ssthresh = max(w / 2, 2)``.
+* congestion avoidance: ``cwnd += acked / min(cwnd, 1/a)`` — one segment per
+  ``min(cwnd, 100)`` acknowledged, i.e. Reno's ``acked/cwnd`` below 100
+  segments and ``a·acked`` above (the window grows by the factor ``1 + a``
+  per RTT);
+* on loss: ``ssthresh = max(w − ⌊b·w⌋, 2)`` — Linux's ``cwnd − (cwnd >> 3)``
+  for ``b = 1/8``, at every window.
+
+With ``rule="paper"``, Kelly's: Reno's law at or below the legacy window
+``low_window`` (``cwnd += acked/cwnd``, ``ssthresh = max(w/2, 2)``), above it
+``cwnd += a·acked`` and ``ssthresh = max(w·(1 − b), 2)``.
 
 Because both the increase and the decrease are multiplicative, the time to
 regain the window lost at a congestion event is
@@ -19,23 +25,20 @@ regain the window lost at a congestion event is
 needs ``w/2`` RTTs.
 
 Defaults: ``a = 0.01`` and ``b = 0.125`` are the paper's recommended values
-(Kelly 2003, §2–3); ``low_window = 16`` segments is the paper's legacy window
-``lwnd``, below which Scalable TCP keeps the traditional algorithm so that it
-is no more aggressive than Reno where Reno does well.
+(Kelly 2003, §2–3) and Linux's ``1/AI_CNT`` and ``>> 3``; ``rule = "linux"``.
+``low_window = 16`` segments is the paper's legacy window ``lwnd`` (used by
+``rule="paper"`` only).
 
 Differences from the source:
 
 * The decrease uses FlightSize (``loss.inflight``), as RFC 5681 eq. (4) and
   the ccsim Reno family do; the paper and Linux's ``tcp_scalable_ssthresh``
   use ``cwnd``. The two agree when the sender is window-limited.
-* Linux (``net/ipv4/tcp_scalable.c``) has no legacy window for the decrease
-  (it always keeps 7/8 of cwnd, at least 2) and, for the increase, adds one
-  segment per ``min(cwnd, TCP_SCALABLE_AI_CNT)`` ACKs — Reno below
-  ``AI_CNT`` segments, ``1/AI_CNT`` per ACK above. ``AI_CNT`` was 50 in
-  Linux 2.6–3.x ("50 instead of 100 to account for delayed ack", i.e.
-  a = 0.02 per ACK) and is 100 (a = 0.01, the paper's) in current Linux
-  (the 5.x/6.x file, which counts acknowledged segments, not ACKs). ccsim
-  follows the paper: a = 0.01 per acknowledged segment, legacy window 16.
+* ``AI_CNT`` was 50 in Linux 2.6–3.x ("50 instead of 100 to account for
+  delayed ack"); ccsim takes current Linux's 100, which counts acknowledged
+  segments (``a = 0.01`` per segment, the paper's).
+* Linux slow-starts while ``cwnd ≤ ssthresh``; ccsim, as its Reno, while
+  ``cwnd < ssthresh``.
 * The window is a float growing continuously; Linux adds whole segments.
 """
 
@@ -61,10 +64,14 @@ class Scalable(Reno):
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, a: float = 0.01, b: float = 0.125,
-                 low_window: float = 16.0) -> None:
+                 low_window: float = 16.0, rule: str = "linux") -> None:
+        if rule not in ("linux", "paper"):
+            from ..errors import ScenarioError
+            raise ScenarioError("rule", rule, "'linux' or 'paper'")
         self.a = a                    # increase per acknowledged segment (segments)
         self.b = b                    # fraction of the window given up on a loss
-        self.low_window = low_window  # legacy window lwnd (segments): Reno at or below
+        self.low_window = low_window  # paper's legacy window lwnd (segments): Reno at or below
+        self.rule = rule              # "linux" (tcp_scalable.c) or "paper" (Kelly 2003)
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """``a`` per segment acknowledged: ``a·cwnd`` per RTT, Reno's one
@@ -72,16 +79,21 @@ class Scalable(Reno):
         return max(self.a * cwnd, 1.0)
 
     def on_ack(self, ack: Ack) -> None:
-        if self.cwnd <= self.low_window:
+        if self.rule == "paper" and self.cwnd <= self.low_window:
             # Slow start, and congestion avoidance at legacy windows: Reno's law.
             super().on_ack(ack)
             return
         acked = self.slow_start(ack.acked)
         if acked:
-            self.cwnd += self.a * acked
+            if self.rule == "linux":  # one segment per min(cwnd, AI_CNT) acknowledged
+                self.cwnd += acked / min(self.cwnd, 1.0 / self.a)
+            else:
+                self.cwnd += self.a * acked
 
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
+        if self.rule == "linux":  # cwnd - (cwnd >> 3), on the whole window
+            return max(w - math.floor(self.b * math.floor(w)), 2.0)
         if w <= self.low_window:
             return super().ssthresh_after(loss)
         return max(w * (1.0 - self.b), 2.0)
