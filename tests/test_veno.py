@@ -34,6 +34,7 @@ def make(cwnd, ssthresh=2.0, rtt=RTT, cls=Veno, **params):
     cc.start(10, MSS)
     cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
     cc.on_rtt(RttSample(0.5, BASE, BASE, BASE, 10))  # BaseRTT
+    cc.on_rtt(RttSample(0.8, rtt, BASE, rtt, 10))    # a third sample: Veno's rules on (Linux)
     cc.on_rtt(RttSample(1.0, rtt, BASE, rtt, 10))    # the latest sample
     return cc
 
@@ -93,13 +94,30 @@ def test_decrease_floor_and_timeout():
     assert (cc.cwnd, cc.ssthresh) == (1, 2)  # 2·4/5 = 1.6, raised to 2; timeout: cwnd 1
 
 
-def test_reno_before_the_first_rtt_sample():
+def test_before_the_first_rtt_sample_growth_is_renos_and_a_loss_is_random():
+    # Linux's diff starts at 0 (< beta): a loss before any sample cuts by a fifth.
     cc = Veno()
     cc.start(10, MSS)
     cc.ssthresh = 5.0
-    assert cc.ssthresh_after(Loss(1.0, "timeout", 10, float("inf"), float("nan"))) == 5
+    assert cc.ssthresh_after(Loss(1.0, "timeout", 10, float("inf"), float("nan"))) == 8
     cc.on_ack(Ack(1.0, 1, None, float("inf"), float("nan"), 9, 1, None))
     assert cc.cwnd == pytest.approx(10.1, rel=1e-12)
+
+
+def test_reno_growth_until_a_third_rtt_sample_even_when_congested():
+    # Linux tcp_veno_cong_avoid: cntrtt <= 2 -> tcp_reno_cong_avoid. With N = 25 >= beta
+    # (RTT twice BaseRTT at cwnd 50), two samples give Reno's 1/cwnd, the third halves it.
+    cc = Veno()
+    cc.start(10, MSS)
+    cc.cwnd, cc.ssthresh = 50.0, 2.0
+    cc.on_rtt(RttSample(0.5, BASE, BASE, BASE, 10))
+    cc.on_rtt(RttSample(0.6, 2 * BASE, BASE, 2 * BASE, 10))
+    cc.on_ack(ack(rtt=2 * BASE))
+    assert cc.cwnd == pytest.approx(50 + 1 / 50, rel=1e-12)
+    cc.on_rtt(RttSample(0.7, 2 * BASE, BASE, 2 * BASE, 10))
+    before = cc.cwnd
+    cc.on_ack(ack(rtt=2 * BASE))
+    assert cc.cwnd == pytest.approx(before + 0.5 / before, rel=1e-12)
 
 
 def test_properties_catch_a_veno_without_its_random_loss_rule():

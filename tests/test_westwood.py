@@ -121,7 +121,8 @@ def test_ssthresh_floor_and_no_estimate():
     cc.start(10, MSS)
     cc.cwnd = 40.0
     loss = Loss(1.0, "fast", 40.0, 0.1, 0.12)
-    assert cc.ssthresh_after(loss) == 20  # no estimate yet: Reno's FlightSize / 2
+    # no estimate yet: Linux's westwood_bw_rttmin, max(0 * rtt_min / mss, 2) (was Reno's 20)
+    assert cc.ssthresh_after(loss) == 2
     cc.bw_est = 8e4  # one segment per 0.1 s: 1 segment, raised to the floor of 2
     assert cc.ssthresh_after(loss) == 2
 

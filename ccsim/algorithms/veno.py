@@ -34,12 +34,11 @@ Differences from the source:
   how it is filtered.
 * ``N`` at a loss is computed from ``cwnd`` and the latest sample at the time
   of the loss; Linux keeps the ``diff`` of its last congestion-avoidance
-  call. Before the first RTT sample ``N`` is unknown and Veno behaves as
-  Reno: ``+acked/cwnd`` and a congestive halving (Linux's ``diff`` starts at
-  0, which would take such a loss as random).
-* Linux falls back to Reno until it has three RTT samples and never lets
-  ``cwnd`` below 2 in congestion avoidance; neither is modelled. The window
-  is a float.
+  call. Before the first RTT sample ``N`` is unknown and, as Linux's ``diff``
+  starts at 0, a loss then is taken as random (4/5).
+* As Linux, Veno grows as Reno (``+acked/cwnd``) until it has more than two
+  RTT samples (``cntrtt <= 2``). Linux also never lets ``cwnd`` below 2 in
+  congestion avoidance; that is not modelled. The window is a float.
 
 Default and its source: ``beta = 3`` (segments) — the paper's β and Linux's
 ``beta = 3 << V_PARAM_SHIFT`` (3 segments in units of half a segment),
@@ -74,7 +73,7 @@ def _decrease_by_backlog(before: dict, event: object, after: dict) -> str | None
     if not isinstance(event, Loss):
         return None
     n = _backlog(before["cwnd"], before["rtt"], before["base_rtt"])
-    factor = RANDOM_LOSS_DECREASE if n < before["beta"] else CONGESTIVE_DECREASE  # NaN: congestive
+    factor = CONGESTIVE_DECREASE if n >= before["beta"] else RANDOM_LOSS_DECREASE  # NaN: random
     expected = max(before["cwnd"] * factor, 2.0)
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"loss with cwnd={before['cwnd']!r}, N={n!r}, beta={before['beta']!r}: "
@@ -84,11 +83,12 @@ def _decrease_by_backlog(before: dict, event: object, after: dict) -> str | None
 
 def _increase_by_backlog(before: dict, event: object, after: dict) -> str | None:
     """Fu & Liew §III: in congestion avoidance an ACK adds ``acked/cwnd`` if
-    ``N < β``, else half of it (one segment every other RTT)."""
+    ``N < β``, else half of it (one segment every other RTT); Reno's step
+    while Linux has two RTT samples or fewer."""
     if not isinstance(event, Ack) or before["cwnd"] < before["ssthresh"]:
         return None
     n = _backlog(before["cwnd"], after["rtt"], after["base_rtt"])  # this ACK's sample
-    share = 1.0 if not n >= after["beta"] else 0.5
+    share = 0.5 if after["samples"] > 2 and n >= after["beta"] else 1.0
     expected = before["cwnd"] + share * event.acked / before["cwnd"]
     if not math.isclose(after["cwnd"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"congestion avoidance, N={n!r}, beta={after['beta']!r}: an ACK of "
@@ -113,6 +113,7 @@ class Veno(Reno):
         super().start(initial_window, mss)
         self.base_rtt = math.inf  # smallest RTT sample of the connection (s)
         self.rtt = math.nan       # latest RTT sample (s)
+        self.samples = 0          # RTT samples so far (Linux's cntrtt)
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         return 1.0  # at most Reno's one segment per RTT
@@ -123,19 +124,21 @@ class Veno(Reno):
         return _backlog(self.cwnd, self.rtt, self.base_rtt)
 
     def congested(self) -> bool:
-        """``N ≥ β``; also when ``N`` is not known yet."""
-        return not self.backlog < self.beta
+        """``N ≥ β``; not while ``N`` is unknown (Linux's ``diff`` starts at 0)."""
+        return self.backlog >= self.beta
 
     def on_rtt(self, sample: RttSample) -> None:
         if sample.rtt > 0:
             self.rtt = sample.rtt
             self.base_rtt = min(self.base_rtt, sample.rtt)
+            self.samples += 1
 
     def on_ack(self, ack: Ack) -> None:
         acked = self.slow_start(ack.acked)
         if acked:
-            n = self.backlog
-            share = 0.5 if n >= self.beta else 1.0  # every other RTT when congested
+            # Reno's step until more than two samples (Linux), then every other RTT
+            # while congested
+            share = 0.5 if self.samples > 2 and self.backlog >= self.beta else 1.0
             self.cwnd += share * acked / self.cwnd
 
     def ssthresh_after(self, loss: Loss) -> float:
@@ -148,8 +151,10 @@ class VenoFluid(FluidLaw):
 
     Backlog ``N = cwnd·(RTT − BaseRTT)/RTT`` with ``RTT`` the current RTT
     (the latest sample) and ``BaseRTT`` the flow's smallest (``min_rtt``);
-    unknown (NaN) before the first sample, which counts as congested (the
-    class's :meth:`Veno.congested`). Slow start doubles per RTT up to
+    unknown (NaN) before the first sample, which does not count as
+    congested (the class's :meth:`Veno.congested`). The window law's
+    Reno steps for its first two samples last a fraction of an RTT and are
+    not modelled apart. Slow start doubles per RTT up to
     ``ssthresh``; congestion avoidance adds ``acked/cwnd`` per ACK when
     ``N < β`` and half that otherwise: over a step ``cwnd += s·h/RTT`` with
     ``s`` = 1 or 1/2 from ``N`` at the start of the step. On loss
@@ -163,12 +168,12 @@ class VenoFluid(FluidLaw):
         return np.where(ok, f.cwnd[m] * (rtt - np.where(ok, base, 0.0)) / rtt, np.nan)
 
     def grow(self, f: FlowArrays) -> None:
-        congested = ~(self._backlog(f) < self.cc.beta)
+        congested = self._backlog(f) >= self.cc.beta
         share = np.where(congested, 0.5, 1.0)
         f.cwnd += share * f.slow_start() / f.rtt
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        congested = ~(self._backlog(f, m) < self.cc.beta)
+        congested = self._backlog(f, m) >= self.cc.beta
         factor = np.where(congested, CONGESTIVE_DECREASE, RANDOM_LOSS_DECREASE)
         return np.maximum(f.cwnd[m] * factor, 2.0)
 

@@ -34,7 +34,8 @@ Differences from the source:
   uses Reno's ``cwnd/2`` on entering recovery and sets ``cwnd = ssthresh =
   bw_est·RTT_min`` when it completes, which can raise the window.
 * Before the first bandwidth sample (or the first RTT sample) the loss
-  response is Reno's, ``max(FlightSize/2, 2)``; Linux's would be 2 segments.
+  response is Linux's: ``westwood_bw_rttmin`` gives its floor of 2 segments
+  (the paper does not say; ccsim used to answer Reno's FlightSize/2).
 * ``RTT_min`` is the flow's smallest RTT sample; Linux restarts its minimum
   at the first sample after a timeout.
 * Bytes acknowledged are counted from ``Ack.delivered`` (segments delivered,
@@ -69,8 +70,8 @@ from .reno import Reno, RenoFluid, _one_segment_per_window_of_acks
 
 def _window_from_estimate(before: dict, event: object, after: dict) -> str | None:
     """Mascolo et al. §3: at a loss ``ssthresh = max(BWE·RTTmin/MSS, 2)``,
-    no more than ``cwnd`` after three duplicate ACKs; Reno's halving while
-    there is no estimate."""
+    no more than ``cwnd`` after three duplicate ACKs; 2 segments while there
+    is no estimate (Linux)."""
     if not isinstance(event, Loss):
         return None
     bw, rtt = before["bw_est"], event.min_rtt
@@ -80,7 +81,7 @@ def _window_from_estimate(before: dict, event: object, after: dict) -> str | Non
             window = min(window, before["cwnd"])
         expected = max(window, 2.0)
     else:
-        expected = max(event.inflight / 2.0, 2.0)
+        expected = 2.0
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"{event.kind} loss with bw_est={bw!r} bit/s, min_rtt={rtt!r} s, "
                 f"cwnd={before['cwnd']!r}: ssthresh became {after['ssthresh']!r}, "
@@ -147,7 +148,7 @@ class Westwood(Reno):
 
     def ssthresh_after(self, loss: Loss) -> float:
         if self.bw_est <= 0.0 or not math.isfinite(loss.min_rtt):
-            return super().ssthresh_after(loss)  # no estimate yet: Reno's
+            return 2.0  # no estimate yet: Linux's westwood_bw_rttmin floor, max(0, 2)
         window = self.bw_est * loss.min_rtt / (8.0 * self.mss)  # segments
         if loss.kind == "fast":
             window = min(window, self.cwnd)
@@ -211,8 +212,7 @@ class WestwoodFluid(RenoFluid):
         window = bw * np.where(known, rtt, 0.0)
         if kind == "fast":
             window = np.minimum(window, f.cwnd[m])
-        reno = np.maximum(f.inflight[m] / 2.0, 2.0)
-        return np.where(known, np.maximum(window, 2.0), reno)
+        return np.maximum(window, 2.0)  # 2 with no estimate yet, as the window law
 
 
 Westwood.fluid = WestwoodFluid
