@@ -1,20 +1,40 @@
-"""Experiment recipes: the seed studies' experiments, each returning an
-:class:`ExperimentResult` (a table and a plot).
+"""Experiment recipes: the studies users reproduce, each returning an
+:class:`ExperimentResult` (a table and a plot), with the paper's numbers
+beside ccsim's where the paper gives them.
 
 * :func:`multiple_drops` — Fall & Floyd 1996: one flow, k chosen drops in one
   window, for each recovery strategy.
-* :func:`link_errors` — seed 004 Fig. 5: mean throughput of each algorithm
-  as the link error rate rises, with the ordering.
-* :func:`utilisation_under_loss` — seed 003's utilisation table (Reno, SACK,
-  Vegas at 1 % and 5 % loss).
-* :func:`pairwise_matrix` — seed 000's Table I: every ordered pair of
-  algorithms, with the start-order effect.
+* :func:`link_errors` — Lai & Yao, Fig. 5: mean throughput of each algorithm
+  as the link error rate rises, with the paper's rank order checked.
+* :func:`unfairness`, :func:`new_arrival`, :func:`reno_interop` — Lai & Yao,
+  Tables 2, 3 and 4.
+* :func:`utilisation_under_loss` — Zhang & Bian's utilisation table (Reno,
+  SACK, Vegas at 1 % and 5 % loss).
+* :func:`pairwise_matrix` — Esterhuizen & Krzesinski, Table I: every ordered
+  pair of algorithms, with the start-order effect.
+
+:data:`RECIPES` maps the names ``ccsim experiment NAME`` takes to the functions.
 """
 
 from ._result import ExperimentResult
+from .lai_yao import new_arrival, reno_interop, unfairness
 from .link_errors import link_errors, utilisation_under_loss
 from .multiple_drops import multiple_drops
 from .pairwise import pairwise_matrix
 
-__all__ = ["ExperimentResult", "multiple_drops", "link_errors", "utilisation_under_loss",
-           "pairwise_matrix"]
+RECIPES = {f.__name__.replace("_", "-"): f for f in (
+    pairwise_matrix, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
+    utilisation_under_loss)}
+"""Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
+
+__all__ = [
+    "RECIPES",
+    "ExperimentResult",
+    "link_errors",
+    "multiple_drops",
+    "new_arrival",
+    "pairwise_matrix",
+    "reno_interop",
+    "unfairness",
+    "utilisation_under_loss",
+]
