@@ -106,3 +106,15 @@ def test_experiment_command(tmp_path, capsys):
     assert csv.read_text().startswith("algorithm,n,")
     assert main(["experiment", "no-such"]) == 2
     assert "reno-interop" in capsys.readouterr().err
+
+
+# Zhang & Bian (same family of recipes; kept here to share the CLI check's imports).
+def test_zhang_bian_reno_takes_more_than_vegas():
+    # Zhang & Bian: "Vegas does not receive a fair share of bandwidth in the
+    # presence of Reno" (Reno sent 13170 packets to Vegas' 5723).
+    res = ex.competition((("reno", "vegas"),), seeds=(1,), duration="60s", workers=1)
+    row = res.table.iloc[0]
+    assert row.first_share > 0.55
+    assert row.second_retransmits < 0.25 * row.first_retransmits  # Vegas rarely loses
+    assert row.paper_first_share == pytest.approx(13170 / (13170 + 5723))
+

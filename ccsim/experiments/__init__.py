@@ -9,7 +9,9 @@ beside ccsim's where the paper gives them.
 * :func:`unfairness`, :func:`new_arrival`, :func:`reno_interop` — Lai & Yao,
   Tables 2, 3 and 4.
 * :func:`utilisation_under_loss` — Zhang & Bian's utilisation table (Reno,
-  SACK, Vegas at 1 % and 5 % loss).
+  SACK, Vegas at 1 % and 5 % loss); :func:`rtt_bias`, :func:`queue_fairness`,
+  :func:`competition` — their RTT bias, DropTail against RED, and Reno, SACK
+  and Vegas sharing a link.
 * :func:`pairwise_matrix` — Esterhuizen & Krzesinski, Table I: every ordered
   pair of algorithms, with the start-order effect.
 
@@ -21,20 +23,24 @@ from .lai_yao import new_arrival, reno_interop, unfairness
 from .link_errors import link_errors, utilisation_under_loss
 from .multiple_drops import multiple_drops
 from .pairwise import pairwise_matrix
+from .zhang_bian import competition, queue_fairness, rtt_bias
 
 RECIPES = {f.__name__.replace("_", "-"): f for f in (
     pairwise_matrix, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
-    utilisation_under_loss)}
+    utilisation_under_loss, rtt_bias, queue_fairness, competition)}
 """Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
 
 __all__ = [
     "RECIPES",
     "ExperimentResult",
+    "competition",
     "link_errors",
     "multiple_drops",
     "new_arrival",
     "pairwise_matrix",
+    "queue_fairness",
     "reno_interop",
+    "rtt_bias",
     "unfairness",
     "utilisation_under_loss",
 ]
