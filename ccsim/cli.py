@@ -489,7 +489,13 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     with pd.option_context("display.width", 160, "display.max_rows", 400):
         print(res.table.drop(columns=["error"], errors="ignore").to_string(
             index=False, float_format=lambda x: f"{x:.3f}" if abs(x) < 100 else f"{x:.0f}"))
-    for key in ("agreement", "ordering"):
+    if "findings" in res.data:
+        print()
+        for row in res.data["findings"].itertuples():
+            verdict = {True: "reproduced", False: "NOT reproduced"}.get(row.reproduced,
+                                                                         "not checked")
+            print(f"{verdict:>15}: {row.statement}")
+    for key in ("agreement", "ordering", "exponent"):
         if key in res.data:
             value = res.data[key]
             text = value.to_string() if isinstance(value, pd.Series) else value

@@ -12,6 +12,8 @@ beside ccsim's where the paper gives them.
   SACK, Vegas at 1 % and 5 % loss); :func:`rtt_bias`, :func:`queue_fairness`,
   :func:`competition` — their RTT bias, DropTail against RED, and Reno, SACK
   and Vegas sharing a link.
+* :func:`delay_queue_loss` — Kwon: Reno, CUBIC, BBR and Vegas across delay,
+  queue and loss, with the poster's findings checked one by one.
 * :func:`pairwise_matrix` — Esterhuizen & Krzesinski, Table I: every ordered
   pair of algorithms, with the start-order effect.
 
@@ -19,6 +21,7 @@ beside ccsim's where the paper gives them.
 """
 
 from ._result import ExperimentResult
+from .kwon import delay_queue_loss
 from .lai_yao import new_arrival, reno_interop, unfairness
 from .link_errors import link_errors, utilisation_under_loss
 from .multiple_drops import multiple_drops
@@ -27,13 +30,14 @@ from .zhang_bian import competition, queue_fairness, rtt_bias
 
 RECIPES = {f.__name__.replace("_", "-"): f for f in (
     pairwise_matrix, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
-    utilisation_under_loss, rtt_bias, queue_fairness, competition)}
+    utilisation_under_loss, rtt_bias, queue_fairness, competition, delay_queue_loss)}
 """Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
 
 __all__ = [
     "RECIPES",
     "ExperimentResult",
     "competition",
+    "delay_queue_loss",
     "link_errors",
     "multiple_drops",
     "new_arrival",
