@@ -15,7 +15,8 @@ beside ccsim's where the paper gives them.
 * :func:`delay_queue_loss` — Kwon: Reno, CUBIC, BBR and Vegas across delay,
   queue and loss, with the poster's findings checked one by one.
 * :func:`pairwise_matrix` — Esterhuizen & Krzesinski, Table I: every ordered
-  pair of algorithms, with the start-order effect.
+  pair of algorithms (any registered names: with Veno, Esterhuizen's 13 × 13);
+  :func:`start_order`: each pair in both orders.
 
 :data:`RECIPES` maps the names ``ccsim experiment NAME`` takes to the functions.
 """
@@ -25,11 +26,11 @@ from .kwon import delay_queue_loss
 from .lai_yao import new_arrival, reno_interop, unfairness
 from .link_errors import link_errors, utilisation_under_loss
 from .multiple_drops import multiple_drops
-from .pairwise import pairwise_matrix
+from .pairwise import pairwise_matrix, start_order
 from .zhang_bian import competition, queue_fairness, rtt_bias
 
 RECIPES = {f.__name__.replace("_", "-"): f for f in (
-    pairwise_matrix, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
+    pairwise_matrix, start_order, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
     utilisation_under_loss, rtt_bias, queue_fairness, competition, delay_queue_loss)}
 """Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
 
@@ -45,6 +46,7 @@ __all__ = [
     "queue_fairness",
     "reno_interop",
     "rtt_bias",
+    "start_order",
     "unfairness",
     "utilisation_under_loss",
 ]
