@@ -8,8 +8,9 @@ import pandas as pd
 
 from ccsim.experiments import RECIPES
 
-QUICK = ["unfairness", "new-arrival", "reno-interop", "utilisation-under-loss",
-         "competition", "rtt-bias", "queue-fairness"]
+QUICK = ["link-errors", "unfairness", "new-arrival", "reno-interop",
+         "utilisation-under-loss", "competition", "rtt-bias", "queue-fairness",
+         "delay-queue-loss", "start-order"]
 
 if __name__ == "__main__":
     pd.set_option("display.width", 160)
