@@ -1,8 +1,8 @@
-"""Seed 000's pairwise matrix: every ordered pair of algorithms, one started
+"""Esterhuizen & Krzesinski's pairwise matrix: every ordered pair of algorithms, one started
 before the other, on a LAN-like dumbbell.
 
 Source: A. Esterhuizen, A. E. Krzesinski, "TCP Congestion Control
-Comparison" (seed 000), §III–IV, Table I and Figs. 1–2: two hosts send to a
+Comparison", §III–IV, Table I and Figs. 1–2: two hosts send to a
 third over 100 Mbit/s; the first client starts, the second follows (10 s
 later in Figs. 1–2); each cell of Table I gives the average throughput of the
 row's algorithm (started first) and the column's (started second), in
@@ -26,7 +26,7 @@ from ..scenario import Flow, dumbbell
 from ..sweeps import sweep
 from ._result import ExperimentResult
 
-#: Seed 000, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
+#: Esterhuizen & Krzesinski, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
 #: pair's average throughputs (first, second) in Mbit/s, Linux 2.6-era kernels on
 #: a 100 Mbit/s LAN. ``highspeed`` is the seed's "HighSpeed", ``westwood`` its
 #: "Westwood" (Linux's tcp_westwood, which is Westwood+).
@@ -126,7 +126,7 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         the run failed, else empty). ``data["matrix"]`` is Table I's layout
         ("86,19" in Mbit/s), ``data["start_order"]`` the pairs whose outcome
         depends on the order, ``data["wall_time"]`` the run time (s).
-        ``seed_first_bps`` and ``seed_second_bps`` are seed 000's figures for
+        ``seed_first_bps`` and ``seed_second_bps`` are Table I's figures for
         the pair (NaN where the seed has none) and ``data["agreement"]`` how
         often the outcome matches them (:func:`seed_agreement`).
         ``plot()`` draws the matrix as a heatmap.
@@ -236,7 +236,7 @@ def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order
     data = {"matrix": _matrix(table, names), "start_order": _start_order(table, order_threshold),
             "agreement": seed_agreement(table), "wall_time": time.perf_counter() - started,
             "names": names}
-    return ExperimentResult("pairwise matrix (seed 000, Table I)", table, data, _draw)
+    return ExperimentResult("pairwise matrix (Esterhuizen & Krzesinski, Table I)", table, data, _draw)
 
 
 def outcome(first_bps, second_bps, margin: float = 0.1):
@@ -249,7 +249,7 @@ def outcome(first_bps, second_bps, margin: float = 0.1):
 
 
 def seed_agreement(table: pd.DataFrame) -> float:
-    """Fraction of the pairs seed 000 also ran whose :func:`outcome` matches
+    """Fraction of the pairs Table I also has whose :func:`outcome` matches
     the seed's; NaN when there are none."""
     done = table[(table.error == "") & table.seed_first_bps.notna()]
     if done.empty:
