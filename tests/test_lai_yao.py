@@ -91,6 +91,7 @@ def test_new_arrival_of_a_loss_recovery_flow_gets_a_similar_share():
     res = ex.new_arrival(("newreno",), ns=(2,), seeds=(1,), workers=1)
     row = res.table.iloc[0]
     assert 0.7 < row.new_over_old < 1.3  # "similar": within 30 % of an even split
+    assert 0 < row.catch_up_s < 20  # it does catch up, well within the 40 s measured
     assert row.paper_new_over_old == pytest.approx(4678 / 4780.66)
 
 

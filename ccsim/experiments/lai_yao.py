@@ -18,7 +18,8 @@ n = 2), 1.34 Mbit/s of 512-byte packets: a T1. ccsim therefore uses the
 1.5 Mbit/s bottleneck of :func:`~ccsim.experiments.link_errors`, a 20 ms
 one-way bottleneck delay (so a short connection's RTT is 41.6 ms, close to
 that recipe's 40 ms), a one-BDP drop-tail buffer (about 15 packets) and
-three seeds. The paper's throughputs are counts whose unit it does not
+three seeds (with no random loss the runs are deterministic, so the seeds
+matter only where a scenario adds randomness). The paper's throughputs are counts whose unit it does not
 state; ccsim compares unit-free figures: shares, ratios, UF, the winner.
 """
 
@@ -79,7 +80,8 @@ LAI_YAO_TABLE_4: dict[str, dict[int, tuple[float, float]]] = {
 _PATH = {"bandwidth": "1.5Mbps", "rtt": "41.6ms", "buffer": "1BDP", "mss": 472}
 
 
-def _flows(rows, seeds, mode, path, duration, workers, executor, store, progress):
+def _flows(rows, seeds, mode, path, duration, workers, executor, store, progress,
+           runner=None):
     """Run ``rows`` (labels, flows) once per seed; one row per flow with the
     labels, ``seed``, ``goodput_bps``, ``share``, ``base_rtt`` and ``error``."""
     labels, scenarios = [], []
@@ -88,10 +90,10 @@ def _flows(rows, seeds, mode, path, duration, workers, executor, store, progress
             labels.append({**label, "seed": seed})
             scenarios.append(dumbbell(flows=flows, duration=duration, seed=seed, **path))
     runs = sweep(scenarios, mode=mode, workers=workers, executor=executor, store=store,
-                 progress=progress)
+                 progress=progress, runner=runner)
     meta = pd.DataFrame(labels)
-    out = runs[["base", "flow", "goodput_bps", "share", "base_rtt", "error"]].join(
-        meta, on="base")
+    keep = ["base", "flow", "goodput_bps", "share", "base_rtt", "error"]
+    out = runs[keep + (["catch_up"] if "catch_up" in runs else [])].join(meta, on="base")
     failed = out.groupby("base")["error"].transform(lambda e: (e != "").any())
     out.attrs["failed"] = int(out.loc[failed, "base"].nunique())
     return out[~failed]
@@ -176,7 +178,11 @@ def new_arrival(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = 
     Returns:
         Rows per (algorithm, n): ``new_share`` and ``old_share`` (the new
         connection's and an old one's mean share of the link while all run),
-        ``new_over_old`` (their ratio; 1 is an even split) and the paper's
+        ``new_over_old`` (their ratio; 1 is an even split), ``catch_up_s``
+        (the transient: seconds from the arrival until the new connection's
+        throughput over a 1 s window first reaches 80 % of an old one's mean;
+        NaN if it never does; the paper times the transient only in words)
+        and the paper's
         ``paper_new``, ``paper_old``, ``paper_new_over_old``.
         ``data["agreement"]`` is the fraction of rows where the same side gets
         more (a 10 % margin, :func:`~ccsim.experiments.pairwise.outcome`).
@@ -184,11 +190,12 @@ def new_arrival(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = 
     rows = [({"algorithm": a, "n": n}, [Flow(a)] * n + [Flow(a, start=arrival)])
             for a in algorithms for n in ns]
     flows = _flows(rows, seeds, mode, {**_PATH, **path}, duration, workers, executor,
-                   store, progress)
+                   store, progress, runner=arrival_run)
     flows["new"] = flows["flow"] == flows["n"]
     per_run = flows.groupby(["algorithm", "n", "seed"], sort=False).apply(
         lambda r: pd.Series({"new_share": r.share[r.new].mean(),
-                             "old_share": r.share[~r.new].mean()}), include_groups=False)
+                             "old_share": r.share[~r.new].mean(),
+                             "catch_up_s": r.catch_up.iloc[0]}), include_groups=False)
     table = per_run.groupby(["algorithm", "n"], sort=False).mean().reset_index()
     table["new_over_old"] = table.new_share / table.old_share
     paper = [LAI_YAO_TABLE_3.get(a, {}).get(n, (np.nan,) * 2)
@@ -201,6 +208,25 @@ def new_arrival(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = 
                             {"agreement": agreement, "failed": flows.attrs["failed"]},
                             _ratio_drawer("new_over_old", "paper_new_over_old",
                                           "new connection's throughput / an old one's"))
+
+
+def arrival_run(scenario, mode: str = "packet"):
+    """:func:`ccsim.run`, adding ``catch_up`` to the metrics: seconds from the
+    last flow's start until its goodput over a 1 s window first reaches 80 % of
+    the other flows' mean over the same window (NaN if it never does). The
+    runner :func:`new_arrival` gives :func:`ccsim.sweep`."""
+    from ..run import run
+
+    result = run(scenario, mode=mode)
+    arrival = scenario.flows[-1].start
+    goodput = result.traces.query("variable == 'goodput'").pivot(
+        index="time", columns="flow", values="value")
+    after = goodput[goodput.index >= arrival]
+    window = after.groupby(((after.index - arrival) // 1.0).astype(int)).mean()
+    new, old = window.iloc[:, -1], window.iloc[:, :-1].mean(axis=1)
+    caught = new[new >= 0.8 * old].index
+    result.metrics["catch_up"] = float(caught[0] + 1.0) if len(caught) else float("nan")
+    return result
 
 
 def reno_interop(algorithms: Iterable[str] = LAI_YAO_FAMILY[1:], ns: Iterable[int] = (2, 4), *,
