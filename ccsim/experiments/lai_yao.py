@@ -207,7 +207,7 @@ def new_arrival(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = 
     return ExperimentResult("a new arrival (Lai & Yao, Table 3)", table,
                             {"agreement": agreement, "failed": flows.attrs["failed"]},
                             _ratio_drawer("new_over_old", "paper_new_over_old",
-                                          "new connection's throughput / an old one's"))
+                                          "new / old connection's throughput"))
 
 
 def arrival_run(scenario, mode: str = "packet"):
@@ -271,7 +271,7 @@ def reno_interop(algorithms: Iterable[str] = LAI_YAO_FAMILY[1:], ns: Iterable[in
                                           "algorithm's throughput / Reno's"))
 
 
-def _bars(result, ours, paper, ylabel, log=False):
+def _bars(result, ours, paper, ylabel, even=False):
     """Grouped bars, ccsim beside the paper, one panel per n."""
     from ..plot import ResultFigure as Figure
 
@@ -284,13 +284,8 @@ def _bars(result, ours, paper, ylabel, log=False):
         ax.bar(x - 0.2, rows[ours], 0.4, label="ccsim", color="0.25")
         ax.bar(x + 0.2, rows[paper], 0.4, label="Lai & Yao (ns-2)", color="0.75",
                hatch="//", edgecolor="0.3")
-        if log:
-            from matplotlib.ticker import FormatStrFormatter
-
-            ax.set_yscale("log")
-            ax.axhline(1, color="k", lw=0.8)
-            for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
-                axis(FormatStrFormatter("%g"))
+        if even:
+            ax.axhline(1, color="k", lw=0.8)  # an even split
         ax.set_xticks(x, rows["algorithm"], rotation=30, ha="right")
         ax.set_ylabel(ylabel)
         ax.set_title(f"n = {n}", fontsize=9)
@@ -305,4 +300,4 @@ def _draw_uf(result):
 
 
 def _ratio_drawer(ours, paper, ylabel):
-    return lambda result: _bars(result, ours, paper, ylabel, log=True)
+    return lambda result: _bars(result, ours, paper, ylabel, even=True)

@@ -100,8 +100,13 @@ def _draw_bias(result):
         k = result.data["exponent"][name]
         ax.plot(rows.ratio, rows.throughput_ratio, marker=marker, color="k",
                 ls="-" if marker == "o" else "--", label=f"{name} (k = {k:.2f})")
+    from matplotlib.ticker import FormatStrFormatter
+
     ax.set_xscale("log")
     ax.set_yscale("log")
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_major_formatter(FormatStrFormatter("%g"))
+        axis.set_minor_formatter(FormatStrFormatter("%g"))
     ax.set_xlabel("RTT ratio, long flow / short flow")
     ax.set_ylabel("throughput ratio, short flow / long flow")
     ax.grid(alpha=0.3, which="both")
