@@ -91,6 +91,13 @@ def rtt_bias(algorithms: Iterable[str] = ("reno", "sack", "vegas"),
                             _draw_bias)
 
 
+def _plain():
+    """Tick labels as plain numbers (2, not 2×10⁰) on log axes."""
+    from matplotlib.ticker import FormatStrFormatter
+
+    return FormatStrFormatter("%g")
+
+
 def _draw_bias(result):
     from ..plot import ResultFigure as Figure
 
@@ -100,13 +107,11 @@ def _draw_bias(result):
         k = result.data["exponent"][name]
         ax.plot(rows.ratio, rows.throughput_ratio, marker=marker, color="k",
                 ls="-" if marker == "o" else "--", label=f"{name} (k = {k:.2f})")
-    from matplotlib.ticker import FormatStrFormatter
-
     ax.set_xscale("log")
     ax.set_yscale("log")
     for axis in (ax.xaxis, ax.yaxis):
-        axis.set_major_formatter(FormatStrFormatter("%g"))
-        axis.set_minor_formatter(FormatStrFormatter("%g"))
+        axis.set_major_formatter(_plain())
+        axis.set_minor_formatter(_plain())
     ax.set_xlabel("RTT ratio, long flow / short flow")
     ax.set_ylabel("throughput ratio, short flow / long flow")
     ax.grid(alpha=0.3, which="both")
@@ -161,26 +166,37 @@ def _draw_queues(result):
 
 def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "vegas"),
                                                      ("sack", "vegas")), *,
+                buffers: Iterable[int] = (3, 5, 10, 20, 50, 100),
                 seeds: Iterable[int] = (1, 2, 3), mode: str = "packet",
                 workers: int | None = None, executor=None, store=None,
                 progress: bool = False, **path) -> ExperimentResult:
-    """Two flows of different algorithms, same RTT, started together.
+    """Two flows of different algorithms, same RTT, started together, for
+    each buffer size (packets).
+
+    The slides conclude that "Vegas does not receive a fair share of
+    bandwidth in the presence of Reno and SACK unless the buffer size are
+    extremely small", and give packet counts for one buffer, taken here as
+    their stated 10 packets.
 
     Returns:
-        Rows per pair: ``first_share`` (the first algorithm's share of the
-        link), ``first_retransmits`` and ``second_retransmits`` (per run),
-        and the paper's ``paper_first_share`` (from its packet counts; NaN
-        where it gives none). ``plot()`` draws the shares beside the paper's.
+        Rows per (pair, buffer): ``first_share`` (the first algorithm's share
+        of the link), ``first_retransmits`` and ``second_retransmits`` (per
+        run), and the paper's ``paper_first_share`` (from its packet counts,
+        at 10 packets; NaN elsewhere). ``plot()`` draws the first algorithm's
+        share against the buffer, one line per pair, the paper's as points.
     """
     pairs = [tuple(p) for p in pairs]
-    rows = [({"first": a, "second": b}, [Flow(a), Flow(b)], {}) for a, b in pairs]
+    rows = [({"first": a, "second": b, "buffer": q}, [Flow(a), Flow(b)], {"buffer": q})
+            for a, b in pairs for q in buffers]
     flows = _run(rows, seeds, mode, path, workers, executor, store, progress)
+    keys = ["first", "second", "buffer"]
     first, second = flows[flows.flow == 0], flows[flows.flow == 1]
-    table = first.groupby(["first", "second"], sort=False).agg(
+    table = first.groupby(keys, sort=False).agg(
         first_share=("share", "mean"), first_retransmits=("retransmits", "mean")).reset_index()
-    table["second_retransmits"] = second.groupby(["first", "second"], sort=False)[
+    table["second_retransmits"] = second.groupby(keys, sort=False)[
         "retransmits"].mean().to_numpy()
-    paper = [ZHANG_BIAN_COMPETITION.get((a, b)) for a, b in pairs]
+    paper = [ZHANG_BIAN_COMPETITION.get((a, b)) if q == 10 else None
+             for a, b, q in zip(table["first"], table["second"], table["buffer"])]
     table["paper_first_share"] = [p[0][1] / (p[0][1] + p[1][1]) if p else np.nan
                                   for p in paper]
     return ExperimentResult("Reno, SACK and Vegas in competition (Zhang & Bian)", table, {},
@@ -190,17 +206,21 @@ def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "
 def _draw_competition(result):
     from ..plot import ResultFigure as Figure
 
-    t = result.table
-    fig = Figure(figsize=(6, 4), layout="constrained")
+    fig = Figure(figsize=(6.5, 4.2), layout="constrained")
     ax = fig.subplots()
-    x = np.arange(len(t))
-    ax.bar(x - 0.2, t.first_share * 100, 0.4, color="0.25", label="ccsim")
-    ax.bar(x + 0.2, t.paper_first_share * 100, 0.4, color="0.75", hatch="//",
-           edgecolor="0.3", label="Zhang & Bian (ns-2)")
+    groups = result.table.groupby(["first", "second"], sort=False)
+    for ((a, b), rows), style in zip(groups, ("o-", "s--", "^:", "d-.")):
+        ax.plot(rows.buffer, rows.first_share * 100, style, color="k", label=f"{a} vs {b}")
+        known = rows.dropna(subset=["paper_first_share"])
+        if len(known):
+            ax.plot(known.buffer, known.paper_first_share * 100, style[0], ms=11,
+                    mfc="none", color="0.4", label=f"{a} vs {b}, Zhang & Bian (ns-2)")
     ax.axhline(50, color="k", lw=0.8)
-    ax.set_xticks(x, [f"{a} vs {b}" for a, b in zip(t["first"], t["second"])])
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(_plain())
+    ax.set_xlabel("buffer (packets)")
     ax.set_ylabel("first algorithm's share of the link (%)")
     ax.set_ylim(0, 100)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
     ax.set_title(result.name, fontsize=10)
     return fig
