@@ -136,6 +136,8 @@ def _parser() -> argparse.ArgumentParser:
     experiment.add_argument("--list", action="store_true", help="list the recipes and exit")
     experiment.add_argument("--duration", help="simulated time per run (default: the "
                                                "recipe's)")
+    experiment.add_argument("--mode", choices=["packet", "fluid"],
+                            help="engine, for recipes that take one (default: packet)")
     experiment.add_argument("--csv", metavar="FILE", help="save the table as CSV")
     experiment.add_argument("--plot", metavar="FILE", help="save the recipe's figure to FILE")
     _spread(experiment)
@@ -480,9 +482,13 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
     recipe = RECIPES[args.name]
     _check_plot_path(args.plot)
     _check_table_path("--csv", args.csv)
-    options = {"duration": args.duration, "workers": args.workers, "store": args.store}
+    options = {"duration": args.duration, "workers": args.workers, "store": args.store,
+               "mode": args.mode}
     accepted = inspect.signature(recipe).parameters
     kwargs = {k: v for k, v in options.items() if v is not None and k in accepted}
+    if args.mode and "mode" not in accepted:
+        raise ScenarioError("--mode", args.mode, f"no --mode: {args.name} runs the packet "
+                                                 "engine only")
     started = time.perf_counter()
     res = recipe(progress=True, **kwargs)
     print(res.name)

@@ -107,6 +107,11 @@ def test_experiment_command(tmp_path, capsys):
     assert csv.read_text().startswith("algorithm,n,")
     assert main(["experiment", "no-such"]) == 2
     assert "reno-interop" in capsys.readouterr().err
+    assert main(["experiment", "multiple-drops", "--mode", "fluid"]) == 2
+    assert "packet engine only" in capsys.readouterr().err
+    assert main(["experiment", "unfairness", "--mode", "fluid", "--duration", "5s",
+                 "--workers", "1"]) == 0
+    assert "Lai & Yao, Table 2" in capsys.readouterr().out
 
 
 # Zhang & Bian (same family of recipes; kept here to share the CLI check's imports).
