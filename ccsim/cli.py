@@ -8,6 +8,8 @@ Examples::
     ccsim run --flows reno vegas@10s --bandwidth 10Mbps --rtt 20ms --duration 60s --plot out.png
     ccsim run --flows cubic cubic --loss 1% --json
     ccsim sweep sweep.toml --workers 8 --store sweep.sqlite --csv out.csv
+    ccsim experiment --list
+    ccsim experiment unfairness --workers 2 --csv table2.csv --plot table2.png
     ccsim demo
     ccsim algorithms
 """
@@ -123,6 +125,22 @@ def _parser() -> argparse.ArgumentParser:
                        help="save the table as Parquet (needs pyarrow)")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     _spread(sweep)
+
+    experiment = commands.add_parser(
+        "experiment", help="run a published study's recipe and print it beside the paper",
+        description="Run one recipe of ccsim.experiments with its defaults (derived from "
+                    "the paper; see each function's docstring) and print its table and "
+                    "its agreement with the paper.")
+    experiment.add_argument("name", nargs="?", metavar="NAME",
+                            help="the recipe ('ccsim experiment --list' names them)")
+    experiment.add_argument("--list", action="store_true", help="list the recipes and exit")
+    experiment.add_argument("--duration", help="simulated time per run (default: the "
+                                               "recipe's)")
+    experiment.add_argument("--mode", choices=["packet", "fluid"],
+                            help="engine, for recipes that take one (default: packet)")
+    experiment.add_argument("--csv", metavar="FILE", help="save the table as CSV")
+    experiment.add_argument("--plot", metavar="FILE", help="save the recipe's figure to FILE")
+    _spread(experiment)
 
     commands.add_parser("algorithms", help="list congestion-control algorithms and "
                                            "recovery strategies",
@@ -452,7 +470,57 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     return 1 if len(failed) else 0
 
 
-_COMMANDS = {"run": _cmd_run, "demo": _cmd_demo, "matrix": _cmd_matrix,
+def _cmd_experiment(args: argparse.Namespace) -> int:
+    import inspect
+    import time
+
+    from .experiments import RECIPES
+
+    if args.list:
+        width = max(map(len, RECIPES))
+        for name, recipe in RECIPES.items():
+            print(f"{name:<{width}}  {inspect.getdoc(recipe).splitlines()[0]}")
+        return 0
+    if args.name not in RECIPES:
+        raise ScenarioError("NAME", args.name, "one of: " + ", ".join(RECIPES))
+    recipe = RECIPES[args.name]
+    _check_plot_path(args.plot)
+    _check_table_path("--csv", args.csv)
+    options = {"duration": args.duration, "workers": args.workers, "store": args.store,
+               "mode": args.mode}
+    accepted = inspect.signature(recipe).parameters
+    kwargs = {k: v for k, v in options.items() if v is not None and k in accepted}
+    if args.mode and "mode" not in accepted:
+        raise ScenarioError("--mode", args.mode, f"no --mode: {args.name} runs the packet "
+                                                 "engine only")
+    started = time.perf_counter()
+    res = recipe(progress=True, **kwargs)
+    print(res.name)
+    with pd.option_context("display.width", 160, "display.max_rows", 400):
+        print(res.table.drop(columns=["error"], errors="ignore").to_string(
+            index=False, float_format=lambda x: f"{x:.3f}" if abs(x) < 100 else f"{x:.0f}"))
+    if "findings" in res.data:
+        print()
+        for row in res.data["findings"].itertuples():
+            verdict = {True: "reproduced", False: "NOT reproduced"}.get(row.reproduced,
+                                                                         "not checked")
+            print(f"{verdict:>15}: {row.statement}")
+    for key in ("agreement", "ordering", "exponent"):
+        if key in res.data:
+            value = res.data[key]
+            text = value.to_string() if isinstance(value, pd.Series) else value
+            print(f"\n{key} with the paper: {text}")
+    print(f"\n{time.perf_counter() - started:.0f} s")
+    if args.csv:
+        res.table.to_csv(args.csv, index=False)
+        print(f"table saved to {args.csv}")
+    if args.plot:
+        _save_plot(res, args.plot)
+        print(f"plot saved to {args.plot}")
+    return 0
+
+
+_COMMANDS = {"run": _cmd_run, "experiment": _cmd_experiment, "demo": _cmd_demo, "matrix": _cmd_matrix,
              "sweep": _cmd_sweep, "algorithms": _cmd_algorithms}
 
 

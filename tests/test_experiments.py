@@ -76,3 +76,21 @@ def test_utilisation_under_loss_orders_sack_above_reno():
     for a in ("reno", "sack"):
         assert u[a, 0.05] < 0.6 * u[a, 0.01]
     assert res.table["seed_003"].notna().all()  # the seed's figures ride along
+
+
+def test_multiple_drops_without_the_receive_window_clamp(drops):
+    # Fall & Floyd 1996 §4: Reno recovers from two drops in one window with two
+    # fast retransmits (no timeout) and needs the retransmit timer from three;
+    # with the receive window clamping it, ccsim's Reno times out from two.
+    t = drops.table
+    open_ = t[t.setup == "open"]
+    assert _row(open_, "reno", 2).timeouts == 0
+    assert _row(open_, "reno", 2).recoveries == 3  # the priming drop, then two halvings
+    assert _row(open_, "reno", 3).timeouts == 1
+    assert _row(t[t.setup == "clamped"], "reno", 2).timeouts == 1
+    for k in range(1, 5):
+        assert _row(open_, "newreno", k).timeouts == 0
+        assert _row(open_, "sack", k).recovery_rtts < 2.0
+    # both setups hold the window near 20 segments when the drops come
+    assert (t.loc[t.setup == "clamped", "window_at_drop"] == 20).all()
+    assert open_.window_at_drop.between(20, 26).all()  # ssthresh ~20, then +1 per RTT

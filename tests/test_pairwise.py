@@ -133,3 +133,27 @@ def test_small_matrix_reports_the_seed_figures(small):
     assert t.loc[("reno", "cubic"), "seed_first_bps"] == 54e6  # Table I: Reno 54, CUBIC 49
     assert t.loc[("cubic", "scalable"), "seed_second_bps"] == 77e6
     assert 0.0 <= small.data["agreement"] <= 1.0
+
+
+def test_start_order_vegas_loses_whoever_starts_first():
+    # Esterhuizen & Krzesinski §IV: Illinois started first keeps more of the link,
+    # "with the exception of Westwood and Vegas, whose mean throughput remains
+    # the same regardless of the order"; against Vegas, Illinois takes almost all.
+    from ccsim.experiments import start_order
+
+    res = start_order([("illinois", "vegas")], mode="fluid", duration="30s", delay="5s",
+                      workers=1)
+    row = res.table.iloc[0]
+    assert row.a_share_when_first > 0.8 and row.a_share_when_second > 0.8
+    assert not row.depends and not row.paper_depends
+    assert res.data["agreement"] == 1.0
+    runs = res.data["runs"].set_index(["first", "second"])["first_share"]
+    assert row.a_share_when_second == pytest.approx(1 - runs["vegas", "illinois"])
+
+
+def test_matrix_takes_any_registered_names_veno_included():
+    # Esterhuizen (2012) adds Veno to the matrix: not in Table I, so no paper figure.
+    m = pairwise_matrix(["veno", "reno"], mode="fluid", duration="20s", delay="5s",
+                        workers=1)
+    assert m.data["matrix"].shape == (2, 2)
+    assert m.table.set_index(["first", "second"]).seed_first_bps.isna()[("veno", "reno")]

@@ -1,20 +1,52 @@
-"""Experiment recipes: the seed studies' experiments, each returning an
-:class:`ExperimentResult` (a table and a plot).
+"""Experiment recipes: the studies users reproduce, each returning an
+:class:`ExperimentResult` (a table and a plot), with the paper's numbers
+beside ccsim's where the paper gives them.
 
 * :func:`multiple_drops` — Fall & Floyd 1996: one flow, k chosen drops in one
   window, for each recovery strategy.
-* :func:`link_errors` — seed 004 Fig. 5: mean throughput of each algorithm
-  as the link error rate rises, with the ordering.
-* :func:`utilisation_under_loss` — seed 003's utilisation table (Reno, SACK,
-  Vegas at 1 % and 5 % loss).
-* :func:`pairwise_matrix` — seed 000's Table I: every ordered pair of
-  algorithms, with the start-order effect.
+* :func:`link_errors` — Lai & Yao, Fig. 5: mean throughput of each algorithm
+  as the link error rate rises, with the paper's rank order checked.
+* :func:`unfairness`, :func:`new_arrival`, :func:`reno_interop` — Lai & Yao,
+  Tables 2, 3 and 4.
+* :func:`utilisation_under_loss` — Zhang & Bian's utilisation table (Reno,
+  SACK, Vegas at 1 % and 5 % loss); :func:`rtt_bias`, :func:`queue_fairness`,
+  :func:`competition` — their RTT bias, DropTail against RED, and Reno, SACK
+  and Vegas sharing a link.
+* :func:`delay_queue_loss` — Kwon: Reno, CUBIC, BBR and Vegas across delay,
+  queue and loss, with the poster's findings checked one by one.
+* :func:`pairwise_matrix` — Esterhuizen & Krzesinski, Table I: every ordered
+  pair of algorithms (any registered names: with Veno, Esterhuizen's 13 × 13);
+  :func:`start_order`: each pair in both orders.
+
+:data:`RECIPES` maps the names ``ccsim experiment NAME`` takes to the functions.
 """
 
 from ._result import ExperimentResult
+from .kwon import delay_queue_loss
+from .lai_yao import new_arrival, reno_interop, unfairness
 from .link_errors import link_errors, utilisation_under_loss
 from .multiple_drops import multiple_drops
-from .pairwise import pairwise_matrix
+from .pairwise import pairwise_matrix, start_order
+from .zhang_bian import competition, queue_fairness, rtt_bias
 
-__all__ = ["ExperimentResult", "multiple_drops", "link_errors", "utilisation_under_loss",
-           "pairwise_matrix"]
+RECIPES = {f.__name__.replace("_", "-"): f for f in (
+    pairwise_matrix, start_order, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
+    utilisation_under_loss, rtt_bias, queue_fairness, competition, delay_queue_loss)}
+"""Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
+
+__all__ = [
+    "RECIPES",
+    "ExperimentResult",
+    "competition",
+    "delay_queue_loss",
+    "link_errors",
+    "multiple_drops",
+    "new_arrival",
+    "pairwise_matrix",
+    "queue_fairness",
+    "reno_interop",
+    "rtt_bias",
+    "start_order",
+    "unfairness",
+    "utilisation_under_loss",
+]

@@ -6,13 +6,24 @@ steady, with one to four packets of one window dropped; Tahoe goes back to
 slow start, Reno needs a timeout once drops pile up, NewReno repairs one
 loss per RTT, SACK repairs them within about one RTT.
 
-The flow's window is held at ``window`` segments by the receiver window (so it
-is the same whichever strategy runs), the path has no other loss, and
-segments ``first, first + spacing, ...`` are dropped once each.
+Two setups hold the flow's window near ``window`` segments when the drops
+come, and the path has no other loss:
+
+* ``"clamped"``: the receiver window is ``window`` segments, so the window is
+  the same whichever strategy runs; segments ``first, first + spacing, ...``
+  are dropped once each. The clamp also stops Reno from sending new data
+  while its inflated window grows in recovery, so its two-drop case times out.
+* ``"open"``: no receiver window. One earlier drop, at segment
+  ``2·window − 5``, ends slow start when about ``2·window`` segments are in
+  flight, so ssthresh is about ``window``; the k drops start four windows
+  later, in congestion avoidance. As in the paper, Reno then recovers from
+  two drops with two fast retransmits and times out from three.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 from typing import Iterable
 
 import numpy as np
@@ -29,6 +40,7 @@ FAMILY = ("tahoe", "reno", "newreno", "sack", "fack", "rate-halving", "ssdr", "p
 def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1, 2, 3, 4), *,
                    bandwidth="10Mbps", rtt="100ms", window: int = 20, first: int = 60,
                    spacing: int = 3, duration="5s", min_rto="1s",
+                   setups: Iterable[str] = ("clamped", "open"),
                    workers: int | None = None, executor=None, store=None,
                    progress: bool = False) -> ExperimentResult:
     """Run the multiple-drop experiment.
@@ -38,58 +50,96 @@ def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1
             ...) or recovery names on Reno's law (``"prr"``).
         drops: numbers of segments dropped from one window.
         bandwidth, rtt: the path (bit/s, s; strings accepted).
-        window: receiver window (segments) holding the flow's window steady.
-        first, spacing: the dropped segments are ``first + spacing·j``.
+        window: the flow's window (segments) when the drops come.
+        first, spacing: the dropped segments are ``first + spacing·j`` in the
+            clamped setup (the open one starts four windows after its
+            priming drop).
+        setups: ``"clamped"`` and/or ``"open"`` (see the module's docstring).
         duration: simulated time per run (s).
         min_rto: minimum RTO (s); 1 s, RFC 6298's, as in the paper's ns runs.
         workers, executor, store, progress: as in :func:`ccsim.sweep`, which
             runs the cases with :func:`traced_run`.
 
     Returns:
-        An :class:`ExperimentResult` whose table has one row per (strategy,
-        drops): ``timeouts``, ``retransmits``, ``recoveries``,
+        An :class:`ExperimentResult` whose table has one row per (setup,
+        strategy, drops): ``window_at_drop`` (segments the sender may have in
+        flight when the first chosen segment is sent), ``timeouts`` (the open setup's priming drop
+        never causes one), ``retransmits``, ``recoveries``,
         ``recovery_time`` (s, from the first retransmission until every dropped
         segment is acknowledged), ``recovery_rtts`` (the same in RTTs) and
         ``delivered_segments``; ``plot()`` draws time–sequence plots for the
-        largest number of drops.
+        largest number of drops, in the first setup.
     """
-    cases = [(name, k) for name in strategies for k in drops]
-    scenarios = [dumbbell(bandwidth, rtt, buffer=10 * window, duration=duration,
-                          min_rto=min_rto, rwnd=window * 1460, seed=1,
-                          flows=[flow_for(name, drop_segments=_dropped(first, spacing, k))])
-                 for name, k in cases]
-    runs = sweep(scenarios, workers=workers, executor=executor, store=store,
-                 progress=progress, runner=traced_run)
+    setups = list(setups)
+    for setup in setups:
+        if setup not in ("clamped", "open"):
+            raise ValueError(f"setups: {setup!r} is not allowed; use 'clamped' or 'open'")
+    cases = [(setup, name, k) for setup in setups for name in strategies for k in drops]
+    priming = 2 * window - 5
+    scenarios, chosen = [], []
+    for setup, name, k in cases:
+        if setup == "clamped":
+            lost, extra, rwnd = _dropped(first, spacing, k), [], window * 1460
+        else:
+            lost, extra, rwnd = _dropped(priming + 4 * window, spacing, k), [priming], None
+        chosen.append(lost)
+        scenarios.append(dumbbell(bandwidth, rtt, buffer=10 * window, duration=duration,
+                                  min_rto=min_rto, rwnd=rwnd, seed=1,
+                                  flows=[flow_for(name, drop_segments=extra + lost)]))
+    runs = pd.concat([
+        sweep([sc for sc, (setup, _, _) in zip(scenarios, cases) if setup == each],
+              workers=workers, executor=executor, store=store, progress=progress,
+              runner=_watching(first if each == "clamped" else priming + 4 * window))
+        for each in setups], ignore_index=True)
     rows, traces = [], {}
-    for (name, k), sc, row in zip(cases, scenarios, runs.itertuples()):
+    for (setup, name, k), lost, sc, row in zip(cases, chosen, scenarios, runs.itertuples()):
         if row.error:
             raise RuntimeError(f"{name} with {k} drops failed: {row.error}\n{row.traceback}")
         span = row.recovery_time
-        rows.append({"strategy": name, "drops": k, "timeouts": int(row.timeouts),
+        rows.append({"setup": setup, "strategy": name, "drops": k,
+                     "window_at_drop": row.window_at_drop, "timeouts": int(row.timeouts),
                      "retransmits": int(row.retransmits), "recoveries": int(row.recoveries),
                      "recovery_time": span, "recovery_rtts": span / sc.flow_rtt(0),
                      "delivered_segments": row.delivered_bytes / sc.mss})
-        traces[name, k] = _frame(row.sent, _dropped(first, spacing, k))
+        if setup == setups[0]:
+            traces[name, k] = _frame(row.sent, lost)
     table = pd.DataFrame(rows)
     return ExperimentResult("multiple drops (Fall & Floyd 1996)", table,
-                            {"traces": traces, "rtt": sc.flow_rtt(0)}, _draw)
+                            {"traces": traces, "rtt": sc.flow_rtt(0), "setup": setups[0]},
+                            _draw)
 
 
 def _dropped(first: int, spacing: int, k: int) -> list[int]:
     return [first + spacing * j for j in range(k)]
 
 
-def traced_run(scenario, mode: str = "packet"):
+def traced_run(scenario, mode: str = "packet", watch_from: int | None = None):
     """Run a one-flow scenario in the packet engine, spying on its sender: the
     result's metrics gain ``recovery_time`` (s, from the first retransmission
-    until every dropped segment is acknowledged) and ``sent`` (``[time,
-    segment, retransmission]`` of every transmission). The runner
-    :func:`multiple_drops` gives :func:`ccsim.sweep`."""
-    trace = _Trace(PacketEngine(scenario), max(scenario.flows[0].drop_segments))
+    of a segment ``watch_from`` or later until every dropped segment is
+    acknowledged), ``window_at_drop`` (segments the sender may have in
+    flight, cwnd or the receive window if smaller, when segment ``watch_from``
+    is first sent) and ``sent`` (``[time, segment,
+    retransmission]`` of every transmission). ``watch_from`` defaults to the
+    first dropped segment. The runner :func:`multiple_drops` gives
+    :func:`ccsim.sweep`."""
+    lost = sorted(scenario.flows[0].drop_segments)
+    trace = _Trace(PacketEngine(scenario), lost[-1],
+                   lost[0] if watch_from is None else watch_from)
     result = trace.engine.run()
     result.metrics["recovery_time"] = trace.recovery_time()
+    rwnd = math.inf if scenario.rwnd is None else scenario.rwnd / scenario.mss
+    result.metrics["window_at_drop"] = min(trace.window_at_drop, rwnd)
     result.metrics["sent"] = trace.sent
     return result
+
+
+def _watching(segment: int):
+    """:func:`traced_run` watching from ``segment``, named for the sweep's store."""
+    runner = functools.partial(traced_run, watch_from=segment)
+    runner.__module__ = __name__
+    runner.__qualname__ = f"traced_run[watch_from={segment}]"
+    return runner
 
 
 def _frame(sent, lost: list[int]) -> pd.DataFrame:
@@ -103,14 +153,17 @@ class _Trace:
     """Spies on a run's only sender: what it sent when, and when the last
     dropped segment was acknowledged."""
 
-    def __init__(self, engine: PacketEngine, last_drop: int) -> None:
+    def __init__(self, engine: PacketEngine, last_drop: int, watch_from: int) -> None:
         self.engine = engine
+        self.watch_from = watch_from
         self.sent: list[tuple[float, int, bool]] = []
-        self.repaired_at = np.nan
+        self.repaired_at = self.window_at_drop = np.nan
         sender = engine.senders[0]
         transmit, on_ack = sender._transmit, sender.on_ack
 
         def spy_transmit(seq: int, now: float) -> None:
+            if seq == watch_from and np.isnan(self.window_at_drop):
+                self.window_at_drop = sender.cc.cwnd
             self.sent.append((now, seq, seq < sender.high_tx))
             transmit(seq, now)
 
@@ -123,7 +176,8 @@ class _Trace:
         engine.receivers[0].deliver_ack = spy_ack
 
     def recovery_time(self) -> float:
-        first_retx = next((t for t, _, again in self.sent if again), np.nan)
+        first_retx = next((t for t, seq, again in self.sent
+                           if again and seq >= self.watch_from), np.nan)
         return self.repaired_at - first_retx
 
 
@@ -161,5 +215,6 @@ def _draw(result: ExperimentResult):
     for ax in axes[:, 0]:
         ax.set_ylabel("segment number")
     axes.flat[0].legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"{k} drops from one window: time–sequence plots", fontsize=11)
+    fig.suptitle(f"{k} drops from one window ({result.data['setup']} setup): "
+                 "time–sequence plots", fontsize=11)
     return fig

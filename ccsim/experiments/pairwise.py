@@ -1,8 +1,8 @@
-"""Seed 000's pairwise matrix: every ordered pair of algorithms, one started
+"""Esterhuizen & Krzesinski's pairwise matrix: every ordered pair of algorithms, one started
 before the other, on a LAN-like dumbbell.
 
 Source: A. Esterhuizen, A. E. Krzesinski, "TCP Congestion Control
-Comparison" (seed 000), §III–IV, Table I and Figs. 1–2: two hosts send to a
+Comparison", §III–IV, Table I and Figs. 1–2: two hosts send to a
 third over 100 Mbit/s; the first client starts, the second follows (10 s
 later in Figs. 1–2); each cell of Table I gives the average throughput of the
 row's algorithm (started first) and the column's (started second), in
@@ -26,7 +26,7 @@ from ..scenario import Flow, dumbbell
 from ..sweeps import sweep
 from ._result import ExperimentResult
 
-#: Seed 000, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
+#: Esterhuizen & Krzesinski, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
 #: pair's average throughputs (first, second) in Mbit/s, Linux 2.6-era kernels on
 #: a 100 Mbit/s LAN. ``highspeed`` is the seed's "HighSpeed", ``westwood`` its
 #: "Westwood" (Linux's tcp_westwood, which is Westwood+).
@@ -96,9 +96,9 @@ SEED_000_TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
 
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=1000, delay="10s", duration="60s", seed: int = 1,
-                    order_threshold: float = 0.15, progress: bool = False,
-                    workers: int | None = None, executor=None, store=None,
-                    **knobs) -> ExperimentResult:
+                    order_threshold: float = 0.15, mode: str = "packet",
+                    progress: bool = False, workers: int | None = None, executor=None,
+                    store=None, **knobs) -> ExperimentResult:
     """Run every ordered pair (``first``, ``second``) of ``algorithms``.
 
     Args:
@@ -110,6 +110,9 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         order_threshold: a pair's result "depends on who starts first" when an
             algorithm's share of the link differs by more than this between the
             two orders.
+        mode: ``"packet"`` or ``"fluid"`` (the whole matrix in one array
+            program, seconds instead of minutes; its agreement with the packet
+            engine is in docs/fluid.md).
         progress: show a progress bar (tqdm) on standard error.
         workers, executor, store: how the runs are spread and kept, as in
             :func:`ccsim.sweep` (default: a process per CPU, nothing stored).
@@ -123,7 +126,7 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         the run failed, else empty). ``data["matrix"]`` is Table I's layout
         ("86,19" in Mbit/s), ``data["start_order"]`` the pairs whose outcome
         depends on the order, ``data["wall_time"]`` the run time (s).
-        ``seed_first_bps`` and ``seed_second_bps`` are seed 000's figures for
+        ``seed_first_bps`` and ``seed_second_bps`` are Table I's figures for
         the pair (NaN where the seed has none) and ``data["agreement"]`` how
         often the outcome matches them (:func:`seed_agreement`).
         ``plot()`` draws the matrix as a heatmap.
@@ -131,14 +134,93 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
     from .. import algorithms as registry
 
     names = list(registry.names() if algorithms is None else algorithms)
+    return _pairs([(a, b) for a in names for b in names], names, bandwidth=bandwidth,
+                  rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
+                  order_threshold=order_threshold, mode=mode, progress=progress,
+                  workers=workers, executor=executor, store=store, **knobs)
+
+
+def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="100Mbps",
+                rtt="1ms", buffer=1000, delay="10s", duration="60s", seed: int = 1,
+                order_threshold: float = 0.15, mode: str = "packet",
+                progress: bool = False, workers: int | None = None, executor=None,
+                store=None, **knobs) -> ExperimentResult:
+    """Each pair in both orders: does the outcome depend on who starts first?
+
+    Esterhuizen & Krzesinski, §III–IV and Figs. 1–2: Illinois started first
+    keeps a higher throughput than most variants started after it (BIC and
+    YeAH among them), "with the exception of Westwood and Vegas". The default
+    pairs are Illinois with each other variant of Table I. The path and the
+    arguments are :func:`pairwise_matrix`'s.
+
+    Returns:
+        ``table``: one row per pair (``a``, ``b``): ``a_share_when_first``,
+        ``a_share_when_second`` (a's share of the link while both run),
+        ``difference``, ``depends`` (the difference exceeds
+        ``order_threshold``), and the same from Table I: ``paper_difference``,
+        ``paper_depends``. ``data["agreement"]``: the fraction of pairs whose
+        ``depends`` matches the paper's. ``plot()`` draws both differences.
+    """
+    if pairs is None:
+        pairs = [("illinois", b) for b in SEED_000_TABLE_I if b != "illinois"]
+    pairs = [tuple(p) for p in pairs]
+    names = list(dict.fromkeys(n for p in pairs for n in p))
+    res = _pairs([o for a, b in pairs for o in ((a, b), (b, a))], names, bandwidth=bandwidth,
+                 rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
+                 order_threshold=order_threshold, mode=mode, progress=progress,
+                 workers=workers, executor=executor, store=store, **knobs)
+    share = {(r.first, r.second): r.first_share for r in res.table.itertuples()}
+    rows = []
+    for a, b in pairs:
+        row = {"a": a, "b": b, "a_share_when_first": share[a, b],
+               "a_share_when_second": 1.0 - share[b, a]}
+        row["difference"] = row["a_share_when_first"] - row["a_share_when_second"]
+        if b in SEED_000_TABLE_I.get(a, {}):
+            (f1, s1), (f2, s2) = SEED_000_TABLE_I[a][b], SEED_000_TABLE_I[b][a]
+            row["paper_difference"] = f1 / (f1 + s1) - s2 / (f2 + s2)
+        else:
+            row["paper_difference"] = np.nan
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    table["depends"] = table.difference.abs() > order_threshold
+    table["paper_depends"] = table.paper_difference.abs() > order_threshold
+    known = table.dropna(subset=["paper_difference"])
+    agreement = float((known.depends == known.paper_depends).mean()) if len(known) else np.nan
+    return ExperimentResult("start order (Esterhuizen & Krzesinski)", table,
+                            {"agreement": agreement, "runs": res.table}, _draw_order)
+
+
+def _draw_order(result: ExperimentResult):
+    from ..plot import ResultFigure as Figure
+
+    t = result.table
+    fig = Figure(figsize=(7, 4), layout="constrained")
+    ax = fig.subplots()
+    x = np.arange(len(t))
+    ax.bar(x - 0.2, t.difference * 100, 0.4, color="0.25", label="ccsim")
+    ax.bar(x + 0.2, t.paper_difference * 100, 0.4, color="0.75", hatch="//",
+           edgecolor="0.3", label="Esterhuizen & Krzesinski, Table I")
+    ax.axhline(0, color="k", lw=0.8)
+    ax.set_xticks(x, [f"{a} / {b}" for a, b in zip(t.a, t.b)], rotation=30, ha="right")
+    ax.set_ylabel("a's share first − a's share second (points)")
+    ax.legend(fontsize=8)
+    ax.set_title("Does the outcome depend on who starts first?", fontsize=10)
+    return fig
+
+
+def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order_threshold,
+           mode, progress, workers, executor, store, **knobs) -> ExperimentResult:
+    """Run the ordered ``pairs``; the table, matrix and agreement of
+    :func:`pairwise_matrix`."""
+    from .. import algorithms as registry
+
     for name in names:
         registry.get(name)  # unknown names fail here, before any run
-    pairs = [(a, b) for a in names for b in names]
     scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
                           flows=[Flow(first), Flow(second, start=delay)], **knobs)
                  for first, second in pairs]
     started = time.perf_counter()
-    runs = sweep(scenarios, workers=workers, executor=executor, store=store,
+    runs = sweep(scenarios, mode=mode, workers=workers, executor=executor, store=store,
                  progress=progress).set_index(["base", "flow"])
     rows = []
     for i, (first, second) in enumerate(pairs):
@@ -154,7 +236,7 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
     data = {"matrix": _matrix(table, names), "start_order": _start_order(table, order_threshold),
             "agreement": seed_agreement(table), "wall_time": time.perf_counter() - started,
             "names": names}
-    return ExperimentResult("pairwise matrix (seed 000, Table I)", table, data, _draw)
+    return ExperimentResult("pairwise matrix (Esterhuizen & Krzesinski, Table I)", table, data, _draw)
 
 
 def outcome(first_bps, second_bps, margin: float = 0.1):
@@ -167,7 +249,7 @@ def outcome(first_bps, second_bps, margin: float = 0.1):
 
 
 def seed_agreement(table: pd.DataFrame) -> float:
-    """Fraction of the pairs seed 000 also ran whose :func:`outcome` matches
+    """Fraction of the pairs Table I also has whose :func:`outcome` matches
     the seed's; NaN when there are none."""
     done = table[(table.error == "") & table.seed_first_bps.notna()]
     if done.empty:
@@ -182,7 +264,7 @@ def _matrix(table: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     cells = {(r.first, r.second): ("failed" if r.error else
                                    f"{r.first_bps / 1e6:.0f},{r.second_bps / 1e6:.0f}")
              for r in table.itertuples()}
-    out = pd.DataFrame([[cells[a, b] for b in names] for a in names], index=names,
+    out = pd.DataFrame([[cells.get((a, b), "") for b in names] for a in names], index=names,
                        columns=names)
     out.index.name, out.columns.name = "started first", "started second"
     return out
