@@ -87,12 +87,30 @@ def test_delay_tracking():
     assert (cc.owd_min, cc.owd_max, cc.owd_max_rsv) == (0.1, 0.2, 0.3)
 
 
-def test_no_indication_without_a_delay_range():
+def test_an_indication_even_without_a_delay_range_as_linux():
+    # Linux tests "sowd < d_min + 15 % (d_max - d_min)": false when all three are equal, so
+    # the first sample of a connection is an ECI: the window halves and the range resets.
     cc = algorithms.get("lp")()
     cc.start(10, MSS)
     cc.on_rtt(RttSample(1.0, 0.1, 0.1, 0.1, 10.0))  # d_min = d_max = sowd
     cc.on_ack(ack(1.0))
-    assert cc.cwnd == 11.0 and cc.last_drop is None
+    assert cc.cwnd == 5.0 and cc.last_drop == 1.0
+    assert (cc.owd_min, cc.owd_max) == (0.1, 0.2)
+
+
+def test_a_tenfold_delay_jump_is_an_early_congestion_indication():
+    # The repro: 1 ms then 10 ms, each followed by an ACK. The first sample makes
+    # d_min = d_max = 1 ms and, in Linux, an ECI (cwnd 10 -> 5; range reset to [1, 2] ms).
+    # The jump to 10 ms then moves d_max to the reserve (2 ms): sowd = 1 + 9/8 = 2.125 ms is
+    # above 1 + 0.15 * 1 ms, a second ECI, within the inference time (3 RTTs of 10 ms): cwnd 1.
+    # ccsim used to wait for d_max > d_min, which "forget the maximum" kept equal: no ECI.
+    cc = algorithms.get("lp")()
+    cc.start(10, MSS)
+    cc.on_rtt(RttSample(1.0, 0.001, 0.001, 0.001, 10.0))
+    cc.on_ack(Ack(1.0, 1.0, 0.001, 0.001, 0.001, 10.0, 1.0, None))
+    cc.on_rtt(RttSample(1.001, 0.010, 0.001, 0.002, 10.0))
+    cc.on_ack(Ack(1.001, 1.0, 0.010, 0.001, 0.002, 10.0, 2.0, None))
+    assert cc.last_drop == 1.001 and cc.cwnd == 1.0
 
 
 def test_engine_yields_to_reno_and_fills_an_idle_link():

@@ -40,9 +40,11 @@ Differences from the source:
   ccsim's recovery strategies own ``cwnd``); Linux runs it in ``pkts_acked``
   on every ACK. Delay samples are taken on every valid RTT sample (recovery
   included), as in Linux.
-* No ECI until the delay has a range (``d_max > d_min``): Linux's test
-  (``sowd < d_min + δ(d_max − d_min)`` fails when all three are equal) halves
-  the window at the first sample of every connection.
+* As Linux, an ECI fires whenever ``sowd`` is not below ``d_min + δ(d_max −
+  d_min)`` — also when all three are equal, so the first RTT sample of a
+  connection halves its window, and a delay that jumps tenfold right after
+  (which "forget the maximum" leaves with ``d_max = d_min``) halves it again.
+  (ccsim used to wait for ``d_max > d_min`` and missed such signals.)
 * The inference phase starts at the ECI: the ACK that triggers an ECI does no
   Reno growth (Linux applies that ACK's Reno step after halving).
 * The inference time-out is ``itt`` times the latest RTT sample; Linux uses
@@ -134,7 +136,7 @@ class LP(Reno):
 
     def on_ack(self, ack: Ack) -> None:
         inference = self.in_inference(ack.now)
-        if self.owd_max > self.owd_min and self.sowd >= self.threshold():
+        if self.sowd >= self.threshold():  # Linux: not "sowd < threshold", even if all equal
             # Early congestion indication.
             self.owd_min, self.owd_max = self.sowd, 2.0 * self.sowd
             self.owd_max_rsv = 2.0 * self.sowd
@@ -196,8 +198,7 @@ class LPFluid(FluidLaw):
         now = f.now
         ends = f.last_drop + cc.itt * f.last_rtt          # NaN: never an ECI
         inference = now < ends
-        eci = moving & (f.owd_max > f.owd_min) \
-            & (f.sowd >= f.owd_min + cc.delta * (f.owd_max - f.owd_min))
+        eci = moving & (f.sowd >= f.owd_min + cc.delta * (f.owd_max - f.owd_min))
         if eci.any():
             f.owd_min[eci] = f.sowd[eci]
             f.owd_max[eci] = 2.0 * f.sowd[eci]
