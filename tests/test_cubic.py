@@ -67,7 +67,43 @@ def drive(cc, t_start, duration, rtt):
 # -- defaults and the curve ---------------------------------------------------------------------
 def test_defaults_match_rfc9438():
     assert algorithms.get("cubic")().params() == {"c": 0.4, "beta": 0.7, "fast_convergence": True,
-                                                  "hystart": False}
+                                                  "hystart": False, "tcp_friendliness": True,
+                                                  "rfc9438_friendly": False}
+
+
+# -- the Reno-friendly region: Linux's fixed alpha by default, RFC 9438's as an option --------
+def test_linux_alpha_is_eight_over_its_integer_beta_scale():
+    # tcp_cubic.c: beta_scale = 8 * (1024 + beta) / 3 / (1024 - beta) in integers; with
+    # beta = 717 that is 13928 / 3 / 307 = 15, and W_est gains one segment per
+    # beta_scale / 8 windows of ACKs: alpha = 8 / 15. RFC 9438: 3 * 0.3 / 1.7 = 0.529.
+    assert algorithms.get("cubic")().alpha_cubic == 8 / 15
+    assert algorithms.get("cubic")(rfc9438_friendly=True).alpha_cubic == pytest.approx(
+        0.9 / 1.7, rel=1e-12)
+
+
+def test_linux_keeps_alpha_past_the_previous_window_where_the_rfc_raises_it_to_one():
+    # RFC 9438 §4.3 raises alpha to 1 once W_est >= cwnd_prior; Linux never does, so on the
+    # convex side RFC-CUBIC's estimate runs ahead (by up to 3.7 segments in the check that
+    # found it). One window of ACKs past cwnd_prior: +8/15 (Linux) against +1 (RFC).
+    for params, gain in (({}, 8 / 15), ({"rfc9438_friendly": True}, 1.0)):
+        cc = make(cwnd=40.0, **params)
+        cc.on_loss(loss())
+        cc.cwnd = cc.ssthresh = 28.0
+        cc.on_ack(ack(0.0, acked=1e-9))  # begins the epoch: W_est = 28
+        cc.w_est = 45.0  # past cwnd_prior = 40
+        cc.on_ack(ack(0.01, acked=cc.cwnd))
+        assert cc.w_est - 45.0 == pytest.approx(gain, rel=1e-6)
+
+
+def test_without_tcp_friendliness_cwnd_follows_the_cubic_curve_alone():
+    # Linux's module parameter tcp_friendliness = 0: no Reno-friendly region, so in the
+    # small-window, short-RTT case below cwnd stays under W_est.
+    rtt = 0.02
+    cc = make(cwnd=20.0, tcp_friendliness=False)
+    cc.on_loss(loss())
+    cc.cwnd = cc.ssthresh
+    times, cwnd, est = drive(cc, 0.0, 2.0, rtt)
+    assert (cwnd < est - 0.5).any()
 
 
 def test_k_for_w_max_100():
@@ -165,20 +201,23 @@ def test_trajectory_reno_friendly_region():
     """Small window, short RTT: W_cubic (14 → 20 in K ≈ 2.5 s) grows slower than W_est
     (α_cubic per 20 ms RTT ≈ 26 segments/s), so cwnd follows W_est (§4.3)."""
     rtt, w_max = 0.02, 20.0
-    cc = make(cwnd=w_max)
-    cc.on_loss(loss())
-    cc.cwnd = cc.ssthresh  # 14
-    times, cwnd, est = drive(cc, 0.0, 10.0, rtt)
-    assert (cwnd >= est - 1e-9).all()
-    # First rounds: W_est grows α_cubic per RTT (one ACK per segment: Σ acked/cwnd ≈ 1 per
-    # round), so after n rounds W_est ≈ 14 + n·α_cubic until it reaches cwnd_prior = 20.
-    n = 5
-    assert est[n - 1] == pytest.approx(14 + n * ALPHA_CUBIC, rel=0.02)  # int(cwnd) ACKs/round
-    assert cwnd[n - 1] == pytest.approx(est[n - 1], rel=1e-9)
-    # Above cwnd_prior α becomes 1: one segment per RTT, like Reno.
-    late = est > 20.0 + 1
-    slope = np.diff(est)[late[1:]]
-    assert np.allclose(slope, 1.0, atol=0.06)  # int(cwnd) ACKs of 1/cwnd each: 1 − 1/cwnd
+    # RFC 9438 (rfc9438_friendly): alpha_cubic, then 1 above cwnd_prior; Linux: 8/15 throughout.
+    for params, alpha, alpha_late in (({"rfc9438_friendly": True}, ALPHA_CUBIC, 1.0),
+                                      ({}, 8 / 15, 8 / 15)):
+        cc = make(cwnd=w_max, **params)
+        cc.on_loss(loss())
+        cc.cwnd = cc.ssthresh  # 14
+        times, cwnd, est = drive(cc, 0.0, 10.0, rtt)
+        assert (cwnd >= est - 1e-9).all()
+        # First rounds: W_est grows alpha per RTT (one ACK per segment: Σ acked/cwnd ≈ 1 per
+        # round), so after n rounds W_est ≈ 14 + n·alpha until it reaches cwnd_prior = 20.
+        n = 5
+        assert est[n - 1] == pytest.approx(14 + n * alpha, rel=0.02)  # int(cwnd) ACKs/round
+        assert cwnd[n - 1] == pytest.approx(est[n - 1], rel=1e-9)
+        # Above cwnd_prior: alpha_late per RTT (int(cwnd) ACKs of 1/cwnd: less 1/cwnd of it).
+        late = est > 20.0 + 1
+        slope = np.diff(est)[late[1:]]
+        assert np.allclose(slope, alpha_late, atol=0.06)
 
 
 # -- packet engine ------------------------------------------------------------------------------

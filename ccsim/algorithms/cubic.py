@@ -16,9 +16,13 @@ Update rules (windows in segments, times in seconds):
 * target (§4.2): ``target = W_cubic(t + RTT)`` clamped to
   ``[cwnd, 1.5·cwnd]``, with RTT the smoothed RTT (RFC 9438 §4.1.2:
   "RTT: Smoothed round-trip time ... [RFC6298]"), ``Ack.srtt``;
-* Reno-friendly estimate (§4.3): per ACK ``W_est += α_cubic·acked/cwnd``
-  with ``α_cubic = 3(1 − β)/(1 + β)``, raised to 1 once
-  ``W_est ≥ cwnd_prior`` (the window before the last reduction);
+* Reno-friendly estimate: per ACK ``W_est += α·acked/cwnd``. By default
+  Linux's (``tcp_cubic.c``, ``tcp_friendliness = 1``): a fixed
+  ``α = 8/beta_scale`` with ``beta_scale = ⌊8(1 + β)/(3(1 − β))⌋`` (15 at
+  β = 0.7: α = 0.533). With ``rfc9438_friendly=True``, RFC 9438 §4.3's:
+  ``α_cubic = 3(1 − β)/(1 + β)``, raised to 1 once ``W_est ≥ cwnd_prior``
+  (the window before the last reduction). ``tcp_friendliness=False`` turns
+  the Reno-friendly region off (Linux's module parameter);
 * per ACK in congestion avoidance (concave §4.4 / convex §4.5):
   ``cwnd += (target − cwnd)/cwnd · acked``; if ``W_cubic(t) < W_est``
   (Reno-friendly region) ``cwnd = max(that, W_est)``;
@@ -58,6 +62,9 @@ Defaults and their sources:
   in CUBIC v2.0 and became 0.7 in v2.3).
 * ``fast_convergence = True`` — RFC 9438 §4.7 (SHOULD); Linux
   ``fast_convergence = 1``.
+* ``tcp_friendliness = True``, ``rfc9438_friendly = False`` — Linux's
+  fixed-α Reno-friendly region, which RFC 9438's would put up to 3.5 % ahead
+  of on the convex side.
 * ``hystart = False`` — off, so that the default is the RFC's window law
   alone; RFC 9438 §4.10 recommends turning it on.
 """
@@ -84,17 +91,29 @@ class Cubic(Reno):
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, c: float = 0.4, beta: float = 0.7,
-                 fast_convergence: bool = True, hystart: bool = False) -> None:
+                 fast_convergence: bool = True, hystart: bool = False,
+                 tcp_friendliness: bool = True, rfc9438_friendly: bool = False) -> None:
         self.c = c  # cubic scaling constant (segments / s³)
         self.beta = beta  # multiplicative decrease factor β_cubic
         self.fast_convergence = fast_convergence
         self.hystart = hystart  # leave the first slow start by HyStart++ (RFC 9406)
+        self.tcp_friendliness = tcp_friendliness  # keep a Reno-friendly region at all
+        self.rfc9438_friendly = rfc9438_friendly  # RFC 9438 §4.3's α (1 past cwnd_prior)
 
     # -- the rule, as functions of state ---------------------------------------
     @property
     def alpha_cubic(self) -> float:
-        """RFC 9438 §4.3: AIMD increase giving Reno's average rate with β."""
-        return 3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        """AIMD increase (segments per RTT) giving Reno's average rate with β:
+        RFC 9438 §4.3's ``3(1 − β)/(1 + β)``, or by default Linux's integer
+        form of it, ``8/⌊8(1 + β)/(3(1 − β))⌋`` (its ``beta_scale``)."""
+        if self.rfc9438_friendly:
+            return 3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+        return 8.0 / math.floor(8.0 * (1.0 + self.beta) / (3.0 * (1.0 - self.beta)))
+
+    def friendly_alpha(self, w_est: float, cwnd_prior: float) -> float:
+        """α for ``W_est`` now: RFC 9438 raises it to 1 once ``W_est`` passes
+        ``cwnd_prior``; Linux keeps it fixed."""
+        return 1.0 if self.rfc9438_friendly and w_est >= cwnd_prior else self.alpha_cubic
 
     def k(self, w_max: float, cwnd_epoch: float) -> float:
         """Seconds for W_cubic to climb from ``cwnd_epoch`` to ``w_max`` (§4.2 eq. 2)."""
@@ -145,13 +164,12 @@ class Cubic(Reno):
             self._begin_epoch(ack.now)
         t = ack.now - self.epoch_start
         rtt = ack.srtt if math.isfinite(ack.srtt) else (ack.rtt or 0.0)
-        # Reno-friendly estimate: α_cubic per RTT until it reaches cwnd_prior, then 1 (§4.3).
-        alpha = 1.0 if self.w_est >= self.cwnd_prior else self.alpha_cubic
-        self.w_est += alpha * acked / self.cwnd
+        # Reno-friendly estimate: α per RTT (Linux: fixed; RFC 9438 §4.3: 1 past cwnd_prior).
+        self.w_est += self.friendly_alpha(self.w_est, self.cwnd_prior) * acked / self.cwnd
         target = min(max(self.w_cubic(t + rtt), self.cwnd), 1.5 * self.cwnd)
         cubic = self.cwnd + (target - self.cwnd) / self.cwnd * acked
-        if self.w_cubic(t) < self.w_est:
-            cubic = max(cubic, self.w_est)  # Reno-friendly region (§4.3)
+        if self.tcp_friendliness and self.w_cubic(t) < self.w_est:
+            cubic = max(cubic, self.w_est)  # Reno-friendly region
         self.cwnd = cubic
 
     def ssthresh_after(self, loss: Loss) -> float:
@@ -183,7 +201,8 @@ class CubicFluid(FluidLaw):
     (clamped to ``[cwnd, 1.5·cwnd]``), so ``cwnd`` relaxes towards the target
     with time constant ``RTT`` — integrated exactly over the step,
     ``target − (target − cwnd)·e^(−h/RTT)``, so that a long step cannot
-    overshoot. ``W_est`` grows ``α_cubic`` (1 once past ``cwnd_prior``) per RTT,
+    overshoot. ``W_est`` grows ``α`` per RTT (with ``rfc9438_friendly``, 1 once
+    past ``cwnd_prior``),
     and in the Reno-friendly region ``cwnd`` is at least ``W_est``. Epochs,
     ``K``, fast convergence and the timeout rule are the window law's.
     """
@@ -212,9 +231,9 @@ class CubicFluid(FluidLaw):
         target = np.clip(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd, 1.5 * f.cwnd)
         rounds = h_ca / f.rtt  # RTTs of ACKs in congestion avoidance this step
         cubic = target - (target - f.cwnd) * np.exp(-rounds)
-        alpha = np.where(f.w_est >= f.cwnd_prior, 1.0, cc.alpha_cubic)
+        alpha = np.where(cc.rfc9438_friendly & (f.w_est >= f.cwnd_prior), 1.0, cc.alpha_cubic)
         w_est = f.w_est + alpha * rounds
-        friendly = w_cubic < w_est
+        friendly = (w_cubic < w_est) & cc.tcp_friendliness
         np.copyto(f.cwnd, np.where(ca, np.where(friendly, np.maximum(cubic, w_est), cubic),
                                    f.cwnd))
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
