@@ -24,7 +24,8 @@ def _check_mode(mode: str) -> None:
         raise ScenarioError("mode", mode, "one of: " + ", ".join(repr(m) for m in MODES))
 
 
-def run(scenario: Scenario, mode: str = "packet", **options: Any) -> Result:
+def run(scenario: Scenario, mode: str = "packet", *, progress: bool = False,
+        **options: Any) -> Result:
     """Simulate ``scenario`` and return its :class:`~ccsim.results.Result`.
 
     Args:
@@ -32,15 +33,26 @@ def run(scenario: Scenario, mode: str = "packet", **options: Any) -> Result:
             :class:`ccsim.Scenario`.
         mode: ``"packet"`` (the SimPy packet engine) or ``"fluid"`` (the
             numpy fluid engine, :mod:`ccsim.fluid`).
+        progress: show a progress bar (tqdm, on standard error; a widget in
+            Jupyter) in simulated seconds, so that a long run is seen to move.
         **options: the fluid engine's ``step``, ``min_step`` and ``traces``
             (see :class:`ccsim.fluid.FluidEngine`).
 
-    Same scenario and seed, same result, bit for bit.
+    Same scenario and seed, same result, bit for bit, with or without the bar.
     """
-    return run_many([_check(scenario)], mode, **options)[0]
+    return run_many([_check(scenario)], mode, progress=progress, **options)[0]
 
 
-def run_many(scenarios: Iterable[Scenario], mode: str = "packet",
+def progress_bar(duration: float, desc: str) -> Any:
+    """A tqdm bar over ``duration`` simulated seconds (``update`` in seconds)."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=duration, desc=desc, unit="s", unit_scale=False,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s simulated "
+                           "[{elapsed}<{remaining}]")
+
+
+def run_many(scenarios: Iterable[Scenario], mode: str = "packet", *, progress: bool = False,
              **options: Any) -> list[Result]:
     """Simulate a batch of scenarios; their results, in the same order.
 
@@ -48,17 +60,20 @@ def run_many(scenarios: Iterable[Scenario], mode: str = "packet",
     integrates the whole batch as one array program. Each result is the one
     :func:`run` gives for its scenario alone, bit for bit (but for
     ``metrics["wall_time"]``, which the fluid engine shares out over its batch).
+    ``progress`` shows a bar per packet run, one for a fluid batch.
     """
     batch = [_check(sc, f"scenarios[{i}]") for i, sc in enumerate(scenarios)]
     _check_mode(mode)
+    if not isinstance(progress, bool):
+        raise ScenarioTypeError("progress", progress, "True or False")
     if mode == "fluid":
         from .fluid import FluidEngine
 
-        return FluidEngine(batch, **options).run() if batch else []
+        return FluidEngine(batch, **options).run(progress=progress) if batch else []
     if options:
         name = sorted(options)[0]
         raise ScenarioError(name, options[name], "an option of the fluid engine only",
                             "the packet engine takes none")
     from .packet import PacketEngine
 
-    return [PacketEngine(sc).run() for sc in batch]
+    return [PacketEngine(sc).run(progress=progress) for sc in batch]

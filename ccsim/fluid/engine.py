@@ -297,12 +297,24 @@ class FluidEngine:
             self.tr_queue = np.zeros((S, n))
 
     # -- the loop ------------------------------------------------------------------
-    def run(self) -> list:
-        """Integrate every scenario to its duration; their results, in order."""
+    def run(self, progress: bool = False) -> list:
+        """Integrate every scenario to its duration; their results, in order.
+        ``progress``: a bar over the longest duration, at the fraction done
+        by the batch's slowest scenario."""
         wall = time.perf_counter()
+        bar = None
+        total = float(self.duration.max())
+        if progress:
+            from ..run import progress_bar
+
+            bar = progress_bar(total, f"fluid batch of {self.S}")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             while self._step():
-                pass
+                if bar is not None:
+                    bar.update(float((self.t / self.duration).min()) * total - bar.n)
+        if bar is not None:
+            bar.update(total - bar.n)
+            bar.close()
         wall = time.perf_counter() - wall
         from .results import assemble
 

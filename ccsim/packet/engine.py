@@ -116,6 +116,7 @@ class PacketEngine:
         self.ssthresh = np.full(shape, np.nan)
         self.rtt = np.full(shape, np.nan)
         self.queue = np.zeros(n_bins)
+        self.bar = None  # the progress bar while a run shows one
         env.schedule(_Call(env, self._sample, 0), NORMAL, 0.0)
 
     def _path_cap(self, i: int) -> float:
@@ -182,15 +183,28 @@ class PacketEngine:
                 self.ssthresh[k, i] = s.cc.ssthresh
                 self.rtt[k, i] = s.last_rtt
         self.queue[k] = self.links[self.scenario.bottleneck].backlog(t)
+        if self.bar is not None:
+            self.bar.update(t - self.bar.n)
         if k + 1 < len(self.times):
             self.env.schedule(_Call(self.env, self._sample, k + 1), NORMAL,
                               self.times[k + 1] - self.env.now)
 
-    def run(self) -> Result:
-        """Simulate until the scenario's duration and assemble the result."""
+    def run(self, progress: bool = False) -> Result:
+        """Simulate until the scenario's duration and assemble the result;
+        ``progress``: a bar in simulated seconds, moved at every trace sample."""
         sc = self.scenario
         start = time.perf_counter()
-        self.env.run(until=sc.duration)
+        if progress:
+            from ..run import progress_bar
+
+            self.bar = progress_bar(sc.duration, "packet run")
+        try:
+            self.env.run(until=sc.duration)
+        finally:
+            if self.bar is not None:
+                self.bar.update(sc.duration - self.bar.n)
+                self.bar.close()
+                self.bar = None
         wall = time.perf_counter() - start
         n = self.n_bins
         flows = []
