@@ -453,7 +453,9 @@ class Sender:
         if kind == "fast":
             self.recoveries += 1
         if self.scoreboard is not None and (kind != "fast" or loss_phase):
-            flight -= self.scoreboard.count
+            # what the receiver holds below snd_nxt: after a go-back-N timeout
+            # snd_nxt is below SACKed data, which is not in that flight either
+            flight -= self.scoreboard.sacked_in(self.snd_una, self.snd_nxt)
         cc = self.cc
         w, s = cc.cwnd, cc.ssthresh
         cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
