@@ -245,3 +245,15 @@ def test_unknown_mode_is_refused_naming_the_engines():
     sc = ccsim.dumbbell("10Mbps", "20ms", duration="1s")
     with pytest.raises(ccsim.ScenarioError, match="mode='hybrid'.*'packet', 'fluid'"):
         ccsim.run(sc, mode="hybrid")
+
+
+def test_utilisation_never_exceeds_one_on_a_short_interval_of_a_slow_link():
+    # A packet whose transmission straddles the measurement interval's start used to count
+    # whole in it: on 1 Mbit/s (12 ms a packet) over a 1 s interval that read 1.008. Each bin
+    # now holds only the part of a transmission that falls in it, so the link's busy time in
+    # an interval is at most the interval (1e-12: float rounding of the shares).
+    sc = ccsim.dumbbell("1Mbps", "150ms", buffer=100, duration="2s",
+                        flows=["reno", ccsim.Flow("cubic", start=1.0)])
+    res = ccsim.run(sc)
+    assert res.metrics["interval"] == (1.0, 2.0)
+    assert 0.95 < res.metrics["utilisation"] <= 1.0 + 1e-12

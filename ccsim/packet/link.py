@@ -26,8 +26,9 @@ class LinkState:
         limit: buffer, in packets waiting (the one in service not counted).
         drops: packets dropped by the queue (overflow or RED).
         losses: packets lost to random link errors.
-        departures_per_bin: packets that finished transmission in each trace
-            bin (for utilisation).
+        departures_per_bin: packets transmitted in each trace bin (for
+            utilisation), a packet whose transmission straddles bins shared
+            between them by time.
     """
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "red", "avg",
@@ -77,11 +78,25 @@ class LinkState:
         self.arrivals.append(t)
         b = int(done * self.bin_rate)
         if b < len(self.departures_per_bin):
-            self.departures_per_bin[b] += 1
+            if int(start * self.bin_rate) == b:
+                self.departures_per_bin[b] += 1
+            else:  # the transmission straddles bins: each gets its share of it
+                self._spread(start, done)
         if self.loss and self.loss_rng.random() < self.loss:
             self.losses += 1
             return -1.0
         return done + self.delay
+
+    def _spread(self, start: float, done: float) -> None:
+        """Credit each bin with the fraction of one packet's transmission,
+        ``[start, done)``, that falls in it, so that no bin holds more than
+        the link can send in it (utilisation over any interval is at most 1)."""
+        bins, rate = self.departures_per_bin, self.bin_rate
+        k = int(start * rate)
+        while k < len(bins) and k / rate < done:
+            lo, hi = max(start, k / rate), min(done, (k + 1) / rate)
+            bins[k] += (hi - lo) / self.tx
+            k += 1
 
     def backlog(self, t: float) -> int:
         """Packets waiting at time ``t`` (not counting the one in service).

@@ -1,0 +1,81 @@
+"""Random small scenarios through the packet engine: whatever the rates,
+delays, buffers, queues, loss, algorithms and recoveries, a run ends (within
+a wall-clock limit), raises nothing, and reports physical numbers.
+
+The "ci" hypothesis profile draws the same examples every run; the
+"thorough" profile (CCSIM_HYPOTHESIS_PROFILE=thorough) explores afresh.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+from contextlib import contextmanager
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ccsim
+import ccsim.packet.tcp as tcp
+from ccsim import algorithms, recovery
+from ccsim.algorithms.base import Loss
+
+WALL_LIMIT = 30  # s per run; the largest drawn here takes well under 2 s
+
+
+@contextmanager
+def wall_limit(seconds: int):
+    def expired(signum, frame):
+        raise TimeoutError(f"run took over {seconds} s of wall time")
+    old = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@st.composite
+def scenarios(draw):
+    n = draw(st.integers(1, 3))
+    flows = [ccsim.Flow(draw(st.sampled_from(algorithms.names())),
+                        recovery=draw(st.sampled_from([None, *recovery.names()])),
+                        start=draw(st.sampled_from([0.0, 0.3, 1.0])),
+                        rtt=draw(st.sampled_from([None, 0.08, 0.25])))
+             for _ in range(n)]
+    queue = draw(st.sampled_from(["droptail", "red"]))
+    buffer = draw(st.sampled_from([3, 20, 100] if queue == "droptail" else [30, 60]))
+    return ccsim.dumbbell(bandwidth=draw(st.sampled_from(["1Mbps", "5Mbps", "20Mbps"])),
+                          rtt=draw(st.sampled_from(["5ms", "40ms", "150ms"])),
+                          buffer=buffer, queue=queue,
+                          loss=draw(st.sampled_from([0.0, 0.01, 0.05])),
+                          flows=flows, duration=draw(st.sampled_from(["2s", "4s"])),
+                          delayed_ack=draw(st.booleans()), seed=draw(st.integers(0, 9)))
+
+
+@settings(max_examples=100, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(sc=scenarios())
+def test_any_small_scenario_ends_with_physical_numbers(sc, monkeypatch):
+    flights = []
+
+    def recording(now, kind, inflight, min_rtt, srtt):
+        flights.append(inflight)
+        return Loss(now, kind, inflight, min_rtt, srtt)
+
+    monkeypatch.setattr(tcp, "Loss", recording)
+    with wall_limit(WALL_LIMIT):
+        res = ccsim.run(sc)
+    s, m = res.summary, res.metrics
+    capacity = sc.links[0].rate
+    assert not s[["goodput_bps", "delivered_bytes", "retransmits", "timeouts"]].isna().any().any()
+    assert (s["goodput_bps"] >= 0).all() and (s["goodput_bps"] <= capacity * (1 + 1e-9)).all()
+    if s["share"].notna().all():
+        assert math.isclose(s["share"].sum(), 1.0, rel_tol=1e-9)
+    assert 0.0 <= m["utilisation"] <= 1.0 + 1e-9 or math.isnan(m["utilisation"])
+    assert all(f >= 0 for f in flights)  # FlightSize is never negative
+    cwnd = res.traces.loc[res.traces["variable"] == "cwnd", "value"].to_numpy(float)
+    cwnd = cwnd[~np.isnan(cwnd)]  # NaN: a flow not started yet, or done
+    assert (cwnd >= 1.0).all() and np.isfinite(cwnd).all()
