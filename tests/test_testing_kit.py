@@ -359,3 +359,18 @@ def test_common_rules_have_names():
     assert set(rules.COMMON) >= {"cwnd finite", "cwnd floor", "ssthresh after loss",
                                  "growth per RTT", "loss does not increase cwnd",
                                  "timeout to loss window"}
+
+
+def test_the_kit_catches_a_hybla_whose_slow_start_step_explodes():
+    # Before Linux's cap, one ACK at a 1 s RTT added 2^40 segments and Hybla passed the kit,
+    # which checked growth only in congestion avoidance. The slow-start step rule holds each
+    # ACK to the law's declaration, (2^min(rho, 16) - 1) per segment for Hybla.
+    from ccsim.algorithms.hybla import Hybla
+
+    class UncappedHybla(Hybla):
+        SLOW_START_MAX_RHO = 1000.0  # the old cap, an RTT of 25 s
+        CWND_CLAMP = math.inf        # nor Linux's window clamp
+
+    with pytest.raises(CheckFailure, match="slow-start step"):
+        check_algorithm(UncappedHybla, max_examples=MUTANT_EXAMPLES)
+    check_algorithm(Hybla)  # the real one keeps its promise

@@ -258,6 +258,15 @@ class CongestionControl:
         """
         return cwnd
 
+    def max_slow_start_step(self, ack: Ack) -> float:
+        """The most one ACK may grow ``cwnd`` (segments) in slow start.
+
+        A declaration for checkers (:mod:`ccsim.testing`), not used by engines.
+        Default ``ack.acked``: RFC 5681 §3.1's slow start, one segment per
+        segment acknowledged. A law that grows faster (Hybla) says by how much.
+        """
+        return ack.acked
+
     # -- hooks ---------------------------------------------------------------
     def on_ack(self, ack: Ack) -> None:
         """New data acknowledged outside recovery (and in it, if

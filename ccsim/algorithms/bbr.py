@@ -207,6 +207,11 @@ class Bbr(CongestionControl):
         """BBR v1 does not reduce on loss: the window stays (at least 2)."""
         return max(self.cwnd, 2.0)
 
+    def max_slow_start_step(self, ack: Ack) -> float:
+        """``cwnd += acked`` toward its target, plus a jump back to the window
+        before PROBE_RTT or up to the floor ``min_target``."""
+        return ack.acked + max(self.prior_cwnd, self.min_target)
+
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """``cwnd += acked`` toward its target: at most doubling per RTT, plus,
         leaving PROBE_RTT, the return to the window it had before."""

@@ -85,6 +85,11 @@ class Hybla(Reno):
         faster than doubling while ``cwnd < ρ²``."""
         return max(self.rho * self.rho, cwnd)
 
+    def max_slow_start_step(self, ack: Ack) -> float:
+        """``(2^min(ρ, 16) − 1)·acked``: Linux's capped exponent (the
+        promise, whatever ``SLOW_START_MAX_RHO`` a subclass sets)."""
+        return (2.0 ** min(self.rho_for(ack.min_rtt), 16.0) - 1.0) * ack.acked
+
     def rho_for(self, rtt: float) -> float:
         """Normalised RTT, ``max(rtt / rtt0, 1)``; 1 when ``rtt`` is unknown."""
         if not math.isfinite(rtt) or rtt <= 0:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..algorithms.base import Loss
+from ..algorithms.base import Ack, Loss
 from .model import AckRound, declared
 
 __all__ = ["COMMON"]
@@ -65,6 +65,21 @@ def growth_per_rtt(algo, before, event, after):
     return None
 
 
+def slow_start_step(algo, before, event, after):
+    """In slow start no ACK grows ``cwnd`` by more than the declared
+    ``max_slow_start_step(ack)`` (default: the segments it acknowledges)."""
+    acks = event.acks if isinstance(event, AckRound) else (event,) if isinstance(event, Ack) else ()
+    if acks and before["cwnd"] < before["ssthresh"]:
+        step = declared(type(algo), "max_slow_start_step")
+        limit = sum(step(algo, a) for a in acks)
+        grew = after["cwnd"] - before["cwnd"]
+        if grew > limit + _TOL * max(1.0, before["cwnd"]):
+            return (f"slow start: {len(acks)} ACK(s) of {sum(a.acked for a in acks)!r} "
+                    f"segments grew cwnd by {grew!r} (from {before['cwnd']!r}); the declared "
+                    f"max_slow_start_step allows {limit!r}")
+    return None
+
+
 def loss_no_increase(algo, before, event, after):
     """A loss (with its recovery) never increases ``cwnd``."""
     if isinstance(event, Loss) and after["cwnd"] > before["cwnd"] + _TOL * max(1.0, before["cwnd"]):
@@ -87,6 +102,7 @@ COMMON = {
     "cwnd floor": cwnd_floor,
     "ssthresh after loss": ssthresh_after_loss,
     "growth per RTT": growth_per_rtt,
+    "slow-start step": slow_start_step,
     "loss does not increase cwnd": loss_no_increase,
     "timeout to loss window": timeout_loss_window,
 }
