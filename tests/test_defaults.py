@@ -32,9 +32,11 @@ DEFAULTS = {
     # low_window 14; BICTCP_B 4; smooth_part 20; fast_convergence 1.
     "bic": ("prr", {"beta": 819 / 1024, "s_max": 16.0, "low_window": 14.0, "b": 4.0,
                     "smooth_part": 20.0, "fast_convergence": True}, ["tcp_bic.c", "INFOCOM 2004"]),
-    # RFC 3649 §5: Low_Window 38, High_Window 83000, High_P 1e-7, High_Decrease 0.1.
+    # RFC 3649 §5: Low_Window 38, High_Window 83000, High_P 1e-7, High_Decrease 0.1; Linux's
+    # tcp_highspeed.c table of Appendix B by default, the §5 formula as rule="rfc3649".
     "highspeed": ("prr", {"low_window": 38.0, "high_window": 83000.0, "high_p": 1e-7,
-                          "high_decrease": 0.1}, ["RFC 3649"]),
+                          "high_decrease": 0.1, "rule": "linux"},
+                  ["RFC 3649", "tcp_highspeed.c"]),
     # Leith & Shorten 2004: Delta_L 1 s, beta in [0.5, 0.8]; RTT scaling to 100 ms.
     "htcp": ("prr", {"delta_l": 1.0, "beta_min": 0.5, "beta_max": 0.8, "rtt_scaling": True,
                      "rtt_ref": 0.1}, ["Leith", "Shorten"]),

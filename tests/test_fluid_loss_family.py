@@ -55,13 +55,13 @@ def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
 
 # -- (3) the fluid engine against the packet engine ---------------------------------------
 # Measured share of the law's flow, fluid vs packet (utilisation ≥ 0.988 in both):
-#   highspeed .504/.495  scalable .752/.828  bic .852/.765  htcp .540/.584
+#   highspeed .632/.677 (Linux's table; .504/.495 with RFC 3649's formula)  scalable .752/.828  bic .852/.765  htcp .540/.584
 #   hybla .802/.778      illinois .586/.657  ssdr .489/.439
 # The hook route has the same gaps (above), so they are the fluid model's
 # (loss events shared by window growth, one reduction per RTT, no packet-level
 # burst losses or recovery dynamics), not the laws'. Each tolerance is the
 # measured gap plus 3 points; the engine's documented median gap is 3.7.
-PACKET_SHARE_TOL = {"highspeed": 0.04, "scalable": 0.05, "bic": 0.12, "htcp": 0.075,
+PACKET_SHARE_TOL = {"highspeed": 0.08, "scalable": 0.05, "bic": 0.12, "htcp": 0.075,
                     "hybla": 0.055, "illinois": 0.10, "ssdr": 0.08}
 
 

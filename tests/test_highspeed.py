@@ -40,6 +40,8 @@ TABLE = [(38, 1, 0.50), (118, 2, 0.44), (221, 3, 0.41), (347, 4, 0.38), (1058, 8
 
 
 def make(cwnd, ssthresh=math.inf, **params):
+    """The RFC 3649 formula's law unless ``rule`` is given (Linux's table is the default)."""
+    params.setdefault("rule", "rfc3649")
     cc = algorithms.get("highspeed")(**params)
     cc.start(10, MSS)
     cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
@@ -55,11 +57,40 @@ def loss(inflight, kind="fast"):
     return Loss(now=1.0, kind=kind, inflight=inflight, min_rtt=0.1, srtt=0.1)
 
 
-def test_defaults_are_rfc3649s():
+def test_defaults_are_rfc3649s_constants_and_linuxs_table():
     cc = algorithms.get("highspeed")()
     assert cc.params() == {"low_window": 38.0, "high_window": 83000.0, "high_p": 1e-7,
-                           "high_decrease": 0.1}
+                           "high_decrease": 0.1, "rule": "linux"}
     assert (cc.name, cc.recovery) == ("highspeed", "prr")  # Linux: SACK + PRR
+
+
+# -- Linux's table (the default) ---------------------------------------------------------------
+@pytest.mark.parametrize("w,a,b", TABLE)
+def test_linux_table_gives_appendix_b_rows_exactly(w, a, b):
+    # At a row's own window, Linux's a (row index + 1) is Appendix B's a(w), and md/256 is
+    # its b(w) (printed to two decimals: within 0.005).
+    cc = make(10, rule="linux")
+    assert cc.a(w) == a
+    assert cc.b(w) == pytest.approx(b, abs=0.01)  # md = b·256 truncated; b printed to 0.01
+
+
+@pytest.mark.parametrize("w,a", [(38, 1), (39, 2), (118, 2), (119, 3), (1000, 8),
+                                 (89053, 72), (10**6, 72)])
+def test_linux_grows_by_the_next_rows_a_between_rows(w, a):
+    # hstcp_cong_avoid moves ai until hstcp_aimd_vals[ai-1].cwnd < cwnd <= [ai].cwnd and
+    # adds ai + 1 per window of ACKs: just above 38 segments that is 2 (the formula: ~1).
+    cc = make(w, ssthresh=2, rule="linux")
+    assert cc.a(w) == a
+    cc.on_ack(ack(3))
+    assert cc.cwnd == pytest.approx(w + a * 3 / w, rel=1e-12)
+
+
+def test_linux_decrease_is_the_rows_md_in_256ths():
+    # hstcp_ssthresh: cwnd - ((cwnd * md) >> 8). At 1000 (row 851 < w <= 1058, md 83):
+    # 1000 - 83000 // 256 = 1000 - 324 = 676 (the formula: (1 - 0.3305) * 1000 = 669.5).
+    assert make(1000, rule="linux").ssthresh_after(loss(1000)) == 676
+    assert make(30, rule="linux").ssthresh_after(loss(30)) == 15  # md 128: Reno's half
+    assert make(3, rule="linux").ssthresh_after(loss(3)) == 2
 
 
 @pytest.mark.parametrize("w,a,b", TABLE)
@@ -156,12 +187,12 @@ def test_engine_highspeed_fills_a_long_fat_pipe_better_than_reno():
     assert util("highspeed") > 1.4 * util("reno")
 
 
-def _mean_window_deterministic(name: str, p: float, rtt: float = 0.1) -> float:
+def _mean_window_deterministic(name: str, p: float, rtt: float = 0.1, **params) -> float:
     """Mean window (segments) of a law under deterministic loss: one loss every
     1/p segments, each followed by the end of fast recovery (cwnd = ssthresh).
     Rounds of cwnd one-segment ACKs from a window of 10; warm-up until two
     successive post-loss windows agree within 0.5%, then ten cycles measured."""
-    cc = algorithms.get(name)()
+    cc = algorithms.get(name)(**params)
     cc.start(10, 1460)
     cc.cwnd, cc.ssthresh = 10.0, 1.0  # congestion avoidance from the start
     now, sent, next_loss = 0.0, 0, 1 / p
@@ -192,8 +223,11 @@ def test_response_function_under_deterministic_loss(p):
     # RFC 3649 §5: above Low_Window, w = 0.12 / p^0.835 — the law a(w), b(w)
     # were derived from, under exactly this deterministic loss model. 5%:
     # the RFC rounds p(w) to 0.078 / w^1.2 and the windows move in whole RTTs.
-    w = _mean_window_deterministic("highspeed", p)
+    w = _mean_window_deterministic("highspeed", p, rule="rfc3649")
     assert w == pytest.approx(0.12 / p ** 0.835, rel=0.05)
+    # Linux's table adds the next row's a (up to one segment per RTT more), so its window
+    # under the same losses is larger than the formula's.
+    assert _mean_window_deterministic("highspeed", p) > w
     # Reno, the control, follows its own law sqrt(1.5/p) (8%: the sawtooth's
     # rounding at small windows) and stays far below HighSpeed.
     reno = _mean_window_deterministic("reno", p)

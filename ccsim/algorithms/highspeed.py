@@ -29,12 +29,13 @@ Defaults (RFC 3649 §5; the same values fix Linux's table in
 
 Differences from the source:
 
-* a(w) and b(w) come from the closed form above, evaluated at the current
-  window, not from the table of RFC 3649 Appendix B (73 steps) that Linux
-  uses; the closed form reproduces the table's a(w) to within 0.05 and b(w)
-  to within 0.01 (tests/test_highspeed.py). Linux moreover uses the *next*
-  row's a (it adds ``ai + 1`` per window of ACKs), so it grows up to one
-  segment per RTT faster than the RFC between rows.
+* By default a(w) and b(w) are Linux's: the table of RFC 3649 Appendix B
+  (72 rows), ``a = row + 1`` for the row whose upper window is the first at
+  least ``w``, ``b = md/256``, and ``ssthresh = w − ⌊w·md/256⌋`` — so Linux
+  grows by the *next* row's a, up to one segment per RTT faster than the
+  RFC between rows. ``rule="rfc3649"`` takes the closed form above,
+  evaluated at the current window, which reproduces the table's a(w) to
+  within 0.05 and b(w) to within 0.01 (tests/test_highspeed.py).
 * ``high_p`` is recorded for provenance but not used: RFC 3649 derives the
   ``0.078 / w^1.2`` of p(w) from (Low_Window, Low_P = 1.5/38²) and
   (High_Window, High_P), and §5 states p(w) in that rounded form, so the
@@ -57,6 +58,7 @@ Differences from the source:
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import numpy as np
@@ -65,6 +67,29 @@ from .base import Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
+
+
+# RFC 3649 Appendix B as Linux keeps it (net/ipv4/tcp_highspeed.c): the upper
+# window of each row (segments) and b(w) in 256ths; row i adds a = i + 1
+# segments per RTT. A window w belongs to the first row whose upper window is
+# at least w (the last row beyond it).
+_ROW_WINDOWS = (
+    38, 118, 221, 347, 495, 663, 851, 1058, 1284, 1529, 1793, 2076, 2378, 2699, 3039,
+    3399, 3778, 4177, 4596, 5036, 5497, 5979, 6483, 7009, 7558, 8130, 8726, 9346, 9991,
+    10661, 11358, 12082, 12834, 13614, 14424, 15265, 16137, 17042, 17981, 18955, 19965,
+    21013, 22101, 23230, 24402, 25618, 26881, 28193, 29557, 30975, 32450, 33986, 35586,
+    37253, 38992, 40808, 42707, 44694, 46776, 48961, 51258, 53677, 56230, 58932, 61799,
+    64851, 68113, 71617, 75401, 79517, 84035, 89053)
+_ROW_MD = (
+    128, 112, 104, 98, 93, 89, 86, 83, 81, 78, 76, 74, 72, 71, 69, 68, 66, 65, 64, 62, 61,
+    60, 59, 58, 57, 56, 55, 54, 53, 52, 52, 51, 50, 49, 48, 48, 47, 46, 45, 45, 44, 43, 43,
+    42, 41, 41, 40, 39, 39, 38, 38, 37, 36, 36, 35, 35, 34, 33, 33, 32, 32, 31, 30, 30, 29,
+    28, 28, 27, 26, 26, 25, 24)
+
+
+def _row(w: float) -> int:
+    """The table row of window ``w`` (Linux's ``ca->ai``)."""
+    return min(bisect.bisect_left(_ROW_WINDOWS, w), len(_ROW_WINDOWS) - 1)
 
 
 @register
@@ -77,15 +102,22 @@ class HighSpeed(Reno):
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, low_window: float = 38.0, high_window: float = 83000.0,
-                 high_p: float = 1e-7, high_decrease: float = 0.1) -> None:
+                 high_p: float = 1e-7, high_decrease: float = 0.1,
+                 rule: str = "linux") -> None:
+        if rule not in ("linux", "rfc3649"):
+            from ..errors import ScenarioError
+            raise ScenarioError("rule", rule, "'linux' (the table) or 'rfc3649' (the formula)")
         self.low_window = low_window        # segments; Reno at or below (RFC 3649 §5)
         self.high_window = high_window      # segments; where b reaches high_decrease
         self.high_p = high_p                # loss rate at high_window (provenance only)
         self.high_decrease = high_decrease  # b(high_window), a fraction of the window
+        self.rule = rule                    # "linux": Appendix B's table; "rfc3649": §5's formula
 
     # -- the RFC 3649 §5 functions -------------------------------------------
     def b(self, w: float) -> float:
         """Decrease factor at window ``w`` (fraction of the window given up)."""
+        if self.rule == "linux":
+            return _ROW_MD[_row(w)] / 256.0
         if w <= self.low_window:
             return 0.5
         span = math.log(self.high_window) - math.log(self.low_window)
@@ -93,6 +125,8 @@ class HighSpeed(Reno):
 
     def a(self, w: float) -> float:
         """Increase at window ``w`` (segments per RTT), at least Reno's 1."""
+        if self.rule == "linux":
+            return _row(w) + 1.0
         if w <= self.low_window:
             return 1.0
         b = self.b(w)
@@ -111,6 +145,8 @@ class HighSpeed(Reno):
 
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
+        if self.rule == "linux":  # cwnd - ((cwnd * md) >> 8)
+            return max(w - math.floor(math.floor(w) * _ROW_MD[_row(w)] / 256.0), 2.0)
         return max((1.0 - self.b(w)) * w, 2.0)
 
 
