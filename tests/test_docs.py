@@ -13,7 +13,7 @@ import pytest
 matplotlib.use("Agg")
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ["fluid.md"]
+PAGES = ["fluid.md", "algorithms.md"]
 
 
 def blocks(page: str) -> list[str]:
