@@ -16,8 +16,8 @@ MSS = 1000
 RTT = 0.1
 
 
-def make():
-    cc = algorithms.get("bbr")()
+def make(**params):
+    cc = algorithms.get("bbr")(**params)
     cc.start(10, MSS)
     return cc
 
@@ -41,10 +41,13 @@ def rounds(cc, n, rate, start=0.0, delivered=0.0, inflight=10.0, acks=10, rtt=RT
 
 def test_defaults_and_gains():
     cc = make()
+    # Linux's fixed point, BBR_UNIT = 256: bbr_high_gain = 256 * 2885 / 1000 + 1 = 739,
+    # bbr_drain_gain = 256 * 1000 / 2885 = 88 (integer division), in 256ths.
+    assert HIGH_GAIN == (256 * 2885 // 1000 + 1) / 256
+    assert DRAIN_GAIN == (256 * 1000 // 2885) / 256
     assert cc.params() == {"bw_rounds": 10, "min_rtt_window": 10.0, "probe_rtt_time": 0.2,
-                           "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01}
-    assert HIGH_GAIN == pytest.approx(2885 / 1000, abs=1e-3)   # Linux bbr_high_gain
-    assert DRAIN_GAIN == pytest.approx(1000 / 2885, abs=1e-3)  # bbr_drain_gain
+                           "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01,
+                           "high_gain": HIGH_GAIN, "drain_gain": DRAIN_GAIN}
     assert cc.mode == STARTUP
 
 
@@ -131,3 +134,8 @@ def test_holds_its_throughput_under_random_loss_where_reno_collapses():
     g = lambda r: r.summary.loc[0, "goodput_bps"]
     assert g(bbr_lossy) > 0.85 * g(bbr_clean)
     assert g(reno_lossy) < 0.3 * g(bbr_clean)
+
+
+def test_high_gain_is_a_keyword_startup_uses():
+    cc = make(high_gain=2.0)
+    assert (cc.pacing_gain, cc.gain) == (2.0, 2.0)

@@ -270,12 +270,12 @@ def test_veno_share_against_reno_matches_the_packet_engine():
     assert abs(fluid - packet) < 0.05, (fluid, packet)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BBR against Reno, 10 Mbit/s, 40 ms, 1 BDP: 0.89 (fluid) vs 0.66 (packet). "
-    "A paced flow's data in flight appears at rate x RTT at once, so a 1.25-gain "
-    "phase builds its queue within a step, and the packet engine's BBR takes "
-    "32 timeouts in 30 s that the fluid model never produces (docs/fluid.md)"))
 def test_bbr_share_against_reno_matches_the_packet_engine():
+    # BBR against Reno, 10 Mbit/s, 40 ms, 1 BDP: 0.889 (fluid) vs 0.875 (packet), with
+    # Linux's fixed-point gains (739/256, 88/256). This was a strict xfail at 0.89 vs 0.66
+    # with the exact 2/ln 2 and ln 2/2: the packet outcome is bistable in the gains (a
+    # 0.05 % change moves it 22 points; the fluid model does not move), so this agreement
+    # holds for Linux's constants and is a check that they stay in force.
     fluid = _vs_reno("bbr", "fluid").summary
     packet = _vs_reno("bbr", "packet").summary
     assert (fluid["goodput_bps"] >= 0).all()

@@ -14,10 +14,12 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
 * pacing rate ``= pacing_gain · BtlBw`` (less a 1% margin,
   ``bbr_pacing_margin_percent``); ``cwnd`` target ``= cwnd_gain · BDP + 3``
   segments, never below 4 (``bbr_cwnd_min_target``).
-* STARTUP: ``pacing_gain = cwnd_gain = 2/ln 2 ≈ 2.885`` (``bbr_high_gain``),
+* STARTUP: ``pacing_gain = cwnd_gain = high_gain``, Linux's ``bbr_high_gain``
+  (739/256 ≈ 2.887, 2/ln 2 rounded up in its fixed point),
   until BtlBw has grown by less than 25% for 3 rounds (``bbr_full_bw_thresh``,
   ``bbr_full_bw_cnt``): the pipe is full.
-* DRAIN: ``pacing_gain = ln 2 / 2`` until what is in flight is down to BDP.
+* DRAIN: ``pacing_gain = drain_gain``, Linux's ``bbr_drain_gain`` (88/256 ≈
+  0.344, ln 2 / 2 truncated), until what is in flight is down to BDP.
 * PROBE_BW: ``cwnd_gain = 2``, ``pacing_gain`` cycles through
   ``5/4, 3/4, 1, 1, 1, 1, 1, 1``, one phase per RTprop (the 5/4 phase also
   until inflight reaches 5/4·BDP; the 3/4 phase ends early once inflight is
@@ -49,8 +51,8 @@ from .base import Ack, CongestionControl, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
-HIGH_GAIN = 2.0 / math.log(2.0)   # bbr_high_gain = 2885/1000
-DRAIN_GAIN = math.log(2.0) / 2.0  # bbr_drain_gain = 1000/2885
+HIGH_GAIN = 739 / 256   # Linux bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1: 2/ln 2, rounded up
+DRAIN_GAIN = 88 / 256   # Linux bbr_drain_gain = BBR_UNIT * 1000 / 2885: ln 2 / 2, truncated
 PACING_GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 STARTUP, DRAIN, PROBE_BW, PROBE_RTT = "startup", "drain", "probe_bw", "probe_rtt"
 
@@ -62,20 +64,24 @@ class Bbr(CongestionControl):
     name = "bbr"
     param_space = {"bw_rounds": (2, 20), "min_rtt_window": (1.0, 60.0),
                    "probe_rtt_time": (0.05, 1.0), "cwnd_gain": (1.0, 4.0),
-                   "pacing_margin": (0.0, 0.1)}  # valid keyword ranges
+                   "pacing_margin": (0.0, 0.1), "high_gain": (1.5, 4.0),
+                   "drain_gain": (0.25, 1.0)}  # valid keyword ranges
     recovery = "sack"
     acks_in_recovery: ClassVar[bool] = True
     min_cwnd: ClassVar[float] = 1.0
 
     def __init__(self, *, bw_rounds: int = 10, min_rtt_window: float = 10.0,
                  probe_rtt_time: float = 0.2, cwnd_gain: float = 2.0,
-                 min_target: float = 4.0, pacing_margin: float = 0.01) -> None:
+                 min_target: float = 4.0, pacing_margin: float = 0.01,
+                 high_gain: float = HIGH_GAIN, drain_gain: float = DRAIN_GAIN) -> None:
         self.bw_rounds = bw_rounds            # rounds in the max-bandwidth filter
         self.min_rtt_window = min_rtt_window  # s, RTprop filter window
         self.probe_rtt_time = probe_rtt_time  # s spent at 4 segments in PROBE_RTT
         self.cwnd_gain = cwnd_gain            # PROBE_BW window gain
         self.min_target = min_target          # segments, the smallest window
         self.pacing_margin = pacing_margin    # fraction paced below BtlBw
+        self.high_gain = high_gain            # STARTUP's pacing and window gain
+        self.drain_gain = drain_gain          # DRAIN's pacing gain
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -92,7 +98,7 @@ class Bbr(CongestionControl):
         self.cycle_index, self.cycle_stamp = 2, 0.0
         self.probe_rtt_done: float | None = None
         self.prior_cwnd = initial_window
-        self.pacing_gain, self.gain = HIGH_GAIN, HIGH_GAIN
+        self.pacing_gain, self.gain = self.high_gain, self.high_gain
 
     # -- the model -------------------------------------------------------------
     @property
@@ -142,7 +148,7 @@ class Bbr(CongestionControl):
     # -- the state machine -------------------------------------------------------
     def _update_mode(self, ack: Ack) -> None:
         if self.mode == STARTUP and self.filled_pipe:
-            self.mode, self.pacing_gain, self.gain = DRAIN, DRAIN_GAIN, HIGH_GAIN
+            self.mode, self.pacing_gain, self.gain = DRAIN, self.drain_gain, self.high_gain
         if self.mode == DRAIN and ack.inflight <= self.bdp:
             self._enter_probe_bw(ack.now)
         if self.mode == PROBE_BW:
@@ -183,7 +189,7 @@ class Bbr(CongestionControl):
             if self.filled_pipe:
                 self._enter_probe_bw(ack.now)
             else:
-                self.mode, self.pacing_gain, self.gain = STARTUP, HIGH_GAIN, HIGH_GAIN
+                self.mode, self.pacing_gain, self.gain = STARTUP, self.high_gain, self.high_gain
 
     # -- hooks -----------------------------------------------------------------------
     def on_ack(self, ack: Ack) -> None:
@@ -258,7 +264,7 @@ class BbrFluid(FluidLaw):
     the engine (the class would also keep adjusting ``cwnd`` through
     recovery). Such a step's rate sample is taken at the next call, when its
     length is known (``now − t_last``): ``h`` is 0 for it.
-    Mirrored from the class by value: ``HIGH_GAIN``, ``DRAIN_GAIN``,
+    Read from the class: ``high_gain``, ``drain_gain``; mirrored by value:
     ``PACING_GAIN_CYCLE``, the full-pipe thresholds 1.25 and 3 rounds, the
     ``+3`` send-quantum allowance of :meth:`Bbr.target`.
     """
@@ -280,6 +286,7 @@ class BbrFluid(FluidLaw):
             self.bw = np.zeros((n, self.bw.shape[1]))
         self.bw[m] = 0.0
         f.prior_cwnd[m] = f.cwnd[m]
+        f.pacing_gain[m] = f.gain[m] = self.cc.high_gain
 
     def _bdp(self, f: FlowArrays) -> np.ndarray:
         known = (f.btl_bw > 0) & np.isfinite(f.rt_prop)
@@ -336,7 +343,7 @@ class BbrFluid(FluidLaw):
         f.filled[flat & (f.full_bw_rounds >= 3)] = 1.0
         # -- phases ---------------------------------------------------------------
         drain = act & (f.mode == 0) & (f.filled == 1)
-        self._set(f, drain, DRAIN, DRAIN_GAIN, HIGH_GAIN)
+        self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
         bdp = self._bdp(f)
         probe = act & (f.mode == 1) & (f.inflight <= bdp)
         self._enter_probe_bw(f, probe, now)
@@ -365,7 +372,8 @@ class BbrFluid(FluidLaw):
                 back = leave & grow
                 f.cwnd[back] = np.maximum(f.cwnd, f.prior_cwnd)[back]
                 self._enter_probe_bw(f, leave & (f.filled == 1), now)
-                self._set(f, leave & (f.filled == 0), STARTUP, HIGH_GAIN, HIGH_GAIN)
+                self._set(f, leave & (f.filled == 0), STARTUP, self.cc.high_gain,
+                          self.cc.high_gain)
         # -- pacing and the window --------------------------------------------------
         paced = act & (f.btl_bw > 0)
         f.pacing[paced] = (f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin))[paced]
