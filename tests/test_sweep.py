@@ -362,10 +362,10 @@ def test_fluid_sweeps_go_in_batches_and_both_sits_beside_packet(monkeypatch):
     calls = []
     run_many = ENGINES.run_many
 
-    def spy(scenarios, mode="packet"):
+    def spy(scenarios, mode="packet", **options):  # run_many's own signature
         scenarios = list(scenarios)
         calls.append((mode, len(scenarios)))
-        return run_many(scenarios, mode)
+        return run_many(scenarios, mode, **options)
 
     monkeypatch.setattr(ENGINES, "run_many", spy)
     grid = {"loss": [0, 0.01], "buffer": ["0.5BDP", "1BDP", "2BDP"]}
