@@ -163,11 +163,6 @@ class Illinois(CongestionControl):
         """α segments per RTT, α at most ``α_max`` (or Reno's 1 at small windows)."""
         return max(self.alpha_max, self.alpha_min, ALPHA_BASE)
 
-    def max_slow_start_step(self, ack: Ack) -> float:
-        """Reno's ``acked``; an ACK that crosses ``ssthresh`` spends the rest at
-        up to ``α_max/cwnd`` per segment, cwnd being at least 2."""
-        return ack.acked * max(1.0, self.max_growth_per_rtt(2.0) / 2.0)
-
     def on_rtt(self, sample: RttSample) -> None:
         rtt = sample.rtt
         self.base_rtt = min(self.base_rtt, rtt)

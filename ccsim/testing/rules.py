@@ -67,9 +67,11 @@ def growth_per_rtt(algo, before, event, after):
 
 def slow_start_step(algo, before, event, after):
     """In slow start no ACK grows ``cwnd`` by more than the declared
-    ``max_slow_start_step(ack)`` (default: the segments it acknowledges)."""
+    ``max_slow_start_step(ack)`` (default: the segments it acknowledges).
+    A step that ends above ``ssthresh`` is partly congestion avoidance, which
+    "growth per RTT" checks, and is left out."""
     acks = event.acks if isinstance(event, AckRound) else (event,) if isinstance(event, Ack) else ()
-    if acks and before["cwnd"] < before["ssthresh"]:
+    if acks and before["cwnd"] < before["ssthresh"] and after["cwnd"] <= before["ssthresh"]:
         step = declared(type(algo), "max_slow_start_step")
         limit = sum(step(algo, a) for a in acks)
         grew = after["cwnd"] - before["cwnd"]
