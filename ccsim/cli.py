@@ -432,17 +432,22 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         compared = int(res.table.seed_first_bps.notna().sum())
         print(f"\noutcome as in Esterhuizen & Krzesinski's Table I for {agreement:.0%} of {compared} pairs")
     print(f"\n{len(res.table)} runs in {res.data['wall_time']:.0f} s")
+    _save_outputs(res, args)
+    if len(failed) == len(res.table):
+        print(f"error: every one of the {len(failed)} runs failed (first: "
+              f"{failed.iloc[0].error})", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _save_outputs(res: Any, args: argparse.Namespace) -> None:
+    """An experiment's table to ``--csv`` and its figure to ``--plot``, if asked."""
     if args.csv:
         res.table.to_csv(args.csv, index=False)
         print(f"table saved to {args.csv}")
     if args.plot:
         _save_plot(res, args.plot)
         print(f"plot saved to {args.plot}")
-    if len(failed) == len(res.table):
-        print(f"error: every one of the {len(failed)} runs failed (first: "
-              f"{failed.iloc[0].error})", file=sys.stderr)
-        return 1
-    return 0
 
 
 def _check_table_path(option: str, path: str | None) -> None:
@@ -529,12 +534,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             text = value.to_string() if isinstance(value, pd.Series) else value
             print(f"\n{key} with the paper: {text}")
     print(f"\n{time.perf_counter() - started:.0f} s")
-    if args.csv:
-        res.table.to_csv(args.csv, index=False)
-        print(f"table saved to {args.csv}")
-    if args.plot:
-        _save_plot(res, args.plot)
-        print(f"plot saved to {args.plot}")
+    _save_outputs(res, args)
     return 0
 
 

@@ -9,8 +9,6 @@ The "ci" hypothesis profile draws the same examples every run; the
 from __future__ import annotations
 
 import math
-import signal
-from contextlib import contextmanager
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
@@ -20,21 +18,9 @@ import ccsim
 import ccsim.packet.tcp as tcp
 from ccsim import algorithms, recovery
 from ccsim.algorithms.base import Loss
+from wall import wall_limit
 
 WALL_LIMIT = 30  # s per run; the largest drawn here takes well under 2 s
-
-
-@contextmanager
-def wall_limit(seconds: int):
-    def expired(signum, frame):
-        raise TimeoutError(f"run took over {seconds} s of wall time")
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @st.composite

@@ -8,8 +8,6 @@ engine fails the test instead of stalling the suite.
 from __future__ import annotations
 
 import math
-import signal
-from contextlib import contextmanager
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,21 +17,9 @@ import ccsim
 from ccsim.algorithms import CongestionControl, register
 from ccsim.algorithms.reno import Reno
 from ccsim.errors import AlgorithmStateError, ScenarioError
+from wall import wall_limit
 
 WALL_LIMIT = 20  # s; each run below takes well under a second when the engine is sound
-
-
-@contextmanager
-def wall_limit(seconds: int = WALL_LIMIT):
-    def expired(signum, frame):
-        raise TimeoutError(f"the run took more than {seconds} s of wall time: a hang")
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, old)
 
 
 def _law(name: str, **overrides):
@@ -59,7 +45,7 @@ def _law(name: str, **overrides):
 
 def _run(algorithm, **knobs):
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=[algorithm], duration="3s", **knobs)
-    with wall_limit():
+    with wall_limit(WALL_LIMIT):
         return ccsim.run(sc)
 
 
