@@ -6,8 +6,9 @@ Source: E. Blanton, M. Allman, L. Wang, I. Jarvinen, M. Kojo, Y. Nishida,
 NextSeg), with sequence numbers counted in segments.
 
 The SACKed segments above the cumulative ACK are kept as sorted, disjoint
-``[start, end)`` intervals, so every query costs O(number of holes), not
-O(window):
+``[start, end)`` intervals, with their total kept as they change. Queries
+find their blocks by bisection and walk only the blocks they cover (the
+count of the whole flight is O(1)), never the window:
 
 * IsLost(s) holds when at least DupThresh SACKed segments lie above ``s``
   (RFC 6675 §4, with whole segments "(DupThresh − 1)·SMSS bytes above" and
@@ -33,10 +34,11 @@ class Scoreboard:
         blocks: sorted, disjoint ``[start, end)`` intervals of SACKed segments.
     """
 
-    __slots__ = ("blocks",)
+    __slots__ = ("blocks", "_count")
 
     def __init__(self) -> None:
         self.blocks: list[list[int]] = []
+        self._count = 0  # SACKed segments in all, kept as blocks change
 
     def update(self, una: int, sack_blocks: tuple[tuple[int, int], ...],
                new: list[tuple[int, int]] | None = None) -> tuple[int, int]:
@@ -63,6 +65,7 @@ class Scoreboard:
             else:
                 released += una - first[0]
                 first[0] = una
+        self._count += newly - released
         return newly, released
 
     def _add(self, start: int, end: int, new: list[tuple[int, int]] | None) -> int:
@@ -103,14 +106,28 @@ class Scoreboard:
         return blocks[i][1] if i >= 0 and blocks[i][0] <= seq < blocks[i][1] else seq
 
     def sacked_in(self, start: int, end: int) -> int:
-        """SACKed segments in ``[start, end)``."""
-        return sum(max(0, min(b[1], end) - max(b[0], start)) for b in self.blocks
-                   if b[1] > start and b[0] < end)
+        """SACKed segments in ``[start, end)``: the whole count when the range
+        holds every block (the usual ``[HighACK, HighData)``), else a walk of
+        only the blocks that overlap it, found by bisection."""
+        blocks = self.blocks
+        if not blocks or end <= start:
+            return 0
+        if start <= blocks[0][0] and end >= blocks[-1][1]:
+            return self._count
+        i = bisect.bisect_right(blocks, [start, float("inf")]) - 1
+        if i < 0 or blocks[i][1] <= start:
+            i += 1
+        total = 0
+        while i < len(blocks) and blocks[i][0] < end:
+            b = blocks[i]
+            total += min(b[1], end) - max(b[0], start)
+            i += 1
+        return total
 
     @property
     def count(self) -> int:
         """SACKed segments in all."""
-        return sum(b[1] - b[0] for b in self.blocks)
+        return self._count
 
     @property
     def highest(self) -> int | None:
