@@ -35,16 +35,14 @@ import json, resource, sys, time
 import simpy
 import ccsim
 
-algorithm, duration = sys.argv[1], sys.argv[2]
 events = 0
 _step = simpy.Environment.step
 def counting_step(self):
     global events
     events += 1
     return _step(self)
-simpy.Environment.step = counting_step if sys.argv[3] == "count" else _step
-sc = ccsim.dumbbell(bandwidth="100Mbps", rtt="20ms", buffer="1BDP",
-                    flows=[algorithm, algorithm], duration=duration, seed=1)
+simpy.Environment.step = counting_step if sys.argv[2] == "count" else _step
+sc = ccsim.Scenario.from_json(sys.argv[1])
 wall0, cpu0 = time.perf_counter(), time.process_time()
 res = ccsim.run(sc)
 wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
@@ -56,10 +54,18 @@ print(json.dumps({"wall": wall, "cpu": cpu, "packets": int(res.metrics["data_pac
 """
 
 
-def measure(tree: Path, algorithm: str, duration: str, count_events: bool) -> dict:
-    """One run of the benchmark scenario with ``tree``'s ccsim, in a subprocess."""
+def scenario(algorithm: str, duration: str) -> str:
+    """The benchmark dumbbell, as JSON (so another ccsim tree can read it)."""
+    import ccsim
+
+    return ccsim.dumbbell(bandwidth="100Mbps", rtt="20ms", buffer="1BDP",
+                          flows=[algorithm, algorithm], duration=duration, seed=1).to_json()
+
+
+def measure(tree: Path, scenario_json: str, count_events: bool) -> dict:
+    """One run of a scenario (JSON) with ``tree``'s ccsim, in a subprocess."""
     env = dict(os.environ, PYTHONPATH=str(tree))
-    out = subprocess.run([sys.executable, "-c", _WORKER, algorithm, duration,
+    out = subprocess.run([sys.executable, "-c", _WORKER, scenario_json,
                           "count" if count_events else "plain"],
                          env=env, cwd=tree, check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -93,12 +99,12 @@ def main() -> None:
           f"python {platform.python_version()} on {platform.machine()}, "
           f"{os.cpu_count()} CPUs, {args.rounds} interleaved rounds")
     # The event count comes from one extra run per tree: counting costs time.
-    events = {name: measure(tree, args.algorithm, args.duration, True)
-              for name, tree in trees.items()}
+    sc = scenario(args.algorithm, args.duration)
+    events = {name: measure(tree, sc, True) for name, tree in trees.items()}
     runs: dict[str, list[dict]] = {name: [] for name in trees}
     for _ in range(args.rounds):
         for name, tree in trees.items():
-            runs[name].append(measure(tree, args.algorithm, args.duration, False))
+            runs[name].append(measure(tree, sc, False))
     for name in trees:
         print(describe(name, runs[name], events[name]))
     if "ref" in trees:

@@ -253,3 +253,47 @@ def test_new_ranges_are_exactly_the_segments_sacked_for_the_first_time(before, a
     reported = [s for a, b in new for s in range(a, b)]
     arriving = {s for a, b in blocks for s in range(a, b)}
     assert sorted(reported) == sorted(arriving - held) and len(reported) == newly
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_many_holes():
+    from ccsim.recovery import scoreboard
+    saved = scoreboard.MANY_HOLES
+    scoreboard.MANY_HOLES = 2
+    yield
+    scoreboard.MANY_HOLES = saved
+
+
+@st.composite
+def long_ack_sequences(draw):
+    """ACKs over long windows: spans past the counts' first ring (1024 segments) and
+    cumulative ACKs far past it, so the ring wraps and doubles."""
+    una = draw(st.integers(0, 5000))
+    steps = []
+    for _ in range(draw(st.integers(1, 10))):
+        una += draw(st.integers(0, 900))
+        blocks = draw(st.lists(
+            st.tuples(st.integers(-10, 3000), st.integers(1, 40)).map(
+                lambda t, u=una: (u + t[0], u + t[0] + t[1])),
+            max_size=12))
+        steps.append((una, tuple(blocks)))
+    return steps
+
+
+@given(long_ack_sequences(), st.data())
+def test_many_holes_counts_match_a_set_model(monkeypatch_many_holes, steps, data):
+    # The per-segment counts (a Fenwick tree in a ring) take over from the walk from
+    # MANY_HOLES blocks on; set to 2 here, every query below goes through them.
+    sb = Scoreboard()
+    model: set[int] = set()
+    for una, blocks in steps:
+        incoming = {s for a, b in blocks for s in range(a, b) if s >= una}
+        model = {s for s in model | incoming if s >= una}
+        sb.update(una, blocks)
+        assert sb.blocks == runs_of(model)
+        for _ in range(3):
+            lo = data.draw(st.integers(una - 5, una + 3100), label="lo")
+            hi = data.draw(st.integers(lo, una + 3100), label="hi")
+            assert sb.sacked_in(lo, hi) == sum(1 for s in model if lo <= s < hi)
+            holes = [s for s in range(lo, min(hi, lo + 200)) if s not in model]
+            assert sb.first_hole(lo, min(hi, lo + 200)) == (holes[0] if holes else None)

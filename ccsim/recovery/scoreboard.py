@@ -26,6 +26,50 @@ import bisect
 DUPTHRESH = 3
 """RFC 6675 §2: DupThresh, as RFC 5681's three duplicate ACKs."""
 
+MANY_HOLES = 32
+"""SACK blocks from which range counts go through a Fenwick tree (O(log W))
+rather than a walk over the blocks: below it the walk is cheaper
+(``benchmarks/many_holes.py``)."""
+
+
+class _RingCounts:
+    """SACKed segments per sequence number in a Fenwick tree (Fenwick, "A new
+    data structure for cumulative frequency tables", 1994) over a ring of
+    ``size`` slots: adding a segment and counting a range cost O(log size),
+    whatever the holes. The ring holds any range shorter than ``size``; the
+    scoreboard doubles it (:meth:`Scoreboard._fit`) before a range outgrows it."""
+
+    __slots__ = ("size", "tree")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.tree = [0] * (size + 1)
+
+    def add(self, start: int, end: int, delta: int) -> None:
+        """Add ``delta`` to every segment in ``[start, end)``."""
+        tree, n = self.tree, self.size
+        for seq in range(start, end):
+            i = seq % n + 1
+            while i <= n:
+                tree[i] += delta
+                i += i & -i
+
+    def _prefix(self, k: int) -> int:
+        """Count in ring slots ``[0, k)``."""
+        tree, total = self.tree, 0
+        while k > 0:
+            total += tree[k]
+            k -= k & -k
+        return total
+
+    def count(self, start: int, end: int) -> int:
+        """Count in ``[start, end)``, for ``0 < end − start < size``."""
+        n = self.size
+        a, b = start % n, end % n
+        if a < b:
+            return self._prefix(b) - self._prefix(a)
+        return self._prefix(n) - self._prefix(a) + self._prefix(b)
+
 
 class Scoreboard:
     """SACKed segments above the cumulative ACK.
@@ -34,11 +78,33 @@ class Scoreboard:
         blocks: sorted, disjoint ``[start, end)`` intervals of SACKed segments.
     """
 
-    __slots__ = ("blocks", "_count")
+    __slots__ = ("blocks", "_count", "_counts")
 
     def __init__(self) -> None:
         self.blocks: list[list[int]] = []
         self._count = 0  # SACKed segments in all, kept as blocks change
+        # per-segment counts for range queries, kept only while there are many
+        # holes (a walk over a few blocks costs less than keeping the tree)
+        self._counts: _RingCounts | None = None
+
+    def _fit(self) -> None:
+        """Keep the per-segment counts while the blocks are many, in a ring that
+        holds all of them (doubled and refilled from the blocks as needed)."""
+        blocks = self.blocks
+        if len(blocks) < MANY_HOLES:
+            if not blocks:
+                self._counts = None
+            return
+        span = blocks[-1][1] - blocks[0][0]
+        counts = self._counts
+        if counts is not None and span < counts.size:
+            return
+        size = counts.size if counts is not None else 1024
+        while span >= size:
+            size *= 2
+        self._counts = counts = _RingCounts(size)
+        for start, end in blocks:
+            counts.add(start, end, 1)
 
     def update(self, una: int, sack_blocks: tuple[tuple[int, int], ...],
                new: list[tuple[int, int]] | None = None) -> tuple[int, int]:
@@ -50,22 +116,43 @@ class Scoreboard:
         time are appended to it.
         """
         newly = 0
+        counts = self._counts
+        added: list[tuple[int, int]] | None = [] if counts is not None else new
         for start, end in sack_blocks:
             if start < una:
                 start = una
             if end > start:
-                newly += self._add(start, end, new)
+                newly += self._add(start, end, added)
         released = 0
         blocks = self.blocks
-        while blocks and blocks[0][0] < una:
-            first = blocks[0]
-            if first[1] <= una:
-                released += first[1] - first[0]
-                blocks.pop(0)
-            else:
-                released += una - first[0]
-                first[0] = una
+        if blocks and blocks[0][0] < una:
+            gone = 0
+            while gone < len(blocks) and blocks[gone][0] < una:
+                first = blocks[gone]
+                if first[1] <= una:
+                    released += first[1] - first[0]
+                    if counts is not None:
+                        counts.add(first[0], first[1], -1)
+                    gone += 1
+                else:
+                    released += una - first[0]
+                    if counts is not None:
+                        counts.add(first[0], una, -1)
+                    first[0] = una
+                    break
+            del blocks[:gone]
         self._count += newly - released
+        if counts is not None:
+            if blocks and blocks[-1][1] - blocks[0][0] < counts.size:
+                for start, end in added:
+                    counts.add(start, end, 1)
+            else:
+                self._counts = None  # outgrown, or empty: rebuilt by _fit if need be
+            if new is not None:
+                new.extend(added)
+            self._fit()
+        elif len(blocks) >= MANY_HOLES:
+            self._fit()
         return newly, released
 
     def _add(self, start: int, end: int, new: list[tuple[int, int]] | None) -> int:
@@ -110,10 +197,16 @@ class Scoreboard:
         holds every block (the usual ``[HighACK, HighData)``), else a walk of
         only the blocks that overlap it, found by bisection."""
         blocks = self.blocks
-        if not blocks or end <= start:
+        if not blocks:
             return 0
-        if start <= blocks[0][0] and end >= blocks[-1][1]:
+        low, high = blocks[0][0], blocks[-1][1]
+        if start <= low and end >= high:
             return self._count
+        start, end = max(start, low), min(end, high)
+        if end <= start:
+            return 0
+        if self._counts is not None:
+            return self._counts.count(start, end)
         i = bisect.bisect_right(blocks, [start, float("inf")]) - 1
         if i < 0 or blocks[i][1] <= start:
             i += 1
@@ -168,22 +261,14 @@ class Scoreboard:
 
     def first_hole(self, start: int, end: int) -> int | None:
         """The lowest unSACKed segment in ``[start, end)``, or None."""
-        seq = start
-        for b in self.blocks:
-            if b[1] <= seq:
-                continue
-            if b[0] > seq:
-                break
-            seq = b[1]
+        seq = self.sacked_run_end(start)  # blocks are disjoint and not adjacent
         return seq if seq < end else None
 
     def last_hole(self, start: int, end: int) -> int | None:
         """The highest unSACKed segment in ``[start, end)``, or None."""
+        blocks = self.blocks
         seq = end - 1
-        for b in reversed(self.blocks):
-            if b[0] > seq:
-                continue
-            if b[1] <= seq:
-                break
-            seq = b[0] - 1
+        i = bisect.bisect_right(blocks, [seq, float("inf")]) - 1
+        if i >= 0 and blocks[i][0] <= seq < blocks[i][1]:
+            seq = blocks[i][0] - 1  # blocks are disjoint and not adjacent
         return seq if seq >= start else None
