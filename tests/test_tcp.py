@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import simpy
 from simpy.events import NORMAL
 
@@ -188,3 +190,42 @@ def test_delayed_acks_halve_the_ack_count_in_bulk_transfer():
     ratio = len(acks) / engine.senders[0].snd_una  # ACKs per acknowledged segment
     assert engine.senders[0].retransmits == 0
     assert 0.5 <= ratio < 0.52  # plus a timer-driven ACK for an odd segment now and then
+
+
+# -- the receiver's SACK blocks against a restatement of RFC 2018 §4 -----------------------------
+def _reference_blocks(arrivals):
+    """RFC 2018 §4 restated as a list, most recent first: the block holding the latest
+    segment leads, the rest keep their order; blocks at or below rcv_nxt are dropped."""
+    nxt, held, blocks, reported = 0, set(), [], []
+    for seq in arrivals:
+        if seq == nxt:
+            nxt += 1
+            while nxt in held:
+                held.remove(nxt)
+                nxt += 1
+            blocks = [b for b in blocks if b[1] > nxt]
+        elif seq > nxt:
+            held.add(seq)
+            start, end = seq, seq + 1
+            others = []
+            for b in blocks:
+                if b[1] < start or b[0] > end:
+                    others.append(b)
+                else:
+                    start, end = min(start, b[0]), max(end, b[1])
+            blocks = [(start, end)] + others
+        reported.append((nxt, tuple(blocks[:3])))
+    return reported
+
+
+@settings(max_examples=200)
+@given(st.lists(st.integers(0, 60), min_size=1, max_size=80))
+def test_receiver_sack_blocks_follow_rfc2018(arrivals):
+    from ccsim.packet.tcp import Receiver
+    acks = []
+    rx = Receiver(sack=True, delayed_ack=False, ack_delay=0.04, back=0.0,
+                  schedule=lambda at, fn, payload: acks.append(payload), deliver_ack=None,
+                  n_bins=1, bin_width=1.0)
+    for seq in arrivals:
+        rx.receive(seq, 0.0)
+    assert acks == _reference_blocks(arrivals)

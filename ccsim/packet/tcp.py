@@ -12,6 +12,7 @@ ACKs, SACK blocks (RFC 2018) when asked, and may delay ACKs (RFC 5681 §4.2).
 
 from __future__ import annotations
 
+import bisect
 import math
 from typing import TYPE_CHECKING, Callable
 
@@ -45,16 +46,20 @@ class Receiver:
         delivered_per_bin: segments delivered in order in each trace bin.
     """
 
-    __slots__ = ("rcv_nxt", "ooo", "blocks", "sack", "delayed", "ack_delay", "held",
-                 "held_until", "back", "schedule", "deliver_ack", "delivered_per_bin",
-                 "bin_rate")
+    __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
+                 "ack_delay", "held", "held_until", "back", "schedule", "deliver_ack",
+                 "delivered_per_bin", "bin_rate")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  schedule: Schedule, deliver_ack: Callable | None, n_bins: int,
                  bin_width: float) -> None:
         self.rcv_nxt = 0
         self.ooo: set[int] = set()        # segments held above rcv_nxt
-        self.blocks: list[list[int]] = []  # SACK blocks [start, end), most recent first
+        # SACK blocks [start, end) above rcv_nxt: ends by start, the starts sorted, and
+        # the starts from least to most recently touched (RFC 2018 §4 reports the latter)
+        self.ends: dict[int, int] = {}
+        self.starts: list[int] = []
+        self.recent: dict[int, None] = {}
         self.sack = sack
         self.delayed = delayed_ack
         self.ack_delay = ack_delay         # longest an ACK is held (s)
@@ -84,7 +89,7 @@ class Receiver:
             self.rcv_nxt = nxt
         elif seq > nxt:
             self.ooo.add(seq)
-        if self.sack and (self.blocks or not in_order):  # in order, no holes: none to keep
+        if self.sack and (self.recent or not in_order):  # in order, no holes: none to keep
             self._update_blocks(seq)
         # RFC 5681 §4.2: ACK out-of-order and gap-filling segments at once,
         # otherwise (with delayed ACKs) every second segment or on the timer.
@@ -103,25 +108,46 @@ class Receiver:
 
     def _ack(self, t: float) -> None:
         self.held = 0
-        blocks = tuple(map(tuple, self.blocks[:MAX_SACK_BLOCKS])) if self.blocks else ()
+        blocks = ()
+        if self.recent:
+            ends, picked = self.ends, []
+            for start in reversed(self.recent):  # most recently touched first
+                picked.append((start, ends[start]))
+                if len(picked) == MAX_SACK_BLOCKS:
+                    break
+            blocks = tuple(picked)
         self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks))
 
     def _update_blocks(self, seq: int) -> None:
-        """Keep SACK blocks above ``rcv_nxt``, the one holding ``seq`` first
-        (RFC 2018 §4)."""
-        nxt = self.rcv_nxt
-        if seq < nxt:
-            self.blocks = [b for b in self.blocks if b[1] > nxt]
+        """Keep SACK blocks above ``rcv_nxt``, the one holding ``seq`` the most
+        recent (RFC 2018 §4). Blocks are disjoint and never adjacent; a segment
+        joins the blocks that end at it and start after it, found in O(1)."""
+        nxt, ends, starts, recent = self.rcv_nxt, self.ends, self.starts, self.recent
+        if seq < nxt:  # rcv_nxt moved: drop the blocks it has passed
+            gone = 0
+            while gone < len(starts) and ends[starts[gone]] <= nxt:
+                del ends[starts[gone]], recent[starts[gone]]
+                gone += 1
+            del starts[:gone]
+            return
+        i = bisect.bisect_right(starts, seq) - 1
+        if i >= 0 and ends[starts[i]] > seq:  # already held: its block becomes the latest
+            start = starts[i]
+            del recent[start]
+            recent[start] = None
             return
         start, end = seq, seq + 1
-        others = []
-        for b in self.blocks:
-            if b[1] < start or b[0] > end:
-                others.append(b)
-            else:
-                start, end = min(start, b[0]), max(end, b[1])
-        head = [[start, end]] if start >= nxt else []
-        self.blocks = head + [b for b in others if b[1] > nxt]
+        if i >= 0 and ends[starts[i]] == seq:  # the block ending here
+            start = starts[i]
+            del starts[i], recent[start]
+        else:
+            i += 1
+        if i < len(starts) and starts[i] == end:  # the block starting just after
+            end = ends.pop(end)
+            del starts[i], recent[seq + 1]
+        ends[start] = end
+        starts.insert(i, start)
+        recent[start] = None
 
 
 class Sender:
