@@ -99,6 +99,13 @@ def _flows(rows, seeds, mode, path, duration, workers, executor, store, progress
     return out[~failed]
 
 
+def _beside_paper(table: pd.DataFrame, paper: dict, columns: list[str]) -> None:
+    """Add the paper's pair of figures for each (algorithm, n) row as ``columns``
+    (NaN where the paper gives none)."""
+    rows = [paper.get(a, {}).get(n, (np.nan,) * 2) for a, n in zip(table.algorithm, table.n)]
+    table[columns] = pd.DataFrame(rows, index=table.index)
+
+
 def _agreement(ours_a, ours_b, paper_a, paper_b) -> float:
     """Fraction of rows where the same side wins (:func:`outcome`, 10 % margin)."""
     return float(np.mean(outcome(ours_a, ours_b) == outcome(paper_a, paper_b)))
@@ -198,9 +205,7 @@ def new_arrival(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = 
                              "catch_up_s": r.catch_up.iloc[0]}), include_groups=False)
     table = per_run.groupby(["algorithm", "n"], sort=False).mean().reset_index()
     table["new_over_old"] = table.new_share / table.old_share
-    paper = [LAI_YAO_TABLE_3.get(a, {}).get(n, (np.nan,) * 2)
-             for a, n in zip(table.algorithm, table.n)]
-    table[["paper_new", "paper_old"]] = pd.DataFrame(paper, index=table.index)
+    _beside_paper(table, LAI_YAO_TABLE_3, ["paper_new", "paper_old"])
     table["paper_new_over_old"] = table.paper_new / table.paper_old
     known = table.dropna(subset=["paper_new"])
     agreement = _agreement(known.new_share, known.old_share, known.paper_new, known.paper_old)
@@ -258,9 +263,7 @@ def reno_interop(algorithms: Iterable[str] = LAI_YAO_FAMILY[1:], ns: Iterable[in
                              "other_share": r.share[~r.reno].mean()}), include_groups=False)
     table = per_run.groupby(["algorithm", "n"], sort=False).mean().reset_index()
     table["other_over_reno"] = table.other_share / table.reno_share
-    paper = [LAI_YAO_TABLE_4.get(a, {}).get(n, (np.nan,) * 2)
-             for a, n in zip(table.algorithm, table.n)]
-    table[["paper_reno", "paper_other"]] = pd.DataFrame(paper, index=table.index)
+    _beside_paper(table, LAI_YAO_TABLE_4, ["paper_reno", "paper_other"])
     table["paper_other_over_reno"] = table.paper_other / table.paper_reno
     known = table.dropna(subset=["paper_reno"])
     agreement = _agreement(known.other_share, known.reno_share, known.paper_other,
