@@ -119,3 +119,24 @@ def test_engine_decongestion_keeps_losses_down_on_a_large_buffer():
     yeah, reno = run("yeah"), run("reno")
     assert yeah["utilisation"] > 0.95
     assert yeah["drops"] < reno["drops"] / 2
+
+
+def test_reno_count_grows_in_lockstep_so_decongestion_stops_as_in_linux():
+    # Linux tcp_yeah_cong_avoid: a slow round with Q > alpha decongests only while
+    # cwnd > reno_count, never below reno_count, and every slow round adds one to reno_count;
+    # Reno growth adds one segment per round to cwnd. Once a decongestion has brought cwnd
+    # down to reno_count the two climb together, "cwnd > reno_count" never holds again and
+    # the queue is left to grow until a loss: the standing queue of about 200 packets seen
+    # at 10 Mbit/s, 1 BDP is Linux's behaviour, not a ccsim bug (restated from tcp_yeah.c).
+    cc = make(cwnd=300)
+    rtt = 10 * BASE  # rounds of one window of ACKs at ten times the base RTT: Q = 0.9 cwnd > 80
+    for _ in range(30):
+        end_round(cc, rtt, acked=cc.cwnd)
+    assert cc.cwnd == pytest.approx(cc.reno_count, abs=1.0)
+    gap = cc.cwnd - cc.reno_count
+    for _ in range(20):
+        before = cc.cwnd
+        end_round(cc, rtt, acked=cc.cwnd)
+        assert cc.backlog(rtt, before) > cc.alpha  # the queue is still "excess"...
+        assert cc.cwnd > before                     # ...but no decongestion: Reno's +1
+        assert cc.cwnd - cc.reno_count == pytest.approx(gap, abs=1e-9)

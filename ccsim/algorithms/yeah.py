@@ -31,6 +31,13 @@ round, ``base_rtt`` the smallest of the connection and
 A round is counted only if it had more than two RTT samples (Linux: fewer are
 probably delayed ACKs).
 
+What to expect, as in Linux: after the first precautionary decongestion has
+brought ``cwnd`` down to ``reno_count``, both grow by one per slow round
+(Reno's segment per RTT, and ``reno_count``'s increment), so ``cwnd >
+reno_count`` never holds again and the queue grows past ``alpha`` until a
+loss: about 200 packets at 10 Mbit/s behind a 1-BDP buffer, where the design
+aims at 80. ``tcp_yeah.c`` has the same guard and the same increment.
+
 Differences from the source:
 
 * Rounds end by delivered count (``Ack.delivered`` reaching the count
