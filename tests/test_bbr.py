@@ -47,7 +47,8 @@ def test_defaults_and_gains():
     assert DRAIN_GAIN == (256 * 1000 // 2885) / 256
     assert cc.params() == {"bw_rounds": 10, "min_rtt_window": 10.0, "probe_rtt_time": 0.2,
                            "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01,
-                           "high_gain": HIGH_GAIN, "drain_gain": DRAIN_GAIN}
+                           "high_gain": HIGH_GAIN, "drain_gain": DRAIN_GAIN,
+                           "probe_bw_start": 2}
     assert cc.mode == STARTUP
 
 
@@ -139,3 +140,13 @@ def test_holds_its_throughput_under_random_loss_where_reno_collapses():
 def test_high_gain_is_a_keyword_startup_uses():
     cc = make(high_gain=2.0)
     assert (cc.pacing_gain, cc.gain) == (2.0, 2.0)
+
+
+def test_probe_bw_start_phase_is_a_keyword_limited_to_linuxs_choices():
+    # Linux: cycle_idx = CYCLE_LEN - 1 - random(bbr_cycle_rand = 7), then one advance: 0 or 2-7,
+    # never 1 (the 3/4 drain phase). ccsim fixes it, so a scenario gives one result.
+    cc = make(probe_bw_start=0)
+    cc._enter_probe_bw(1.0)
+    assert (cc.cycle_index, cc.pacing_gain) == (0, 1.25)
+    with pytest.raises(ccsim.errors.ScenarioError, match="0 or 2 to 7"):
+        make(probe_bw_start=1)

@@ -47,7 +47,7 @@ DEFAULTS = {
     # bbr_pacing_margin_percent 1, bbr_high_gain 739/256 and bbr_drain_gain 88/256.
     "bbr": ("sack", {"bw_rounds": 10, "min_rtt_window": 10.0, "probe_rtt_time": 0.2,
                      "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01,
-                     "high_gain": 739 / 256, "drain_gain": 88 / 256},
+                     "high_gain": 739 / 256, "drain_gain": 88 / 256, "probe_bw_start": 2},
             ["tcp_bbr.c", "Cardwell"]),
     # Linux tcp_scalable.c: TCP_SCALABLE_AI_CNT 100 (a = 1/100), MD_SCALE 3 (b = 1/8), no
     # legacy window; Kelly 2003's legacy window 16 for rule="paper".

@@ -31,8 +31,10 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
 
 Differences from the source: the rounds are counted from delivered and
 in-flight segments (a round ends once the segments in flight at its start are
-delivered); PROBE_BW starts deterministically at the first 1.0 phase rather
-than a random one (same seed, same result); Linux's packet conservation during
+delivered); PROBE_BW starts at a fixed phase of the gain cycle,
+``probe_bw_start`` (default 2, the first 1.0 phase), where Linux draws one of
+0 and 2–7 at random (same scenario, same result: sweep ``probe_bw_start`` to
+see the spread); Linux's packet conservation during
 recovery, its long-term (policer) bandwidth mode and ACK-aggregation
 allowance are not modelled; the send quantum allowance is a flat 3 segments
 (no TSO in ccsim). Recovery is RFC 6675 SACK, choosing which segments to
@@ -73,7 +75,12 @@ class Bbr(CongestionControl):
     def __init__(self, *, bw_rounds: int = 10, min_rtt_window: float = 10.0,
                  probe_rtt_time: float = 0.2, cwnd_gain: float = 2.0,
                  min_target: float = 4.0, pacing_margin: float = 0.01,
-                 high_gain: float = HIGH_GAIN, drain_gain: float = DRAIN_GAIN) -> None:
+                 high_gain: float = HIGH_GAIN, drain_gain: float = DRAIN_GAIN,
+                 probe_bw_start: int = 2) -> None:
+        if probe_bw_start not in (0, 2, 3, 4, 5, 6, 7):
+            from ..errors import ScenarioError
+            raise ScenarioError("probe_bw_start", probe_bw_start,
+                                "a gain-cycle phase Linux can start in: 0 or 2 to 7")
         self.bw_rounds = bw_rounds            # rounds in the max-bandwidth filter
         self.min_rtt_window = min_rtt_window  # s, RTprop filter window
         self.probe_rtt_time = probe_rtt_time  # s spent at 4 segments in PROBE_RTT
@@ -82,6 +89,7 @@ class Bbr(CongestionControl):
         self.pacing_margin = pacing_margin    # fraction paced below BtlBw
         self.high_gain = high_gain            # STARTUP's pacing and window gain
         self.drain_gain = drain_gain          # DRAIN's pacing gain
+        self.probe_bw_start = probe_bw_start  # gain-cycle phase PROBE_BW begins in
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -95,7 +103,7 @@ class Bbr(CongestionControl):
         self.round_end = -1.0                 # delivered count that ends the round
         self.round_started = False
         self.full_bw, self.full_bw_rounds, self.filled_pipe = 0.0, 0, False
-        self.cycle_index, self.cycle_stamp = 2, 0.0
+        self.cycle_index, self.cycle_stamp = self.probe_bw_start, 0.0
         self.probe_rtt_done: float | None = None
         self.prior_cwnd = initial_window
         self.pacing_gain, self.gain = self.high_gain, self.high_gain
@@ -163,7 +171,7 @@ class Bbr(CongestionControl):
 
     def _enter_probe_bw(self, now: float) -> None:
         self.mode, self.gain = PROBE_BW, self.cwnd_gain
-        self.cycle_index, self.cycle_stamp = 2, now
+        self.cycle_index, self.cycle_stamp = self.probe_bw_start, now
         self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index]
 
     def _advance_cycle(self, ack: Ack) -> None:
@@ -298,8 +306,9 @@ class BbrFluid(FluidLaw):
         f.gain[m] = gain
 
     def _enter_probe_bw(self, f: FlowArrays, m: np.ndarray, now: np.ndarray) -> None:
-        self._set(f, m, PROBE_BW, PACING_GAIN_CYCLE[2], self.cc.cwnd_gain)
-        f.cycle_index[m] = 2.0
+        start = self.cc.probe_bw_start
+        self._set(f, m, PROBE_BW, PACING_GAIN_CYCLE[start], self.cc.cwnd_gain)
+        f.cycle_index[m] = float(start)
         f.cycle_stamp[m] = now[m]
 
     def grow(self, f: FlowArrays) -> None:
