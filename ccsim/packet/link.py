@@ -78,7 +78,7 @@ class LinkState:
         self.arrivals.append(t)
         b = int(done * self.bin_rate)
         if b < len(self.departures_per_bin):
-            if int(start * self.bin_rate) == b:
+            if start * self.bin_rate >= b:  # started in the same bin (int() of it is b)
                 self.departures_per_bin[b] += 1
             else:  # the transmission straddles bins: each gets its share of it
                 self._spread(start, done)
