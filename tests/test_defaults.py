@@ -53,10 +53,13 @@ DEFAULTS = {
     # legacy window; Kelly 2003's legacy window 16 for rule="paper".
     "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux"},
                  ["Kelly", "2003", "tcp_scalable.c"]),
-    # Brakmo & Peterson, IEEE JSAC 1995; Linux tcp_vegas.c: alpha 2, beta 4, gamma 1, and
-    # Linux's slow start (tcp_slow_start on every ACK); the paper's as slow_start="paper".
-    # Its own recovery (Brakmo & Peterson §3.1), as the ns-2 studies of Lai & Yao ran it.
-    "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "slow_start": "linux"},
+    # Linux tcp_vegas.c: alpha 2, beta 4, gamma 1 (module parameters; Brakmo & Peterson's
+    # experiments used 1 and 3); Linux's slow start (tcp_slow_start on every ACK), the paper's
+    # every-other-round growth as slow_start="paper"; Linux's diff, ⌊W·(RTT − BaseRTT)/BaseRTT⌋
+    # in whole segments and µs, the paper's cwnd·(1 − BaseRTT/RTT) as diff_rule="paper".
+    # Recovery is the paper's (Brakmo & Peterson §3.1), as the ns-2 studies of Lai & Yao ran it.
+    "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "slow_start": "linux",
+                        "diff_rule": "linux"},
               ["Brakmo", "Peterson", "tcp_vegas.c"]),
     # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),

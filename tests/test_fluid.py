@@ -197,12 +197,21 @@ def test_square_root_law(p):
 def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     """Low, Peterson & Wang (JACM 2002): in equilibrium each Vegas flow keeps
     between α and β segments queued, and flows with one base RTT share
-    equally. Slack: none on the band, 1 % on the shares."""
+    equally. Linux's diff is cwnd·(RTT − BaseRTT)/BaseRTT in whole segments,
+    i.e. each flow's queued segments times RTT/BaseRTT, held in [α, β + 1).
+    Slack: 1e-6 on the band, 1 % on the shares."""
     sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1, flows=["vegas"] * n)
     res = ccsim.run(sc, mode="fluid")
     queue = res.series("queue")["queue"]
     settled = queue[queue.index > 20]
-    assert (settled >= 2.0 * n - 1e-6).all() and (settled <= 4.0 * n + 1e-6).all()
+    pps = sc.links[0].rate / (8 * sc.packet_size)
+    diff = settled / n * (1.0 + settled / pps / sc.path_rtt)  # per flow: queued · RTT/BaseRTT
+    assert (diff >= 2.0 - 1e-6).all() and (diff < 4.0 + 1.0 + 1e-6).all()
+    # identical flows rise together and stop at the band's lower edge, diff = alpha. 3 %: in
+    # its last step each flow moves to the edge as if the others held still, so the n flows
+    # together overshoot it by part of a step's growth (measured 0.3 %, 0.6 %, 1.1 % for n = 2,
+    # 5, 10); the paper's diff stops at 2 queued per flow, a Linux diff 5-24 % higher.
+    assert diff.mean() == pytest.approx(2.0, rel=0.03)
     assert res.summary["share"].max() / res.summary["share"].min() < 1.01
     assert res.metrics["utilisation"] > 0.99
 

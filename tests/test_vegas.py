@@ -1,8 +1,11 @@
-"""Tests for TCP Vegas (ccsim.algorithms.vegas) against Brakmo & Peterson, IEEE JSAC 1995.
+"""Tests for TCP Vegas (ccsim.algorithms.vegas) against Linux tcp_vegas.c and Brakmo & Peterson,
+IEEE JSAC 1995.
 
-Rule tests restate the paper's law here (diff = cwnd·(1 − BaseRTT/RTT); +1 below alpha, −1
-above beta, hold in between; slow start growing every other round and ending at diff > gamma
-with cwnd = min(cwnd, target + 1)) and check hand-computed steps. Engine tests check the
+Rule tests restate the law here — Linux's by default (diff = ⌊W·(RTT − BaseRTT)/BaseRTT⌋ with
+W the whole-segment window and RTTs in µs plus one; +1 below alpha, −1 above beta, hold in
+between; slow start on every ACK, ending at diff > gamma with cwnd = min(cwnd, target + 1)),
+the paper's with slow_start="paper", diff_rule="paper" (diff = cwnd·(1 − BaseRTT/RTT), slow
+start growing every other round) — and check hand-computed steps. Engine tests check the
 equilibrium the law is built for (each flow keeps alpha..beta segments queued) and the
 Vegas/Reno competition of seeds 003/004 (Mo, La, Anantharam & Walrand, INFOCOM 1999).
 RTTs in the rule tests are binary fractions (1/16 s, 1/8 s) so that diff is exact.
@@ -22,9 +25,19 @@ MSS = 1460
 BASE = 0.0625  # s, 1/16: the path's propagation RTT in the rule tests
 
 
-def vegas_step(cwnd, base_rtt, rtt, alpha=2.0, beta=4.0):
-    """The paper's congestion-avoidance rule, restated: the window after one round."""
-    diff = (cwnd / base_rtt - cwnd / rtt) * base_rtt  # (Expected − Actual)·BaseRTT
+def linux_diff(cwnd, base_rtt, rtt):
+    """Linux tcp_vegas_cong_avoid's diff, restated: u32 arithmetic on the whole-segment window
+    and on RTTs in µs, each plus 1 µs (tcp_vegas_pkts_acked)."""
+    base_us, rtt_us = round(base_rtt * 1e6) + 1, round(rtt * 1e6) + 1
+    return int(cwnd) * (rtt_us - base_us) // base_us
+
+
+def vegas_step(cwnd, base_rtt, rtt, alpha=2.0, beta=4.0, rule="linux"):
+    """The congestion-avoidance rule, restated: the window after one round."""
+    if rule == "linux":
+        diff = linux_diff(cwnd, base_rtt, rtt)
+    else:
+        diff = (cwnd / base_rtt - cwnd / rtt) * base_rtt  # (Expected − Actual)·BaseRTT
     if diff > beta:
         return max(cwnd - 1, 2)
     if diff < alpha:
@@ -72,14 +85,37 @@ def in_avoidance(cwnd, cls=Vegas, **params):
     return s
 
 
+PAPER = {"slow_start": "paper", "diff_rule": "paper"}  # Brakmo & Peterson's rules throughout
+
+
 def test_defaults():
     cc = Vegas()
     assert cc.params() == {"alpha": 2.0, "beta": 4.0, "gamma": 1.0,  # Linux tcp_vegas.c
-                           "slow_start": "linux"}
+                           "slow_start": "linux", "diff_rule": "linux"}
     assert (cc.name, cc.recovery) == ("vegas", "vegas")  # Brakmo & Peterson §3.1 recovery (Brakmo & Peterson, the ns-2 studies)
 
 
 # -- congestion avoidance: once per round -----------------------------------------------------
+# BASE = 62,500 µs, so Linux's BaseRTT is 62,501 µs; at RTT = 2·BASE (125,001 µs) its diff is
+# ⌊W·62,500/62,501⌋ = W − 1, and at RTT = 1.25·BASE (78,126 µs) ⌊W·15,625/62,501⌋.
+@pytest.mark.parametrize("cwnd,rtt,expected", [
+    (20, BASE, 21),       # no queue: diff = 0 < alpha → +1
+    (3, 2 * BASE, 3),     # diff = 2 = alpha: hold (the paper's 1.5 would grow)
+    (5, 2 * BASE, 5),     # diff = 4 = beta: hold
+    (6, 2 * BASE, 5),     # diff = 5 > beta → −1 (the paper's 3 would hold)
+    (10, 2 * BASE, 9),    # diff = 9 → −1
+    (20, 0.078125, 20),   # diff = ⌊4.9999⌋ = 4: hold
+    (21, 0.078125, 20),   # diff = 5 → −1
+    (40, 0.078125, 39),   # diff = 9 → −1
+])
+def test_one_round_of_congestion_avoidance(cwnd, rtt, expected):
+    s = in_avoidance(cwnd)
+    s.round(rtt)
+    assert s.cc.cwnd == expected
+    assert s.cc.cwnd == vegas_step(cwnd, BASE, rtt)
+    assert s.cc.diff == linux_diff(cwnd, BASE, rtt)
+
+
 @pytest.mark.parametrize("cwnd,rtt,expected", [
     (20, BASE, 21),       # no queue: diff = 0 < alpha → +1
     (3, 2 * BASE, 4),     # RTT doubled: diff = 3·(1 − 1/2) = 1.5 < 2 → +1
@@ -89,11 +125,11 @@ def test_defaults():
     (10, 2 * BASE, 9),    # diff = 5 > beta → −1
     (40, 0.078125, 39),   # diff = 40·(1 − 0.8) = 8 → −1
 ])
-def test_one_round_of_congestion_avoidance(cwnd, rtt, expected):
-    s = in_avoidance(cwnd)
+def test_one_round_of_congestion_avoidance_paper(cwnd, rtt, expected):
+    s = in_avoidance(cwnd, **PAPER)
     s.round(rtt)
     assert s.cc.cwnd == expected
-    assert s.cc.cwnd == vegas_step(cwnd, BASE, rtt)
+    assert s.cc.cwnd == vegas_step(cwnd, BASE, rtt, rule="paper")
     assert s.cc.diff == pytest.approx(cwnd * (1 - BASE / rtt), rel=1e-12)
 
 
@@ -109,8 +145,8 @@ def test_window_holds_between_decisions():
 
 def test_rtt_is_the_minimum_of_the_round():
     # Linux: the round's smallest sample, which filters out delayed-ACK spikes. A round of
-    # 20 ACKs with one at 2·BASE and the rest at 1.25·BASE: diff = 20·(1 − 0.8) = 4 → hold;
-    # the mean (or the last sample) would give diff > 4 and a decrease.
+    # 20 ACKs with one at 2·BASE and the rest at 1.25·BASE: diff = 4 → hold; the mean (or the
+    # last sample) would give diff > 4 and a decrease.
     s = in_avoidance(20)
     s.ack(2 * BASE)
     s.round(1.25 * BASE)
@@ -124,19 +160,20 @@ def test_base_rtt_is_the_smallest_sample_ever_including_recovery():
     assert s.cc.base_rtt == BASE / 2
     s.round(BASE)  # this round's minimum is that sample too: diff = 0 → 21
     assert s.cc.cwnd == 21
-    s.round(BASE)  # diff = 21·(1 − (BASE/2)/BASE) = 10.5 > beta → 20
+    s.round(BASE)  # diff = ⌊21·31,250/31,251⌋ = 20 > beta → 20
     assert s.cc.cwnd == 20
 
 
 def test_decrease_keeps_congestion_avoidance():
-    # Linux: on a decrease ssthresh = min(ssthresh, cwnd − 1) (tcp_vegas_ssthresh), then the
-    # round's tcp_current_ssthresh = max(ssthresh, 9//2 + 9//4 = 6): 8, below cwnd 9, so Vegas
-    # stays in congestion avoidance. The paper variant keeps ccsim's earlier min(ssthresh, cwnd).
+    # Linux: on a decrease ssthresh = min(ssthresh, cwnd) (tcp_vegas_ssthresh), then the
+    # round's tcp_current_ssthresh = max(ssthresh, 9//2 + 9//4 = 6): 9, so Vegas stays in
+    # congestion avoidance (cwnd ≥ ssthresh). ccsim had min(ssthresh, cwnd − 1) = 8, an old
+    # kernel's rule. The paper variant keeps min(ssthresh, cwnd) too.
     s = in_avoidance(10)
     s.cc.ssthresh = 10.0
     s.round(2 * BASE)
-    assert (s.cc.cwnd, s.cc.ssthresh) == (9, 8)
-    p = in_avoidance(10, slow_start="paper")
+    assert (s.cc.cwnd, s.cc.ssthresh) == (9, 9)
+    p = in_avoidance(10, **PAPER)
     p.cc.ssthresh = 10.0
     p.round(2 * BASE)
     assert (p.cc.cwnd, p.cc.ssthresh) == (9, 9)
@@ -144,13 +181,17 @@ def test_decrease_keeps_congestion_avoidance():
 
 def test_each_round_ends_with_linux_current_ssthresh():
     # Linux tcp_vegas_cong_avoid ends every Vegas round with ssthresh = tcp_current_ssthresh(),
-    # max(ssthresh, (cwnd >> 1) + (cwnd >> 2)). At cwnd 15, ssthresh 10 and no queue (diff 0 <
-    # alpha): cwnd 16, and ssthresh rises to 8 + 4 = 12; ccsim used to leave it at 10.
+    # max(ssthresh, (cwnd >> 1) + (cwnd >> 2)). At cwnd 15 and ssthresh 10, with a round whose
+    # paper diff is 0.85 (RTT = BASE·15/14.15): Linux's diff is ⌊15·(RTT − BaseRTT)/BaseRTT⌋
+    # = ⌊0.90⌋ = 0 < alpha, so cwnd becomes 16, and ssthresh 8 + 4 = 12 (ccsim used to
+    # leave it at 10).
+    rtt = BASE * 15 / 14.15
+    assert 15 * (1 - BASE / rtt) == pytest.approx(0.85) and linux_diff(15, BASE, rtt) == 0
     s = in_avoidance(15)
     s.cc.ssthresh = 10.0
-    s.round(BASE)
+    s.round(rtt)
     assert (s.cc.cwnd, s.cc.ssthresh) == (16, 12)
-    # ... with a queue that holds the window (diff = 15·(1 − 0.8) = 3): cwnd stays, and
+    # ... with a queue that holds the window (diff = ⌊15·15,625/62,501⌋ = 3): cwnd stays, and
     # ssthresh is max(10, 7 + 3) = 10.
     s = in_avoidance(15)
     s.cc.ssthresh = 10.0
@@ -173,19 +214,33 @@ def test_linux_slow_start_grows_on_every_ack():
 
 def test_linux_slow_start_ends_at_the_rate_matching_window_plus_one():
     # A round whose minimum RTT is twice BaseRTT: diff > gamma ends slow start with
-    # cwnd = min(cwnd, ⌊cwnd·BaseRTT/RTT⌋ + 1) and ssthresh = cwnd − 1 (tcp_vegas_ssthresh),
-    # then max(ssthresh, ⌊cwnd/2⌋ + ⌊cwnd/4⌋) — restated here from tcp_vegas.c.
+    # cwnd = min(cwnd, ⌊W·BaseRTT/RTT⌋ + 1) in µs (+1 each) and ssthresh = min(ssthresh, cwnd)
+    # (tcp_vegas_ssthresh), then max(ssthresh, ⌊cwnd/2⌋ + ⌊cwnd/4⌋) — restated from
+    # tcp_vegas.c.
     s = Sender(Vegas(), 16)
     s.ack(BASE)  # begins the round
     before = s.cc.decisions
     while s.cc.decisions == before:
         window = s.cc.cwnd  # the window the decision will judge
         s.ack(2 * BASE)
-    cwnd = min(window, math.floor(window * BASE / (2 * BASE)) + 1)
-    ssthresh = max(cwnd - 1, cwnd // 2 + cwnd // 4)
+    target = int(window) * 62501 // 125001
     assert window > 16  # the round grew on every ACK before its end
-    assert (s.cc.cwnd, s.cc.ssthresh) == (cwnd, ssthresh)
+    assert (s.cc.cwnd, s.cc.ssthresh) == (target + 1, target + 1)
     assert s.cc.cwnd >= s.cc.ssthresh  # congestion avoidance from here
+
+
+def test_a_timeout_forgets_base_rtt():
+    # Linux: after a timeout every segment is marked lost, so the retransmission leaves with
+    # nothing in flight; tcp_event_data_sent raises CA_EVENT_TX_START and tcp_vegas_cwnd_event
+    # calls tcp_vegas_init, which sets baseRTT to 0x7fffffff. The next samples set it afresh.
+    s = in_avoidance(20)
+    s.ack(BASE)
+    s.cc.on_loss(Loss(s.now, "fast", 20.0, BASE, BASE))
+    assert s.cc.base_rtt == BASE  # a fast retransmit keeps it (Linux: no TX_START)
+    s.cc.on_loss(Loss(s.now, "timeout", 20.0, BASE, BASE))
+    assert s.cc.base_rtt == math.inf
+    s.ack(2 * BASE)
+    assert s.cc.base_rtt == 2 * BASE
 
 
 def test_too_few_samples_in_a_round_fall_back_to_reno():
@@ -204,7 +259,7 @@ def test_paper_slow_start_grows_every_other_round():
     # (ACKs 1–4 grow, ACK 5 ends it) doubles cwnd to 8; the next round (ACKs 5–12) holds it
     # to compare; ACK 13 ends the hold round (diff = 0 ≤ gamma) and starts a growing round
     # (ACKs 13–20: 9 … 16); ACK 21 ends it, and ACKs 21–36 hold 16; ACKs 37–52 grow it to 32.
-    s = Sender(Vegas(slow_start="paper"), 4)
+    s = Sender(Vegas(**PAPER), 4)
     seen = {}
     for k in range(1, 53):
         s.ack(BASE)
@@ -217,7 +272,7 @@ def test_paper_slow_start_grows_every_other_round():
 def test_paper_slow_start_ends_when_diff_exceeds_gamma():
     # A holding round at cwnd 16 sees RTT = 2·BaseRTT: diff = 8 > gamma = 1. The window that
     # matches the actual rate is 16·BaseRTT/RTT = 8; Vegas keeps one more: cwnd = ssthresh = 9.
-    s = Sender(Vegas(slow_start="paper"), 16)
+    s = Sender(Vegas(**PAPER), 16)
     s.cc.growing = False
     s.ack(BASE)
     s.round(2 * BASE)
@@ -226,7 +281,7 @@ def test_paper_slow_start_ends_when_diff_exceeds_gamma():
 
 def test_paper_slow_start_continues_when_diff_is_at_most_gamma():
     # diff = 16·(1 − 0.8) = 3.2 > 1 ends it, but with gamma = 4 it goes on: the next round grows.
-    s = Sender(Vegas(gamma=4.0, slow_start="paper"), 16)
+    s = Sender(Vegas(gamma=4.0, **PAPER), 16)
     s.cc.growing = False
     s.ack(BASE)
     s.round(0.078125)
@@ -274,23 +329,25 @@ class VegasHalvesAboveBeta(Vegas):
 PROPERTIES = {p.__name__.strip("_"): p for p in Vegas.properties}
 
 
-def broken(cls, cwnd, rtt):
+def broken(cls, cwnd, rtt, **params):
     """The properties a round of congestion avoidance at ``cwnd`` and ``rtt`` breaks."""
-    s = in_avoidance(cwnd, cls)
+    s = in_avoidance(cwnd, cls, **params)
     before = snapshot(s.cc)
     event = s.round(rtt)
     after = snapshot(s.cc)
     return {name for name, p in PROPERTIES.items() if p(before, event, after) is not None}
 
 
-@pytest.mark.parametrize("cwnd,rtt", [(3, 2 * BASE), (6, 2 * BASE), (10, 2 * BASE), (20, BASE)])
-def test_vegas_keeps_its_properties(cwnd, rtt):
-    assert broken(Vegas, cwnd, rtt) == set()
+@pytest.mark.parametrize("cwnd,rtt", [(3, 2 * BASE), (6, 2 * BASE), (10, 2 * BASE), (20, BASE),
+                                      (20, 0.078125), (21, 0.078125)])
+@pytest.mark.parametrize("params", [{}, PAPER])
+def test_vegas_keeps_its_properties(cwnd, rtt, params):
+    assert broken(Vegas, cwnd, rtt, **params) == set()
 
 
 @pytest.mark.parametrize("cls,cwnd,rule", [
-    (VegasGrowsInsideTheBand, 6, "holds_inside_alpha_beta"),  # diff = 3
-    (VegasHalvesAboveBeta, 10, "one_segment_per_round"),      # diff = 5
+    (VegasGrowsInsideTheBand, 4, "holds_inside_alpha_beta"),  # Linux diff = 3
+    (VegasHalvesAboveBeta, 10, "one_segment_per_round"),      # Linux diff = 9
 ])
 def test_properties_catch_a_vegas_that_breaks_its_rule(cls, cwnd, rule):
     # The kit (tests/test_testing_kit.py) checks these after every step of its event streams;

@@ -1,71 +1,84 @@
 """TCP Vegas: keep a few segments queued at the bottleneck, measured by delay.
 
-Source: L. S. Brakmo, L. L. Peterson, "TCP Vegas: End to End Congestion
-Avoidance on a Global Internet", IEEE JSAC 13(8), 1995, pp. 1465–1480, §3.2
-(congestion avoidance) and §3.3 (modified slow start); Linux
-``net/ipv4/tcp_vegas.c`` (v6.x) for the details the paper leaves open.
+Sources: Linux ``net/ipv4/tcp_vegas.c`` (v6.x), the default; L. S. Brakmo,
+L. L. Peterson, "TCP Vegas: End to End Congestion Avoidance on a Global
+Internet", IEEE JSAC 13(8), 1995, pp. 1465–1480, §3.2 (congestion avoidance)
+and §3.3 (modified slow start), as keywords.
 
 Update rules, once per round (an RTT of ACKs: the data outstanding when the
 round began has been acknowledged), with ``BaseRTT`` the smallest RTT sample
-of the connection and ``RTT`` the smallest sample of the round just ended::
+of the connection and ``RTT`` the smallest sample of the round just ended.
+``diff`` measures the flow's segments in the bottleneck queue:
 
-    Expected = cwnd / BaseRTT          Actual = cwnd / RTT
-    diff     = (Expected − Actual) · BaseRTT = cwnd · (1 − BaseRTT / RTT)
+* Linux (default): ``target = ⌊W · BaseRTT / RTT⌋`` and
+  ``diff = ⌊W · (RTT − BaseRTT) / BaseRTT⌋``, with ``W = ⌊cwnd⌋`` and both
+  RTTs in whole µs plus one (``tcp_vegas_pkts_acked``). This is the segments
+  queued times ``RTT/BaseRTT``, truncated;
+* the paper (``diff_rule="paper"``): ``target = cwnd · BaseRTT / RTT`` and
+  ``diff = (Expected − Actual) · BaseRTT = cwnd · (1 − BaseRTT / RTT)``, the
+  segments queued, exactly.
 
-``diff`` is the number of the flow's segments sitting in the bottleneck queue.
+Then:
 
 * congestion avoidance: ``diff < α`` → ``cwnd += 1``; ``diff > β`` →
-  ``cwnd −= 1`` (never below 2); otherwise ``cwnd`` is unchanged;
-* slow start (default, Linux ``tcp_vegas_cong_avoid``): Reno's per-ACK
+  ``cwnd −= 1`` (never below 2) and ``ssthresh = min(ssthresh, cwnd)``;
+  otherwise ``cwnd`` is unchanged;
+* slow start (default, Linux ``tcp_vegas_cong_avoid``): Reno's
   ``cwnd += acked`` on every ACK; at a round's end ``diff > γ`` ends it:
-  ``cwnd = min(cwnd, ⌊cwnd · BaseRTT / RTT⌋ + 1)`` (the window that matches
-  the actual rate, plus one) and ``ssthresh = cwnd − 1``. With
-  ``slow_start="paper"`` (Brakmo & Peterson §3.3) the window grows only every
-  other round, and the round in between, at a fixed window, is the one
-  compared: ``cwnd = min(cwnd, cwnd · BaseRTT / RTT + 1)``, ``ssthresh =
-  cwnd``;
-* every round ends (Linux) with ``ssthresh = max(ssthresh, ⌊cwnd/2⌋ +
-  ⌊cwnd/4⌋)`` (``tcp_current_ssthresh``), and a decrease sets ``ssthresh =
-  min(ssthresh, cwnd − 1)``; the paper variant keeps ``min(ssthresh, cwnd)``
-  and nothing else;
+  ``cwnd = min(cwnd, target + 1)`` (the window that matches the actual rate,
+  plus one) and ``ssthresh = min(ssthresh, cwnd)`` (``tcp_vegas_ssthresh``).
+  With ``slow_start="paper"`` (§3.3) the window grows only every other
+  round, and the round in between, at a fixed window, is the one compared;
+  ``diff > γ`` then sets ``cwnd = ssthresh = min(cwnd, target + 1)``;
+* every round ends (Linux) with ``ssthresh = max(ssthresh, ⌊W/2⌋ + ⌊W/4⌋)``
+  (``tcp_current_ssthresh``); the paper variant does not;
+* a round with two RTT samples or fewer (delayed ACKs at tiny windows,
+  Karn's rule) makes no Vegas decision: its last ACK gets Reno's step;
 * on loss: Reno's, ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4);
-  after a timeout ``cwnd = 1``. The next ACK outside recovery begins a fresh
-  round (Linux re-enables Vegas when the connection is back in Open state).
+  after a timeout ``cwnd = 1`` and ``BaseRTT`` is forgotten (Linux: the
+  retransmission leaves with nothing in flight, ``CA_EVENT_TX_START``, and
+  ``tcp_vegas_init`` resets it). The next ACK outside recovery begins a
+  fresh round (Linux re-enables Vegas when the connection is back in Open
+  state).
 
-Default recovery: ``"reno"``. Vegas is a 1995 design built on BSD Reno, and
-the comparisons it is known for (seed 004's ns-2 study, seed 003, Mo et al.,
-"Analysis and Comparison of TCP Reno and Vegas", INFOCOM 1999) run it with
-Reno's fast recovery beside Reno senders; with the same recovery on both sides
-a Vegas/Reno comparison compares window laws only. (Linux would run it with
-SACK and PRR; ``Flow("vegas", recovery="prr")`` does that.)
+Default recovery: ``"vegas"``, Brakmo & Peterson §3.1 (see
+:mod:`ccsim.recovery.vegas`), as the ns-2 studies Vegas is known for ran it
+(Lai & Yao; Zhang & Bian). Linux keeps its own recovery for Vegas;
+``Flow("vegas", recovery="prr")`` runs it so.
 
-Differences from the paper:
+Differences from the source:
 
-* ``diff`` uses the paper's ``(Expected − Actual)·BaseRTT``; Linux computes
-  ``cwnd·(RTT − BaseRTT)/BaseRTT``, i.e. scales by ``RTT`` instead, which
-  counts more segments than are queued once the queue delay is large.
-* ``RTT`` is the minimum RTT sample of the round (Linux; it filters out
-  delayed-ACK noise), not the paper's average over the round.
-* As in Linux, a round with two RTT samples or fewer (delayed ACKs at tiny
-  windows, Karn's rule) makes no Vegas decision: its last ACK gets Reno's
-  step instead.
+* Defaults are Linux's: its slow start and its ``diff``. Brakmo & Peterson's
+  are ``slow_start="paper"`` and ``diff_rule="paper"``; their experiments
+  also used α = 1, β = 3. Linux's ``diff`` counts more segments than are
+  queued once the queue's delay is comparable to ``BaseRTT``, and its
+  truncation holds the window while ``α ≤ diff < β + 1``.
+* The window is a float (Reno's steps in a round of few samples add
+  fractions); Linux's decisions use its whole part, as here. RTTs are
+  rounded to the µs, where Linux's clock truncates.
 * Rounds are counted in delivered segments (``Ack.delivered`` and
   ``Ack.inflight`` stand in for Linux's ``snd_una`` and ``beg_snd_nxt``).
-* Slow start is Linux's by default. It ends a round late: a round's
-  minimum RTT reflects the queue of the round before, so a lone flow
-  overshoots by up to a window (about 80 packets at 10 Mbit/s, 40 ms) and
-  drains it one segment per RTT; Linux does the same. A flow that starts
-  meanwhile takes that queue for propagation delay and keeps it queued
-  (Low, Peterson & Wang, "Understanding TCP Vegas", JACM 2002).
-  ``slow_start="paper"`` overshoots less.
-* The paper's other two mechanisms, the fine-grained retransmission timer and
-  the decrease only for losses at the current rate, belong to loss recovery
-  and are not modelled; the window is a float.
+* Linux disables Vegas (Reno's growth, and a fresh round after) while
+  duplicate ACKs or SACKs are outstanding before a recovery (``Disorder``
+  state); ccsim keeps Vegas' rounds until a loss is signalled.
+* Linux's slow start ends late. A round's RTT samples come from segments
+  sent during the round before, and the smallest is the earliest of them,
+  sent when the window was a quarter of the one being judged. A lone flow at
+  10 Mbit/s and 50 ms leaves slow start at cwnd 157 with 114 packets
+  queued (BDP 42), and drains them one segment per RTT, for about 13 s. A
+  flow that starts meanwhile takes that queue for propagation delay and
+  keeps it (Low, Peterson & Wang, "Understanding TCP Vegas", JACM 2002).
+  ``slow_start="paper"`` judges a round at a fixed window and overshoots
+  less.
+* Vegas' equilibrium is a band, not a point: each flow holds its ``diff``
+  anywhere in ``[α, β]``, so flows with the same path may keep rates up to
+  ``β/α`` apart (``(β + 1)/α`` with Linux's truncation; Boutremans & Le
+  Boudec, "A note on the fairness of TCP Vegas", 2000). ``alpha = beta``
+  removes that spread.
 
 Defaults and their sources: ``alpha = 2``, ``beta = 4``, ``gamma = 1``
-(segments) — Linux ``tcp_vegas.c`` module parameters (6.x); the paper's
-experiments used α = 1, β = 3. ``slow_start = "linux"``; ``"paper"`` for
-Brakmo & Peterson's.
+(segments) — Linux ``tcp_vegas.c`` module parameters (6.x);
+``slow_start = "linux"``, ``diff_rule = "linux"``.
 """
 
 from __future__ import annotations
@@ -80,6 +93,21 @@ from .registry import register
 from .reno import Reno, _halves_on_loss
 
 
+def _target_and_diff(cwnd: float, base_rtt: float, rtt: float, rule: str) -> tuple[float, float]:
+    """The window that matches the actual rate, and ``diff``, in segments.
+
+    ``rule="linux"`` (``tcp_vegas_cong_avoid``): whole segments of the window
+    and RTTs in whole µs plus one, ``target = ⌊W·BaseRTT/RTT⌋`` and ``diff =
+    ⌊W·(RTT − BaseRTT)/BaseRTT⌋``. ``rule="paper"`` (Brakmo & Peterson §3.2):
+    ``diff = (Expected − Actual)·BaseRTT = cwnd·(1 − BaseRTT/RTT)``, exact."""
+    if rule == "paper":
+        target = cwnd * base_rtt / rtt
+        return target, cwnd - target
+    w = math.floor(cwnd)
+    base_us, rtt_us = round(base_rtt * 1e6) + 1, round(rtt * 1e6) + 1
+    return float(w * base_us // rtt_us), float(w * (rtt_us - base_us) // base_us)
+
+
 def _decision(before: dict, event: object, after: dict) -> tuple[float, float] | None:
     """(diff, cwnd change) of the one Vegas decision made in congestion
     avoidance during this step, or ``None`` if there was not exactly one."""
@@ -87,8 +115,12 @@ def _decision(before: dict, event: object, after: dict) -> tuple[float, float] |
         return None
     if before["cwnd"] < before["ssthresh"] or after["decisions"] != before["decisions"] + 1:
         return None
-    # Restated from the paper: diff = cwnd·(1 − BaseRTT/RTT), cwnd the window of the round.
-    diff = before["cwnd"] * (1.0 - after["base_rtt"] / after["rtt_used"])
+    cwnd, base, rtt = before["cwnd"], after["base_rtt"], after["rtt_used"]
+    if after["diff_rule"] == "paper":  # Brakmo & Peterson: cwnd·(1 − BaseRTT/RTT)
+        diff = cwnd * (1.0 - base / rtt)
+    else:  # Linux tcp_vegas_cong_avoid: whole segments, RTTs in µs + 1
+        base_us, rtt_us = int(base * 1e6 + 0.5) + 1, int(rtt * 1e6 + 0.5) + 1
+        diff = math.floor(cwnd) * (rtt_us - base_us) // base_us
     return diff, after["cwnd"] - before["cwnd"]
 
 
@@ -131,19 +163,21 @@ class Vegas(Reno):
     properties = (_holds_inside_alpha_beta, _one_segment_per_round, _halves_on_loss)
 
     def __init__(self, *, alpha: float = 2.0, beta: float = 4.0, gamma: float = 1.0,
-                 slow_start: str = "linux") -> None:
-        if slow_start not in ("linux", "paper"):
-            from ..errors import ScenarioError
-            raise ScenarioError("slow_start", slow_start, "'linux' or 'paper'")
+                 slow_start: str = "linux", diff_rule: str = "linux") -> None:
+        from ..errors import ScenarioError
+        for name, value in (("slow_start", slow_start), ("diff_rule", diff_rule)):
+            if value not in ("linux", "paper"):
+                raise ScenarioError(name, value, "'linux' or 'paper'")
         self.alpha = alpha  # fewest segments to keep queued (segments)
         self.beta = beta    # most segments to keep queued (segments)
         self.gamma = gamma  # queued segments that end slow start (segments)
         self.slow_start_variant = slow_start  # "linux": every ACK; "paper": every other round
+        self.diff_rule = diff_rule  # "linux": whole segments and µs; "paper": exact
 
     def params(self) -> dict:
         # ``slow_start`` is also Reno's method: the keyword's value is kept apart
         return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
-                "slow_start": self.slow_start_variant}
+                "slow_start": self.slow_start_variant, "diff_rule": self.diff_rule}
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -193,8 +227,7 @@ class Vegas(Reno):
     def _decide(self) -> None:
         """The once-per-round decision, from the round that just ended."""
         cwnd, rtt = self.cwnd, self.round_min_rtt
-        target = cwnd * self.base_rtt / rtt  # the window that matches the actual rate
-        diff = cwnd - target                 # = cwnd·(1 − BaseRTT/RTT): segments queued
+        target, diff = _target_and_diff(cwnd, self.base_rtt, rtt, self.diff_rule)
         self.rtt_used, self.diff = rtt, diff
         self.decisions += 1
         if self.slow_start_variant == "linux":
@@ -224,10 +257,10 @@ class Vegas(Reno):
         if cwnd < self.ssthresh:
             if diff > self.gamma:
                 self.cwnd = min(cwnd, math.floor(target) + 1.0)
-                self.ssthresh = min(self.ssthresh, self.cwnd - 1.0)  # tcp_vegas_ssthresh
+                self.ssthresh = min(self.ssthresh, self.cwnd)  # tcp_vegas_ssthresh
         elif diff > self.beta:
             self.cwnd = cwnd - 1.0
-            self.ssthresh = min(self.ssthresh, self.cwnd - 1.0)
+            self.ssthresh = min(self.ssthresh, self.cwnd)
         elif diff < self.alpha:
             self.cwnd = cwnd + 1.0
         self.cwnd = max(self.cwnd, 2.0)
@@ -238,37 +271,50 @@ class Vegas(Reno):
         super().on_loss(loss)
         self.round_end = None  # a fresh round once recovery is over
         self.growing = True
+        if loss.kind == "timeout":
+            # Linux: the retransmission after a timeout leaves with nothing in
+            # flight (CA_EVENT_TX_START), and tcp_vegas_init forgets BaseRTT.
+            self.base_rtt = math.inf
 
 
 class VegasFluid(FluidLaw):
     """Vegas in the fluid engine.
 
-    ``diff = cwnd·(1 − BaseRTT/RTT)`` with ``BaseRTT`` the smallest RTT the
-    flow has seen and ``RTT`` the current one. Congestion avoidance moves
-    ``cwnd`` one segment per RTT towards the band ``α ≤ diff ≤ β`` — and no
-    further than the band's edge within a step (a segment more in flight adds
-    at most one to ``diff``), so a step longer than the RTT cannot jump over
-    the two-segment band. Slow start doubles per RTT and ends once
-    ``diff > γ`` with ``cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1)``, as Linux's
+    ``BaseRTT`` is the smallest RTT the flow has seen, ``RTT`` the current
+    one (Linux's forgetting of ``BaseRTT`` at a timeout is not modelled).
+    Linux's ``diff = cwnd·(RTT − BaseRTT)/BaseRTT`` is truncated to whole
+    segments, so it holds the window while ``⌈α⌉ ≤ diff < ⌊β⌋ + 1``; the
+    paper's (``diff_rule="paper"``) ``diff = cwnd·(1 − BaseRTT/RTT)`` while
+    ``α ≤ diff ≤ β``. Both are compared as segments queued,
+    ``cwnd·(1 − BaseRTT/RTT)``, against the band scaled to it. Congestion
+    avoidance moves ``cwnd`` one segment per RTT towards the band, and no
+    further than its edge within a step (a segment more in flight adds at
+    most one segment queued), so a step longer than the RTT cannot jump
+    over it. Slow start doubles per RTT and ends once ``diff > γ`` with
+    ``cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1)``, as Linux's
     ``tcp_vegas_cong_avoid`` (the paper's every-other-round slow start,
     ``slow_start="paper"``, is not modelled apart). On loss: Reno's.
     """
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
-        base = np.minimum(f.min_rtt, f.rtt)
-        queued = 1.0 - base / f.rtt          # diff per segment of window
         moving = f.h > 0
+        base = np.minimum(f.min_rtt, f.rtt)
+        queued = 1.0 - base / f.rtt          # segments queued per segment of window
+        if cc.diff_rule == "paper":
+            scale, lo, hi = 1.0, cc.alpha, cc.beta
+        else:  # Linux's diff is queued·RTT/BaseRTT, in whole segments
+            scale, lo, hi = base / f.rtt, math.ceil(cc.alpha), math.floor(cc.beta) + 1.0
         in_ss = moving & (f.cwnd < f.ssthresh)
-        leave = in_ss & (f.cwnd * queued > cc.gamma)
+        leave = in_ss & (f.cwnd * queued > cc.gamma * scale)
         if leave.any():
             f.cwnd[leave] = np.maximum(np.minimum(f.cwnd, f.cwnd * base / f.rtt + 1.0), 2.0)[leave]
             f.ssthresh[leave] = f.cwnd[leave]
         h_ca = f.slow_start()
-        diff = f.cwnd * queued
+        queue = f.cwnd * queued
         rounds = h_ca / f.rtt
-        up = np.minimum(rounds, np.maximum(cc.alpha - diff, 0.0))
-        down = np.minimum(rounds, np.maximum(diff - cc.beta, 0.0))
+        up = np.minimum(rounds, np.maximum(lo * scale - queue, 0.0))
+        down = np.minimum(rounds, np.maximum(queue - hi * scale, 0.0))
         cwnd = np.maximum(f.cwnd + up - down, np.where(down > 0, 2.0, 0.0))
         np.copyto(f.cwnd, np.where(h_ca > 0, np.maximum(cwnd, np.minimum(f.cwnd, 2.0)), f.cwnd))
         shrink = (down > 0) & (h_ca > 0)
