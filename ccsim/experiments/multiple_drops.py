@@ -170,7 +170,7 @@ class _Trace:
         def spy_ack(ack) -> None:
             on_ack(ack)
             if np.isnan(self.repaired_at) and sender.snd_una > last_drop:
-                self.repaired_at = engine.env.now
+                self.repaired_at = engine.now
 
         sender._transmit = spy_transmit
         engine.receivers[0].deliver_ack = spy_ack

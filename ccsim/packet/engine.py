@@ -1,10 +1,14 @@
-"""The packet engine: a scenario's links, senders and receivers on SimPy.
+"""The packet engine: a scenario's links, senders and receivers.
 
-SimPy's event heap and clock drive time. What needs an event is what a
-sender reacts to — an ACK's arrival, its retransmission timer, a flow's
-start and stop — plus a delayed-ACK timer and the trace sampler.
+What needs an event is what a sender reacts to — an ACK's arrival, its
+retransmission timer, a pacing release, a flow's start and stop — plus a
+delayed-ACK timer and the trace sampler. They live on the engine's own heap
+(:class:`~ccsim.packet.clock.Clock`), a tuple each, handled in time order
+and, at one instant, in the order they were scheduled. SimPy is the outer
+loop: processes added to :attr:`PacketEngine.env` run in turn with the
+engine's events (each after the engine's events due before it).
 
-A data packet needs none: every link is a FIFO queue with a fixed
+A data packet needs no event: every link is a FIFO queue with a fixed
 propagation delay, and every flow crosses the whole chain of links, so the
 order in which packets reach each link (and each receiver) is the order in
 which they reach the first one. When a packet enters the first link, its
@@ -26,42 +30,25 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL
 
 from ..results import Result, build
 from ..scenario import Scenario
+from .clock import Clock
 from .link import LinkState
 from .tcp import Receiver, Sender
-
-
-class _Call(simpy.Event):
-    """A pre-triggered SimPy event that calls ``fn(payload)`` when it is due.
-
-    Lighter than :class:`simpy.Timeout` (no checks, no generator process):
-    the engine creates one per ACK.
-    """
-
-    def __init__(self, env: simpy.Environment, fn: Callable, payload: Any) -> None:
-        self.env = env
-        self.callbacks = [_fire]
-        self._ok = True
-        self._value = payload
-        self.fn = fn
-
-
-def _fire(event: _Call) -> None:
-    event.fn(event._value)
 
 
 class PacketEngine:
     """Builds the run-time objects of one scenario and runs it.
 
     Attributes:
-        env: the SimPy environment.
+        env: the SimPy environment of the outer loop, for processes of one's
+            own (the engine schedules none there).
+        clock: the engine's own event heap and the simulation time (s).
         links: run-time link states, in path order.
         senders, receivers: one per flow, in scenario order.
         times: sample times of the traces (s).
@@ -73,13 +60,13 @@ class PacketEngine:
     def __init__(self, scenario: Scenario) -> None:
         self.scenario = sc = scenario
         self.env = env = simpy.Environment()
+        self.clock = clock = Clock()
         dt = sc.sample_interval
         n_bins = int(math.ceil(sc.duration / dt - 1e-9))  # bins/samples in [0, duration)
         self.n_bins = n_bins
         seeds = np.random.SeedSequence(sc.seed).generate_state(2 * len(sc.links))
         self.links = [LinkState(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
                                 n_bins, dt) for i, link in enumerate(sc.links)]
-        self.data_packets = 0
         one_way = sum(link.delay for link in sc.links)
         self.senders: list[Sender] = []
         self.receivers: list[Receiver] = []
@@ -90,12 +77,12 @@ class PacketEngine:
             receiver = Receiver(
                 sack=sc.sack or rec.uses_sack, delayed_ack=sc.delayed_ack,
                 ack_delay=sc.delayed_ack_timeout, back=one_way + access,
-                schedule=self.schedule, deliver_ack=None, n_bins=n_bins, bin_width=dt)
+                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
             sender = Sender(
-                flow.make_algorithm(), rec, now=lambda: env.now,
+                flow.make_algorithm(), rec, clock=clock,
                 transmit=self._path(receiver, access / 2.0, access / 2.0,
                                     Counter(flow.drop_segments)),
-                schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
+                initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
                 min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
@@ -107,9 +94,9 @@ class PacketEngine:
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             self.senders.append(sender)
             self.receivers.append(receiver)
-            env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, flow.start)
+            clock.schedule(flow.start, Sender.start, sender)
             if flow.stop is not None and flow.stop < sc.duration:
-                env.schedule(_Call(env, lambda s: s.stop(), sender), NORMAL, flow.stop)
+                clock.schedule(flow.stop, Sender.stop, sender)
         self.times = np.arange(n_bins) * dt
         shape = (n_bins, len(sc.flows))
         self.cwnd = np.full(shape, np.nan)
@@ -117,7 +104,12 @@ class PacketEngine:
         self.rtt = np.full(shape, np.nan)
         self.queue = np.zeros(n_bins)
         self.bar = None  # the progress bar while a run shows one
-        env.schedule(_Call(env, self._sample, 0), NORMAL, 0.0)
+        clock.schedule(0.0, self._sample, 0)
+
+    @property
+    def now(self) -> float:
+        """Simulation time (s)."""
+        return self.clock.now
 
     def _path_cap(self, i: int) -> float:
         """The most segments flow ``i`` keeps outstanding, whatever its window:
@@ -129,11 +121,6 @@ class PacketEngine:
         buffers = sum(link.limit for link in self.links)
         return 10.0 * (sc.bdp_packets(i) + buffers)
 
-    def schedule(self, at: float, fn: Callable, payload: Any) -> None:
-        """Call ``fn(payload)`` at simulation time ``at`` (s, not in the past)."""
-        env = self.env
-        env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
-
     def _path(self, receiver: Receiver, before: float, after: float,
               drops: Counter[int]) -> Callable:
         """The function a sender transmits with: across every link to ``receiver``.
@@ -144,23 +131,28 @@ class PacketEngine:
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
-        engine = self
+        if len(links) == 1:
+            forward = links[0]
 
-        def enter(seq: int, t: float) -> None:
-            for forward in links:
+            def enter(seq: int, t: float) -> None:
                 t = forward(t)
-                if t < 0.0:
-                    return
-            receive(seq, t + after)
+                if t >= 0.0:
+                    receive(seq, t + after)
+        else:
+            def enter(seq: int, t: float) -> None:
+                for forward in links:
+                    t = forward(t)
+                    if t < 0.0:
+                        return
+                receive(seq, t + after)
 
         if before <= 0.0:
-            def transmit(seq: int, now: float) -> None:
-                engine.data_packets += 1
-                enter(seq, now)
+            transmit = enter
         else:
+            schedule = self.clock.schedule
+
             def transmit(seq: int, now: float) -> None:
-                engine.data_packets += 1
-                self.schedule(now + before, _enter_later, (enter, seq, now + before))
+                schedule(now + before, _enter_later, (enter, seq, now + before))
         if not drops:
             return transmit
 
@@ -169,7 +161,6 @@ class PacketEngine:
                 drops[seq] -= 1
                 if not drops[seq]:
                     del drops[seq]
-                engine.data_packets += 1
                 return
             transmit(seq, now)
         return transmit_or_drop
@@ -186,8 +177,21 @@ class PacketEngine:
         if self.bar is not None:
             self.bar.update(t - self.bar.n)
         if k + 1 < len(self.times):
-            self.env.schedule(_Call(self.env, self._sample, k + 1), NORMAL,
-                              self.times[k + 1] - self.env.now)
+            self.clock.schedule(float(self.times[k + 1]), self._sample, k + 1)
+
+    def _loop(self, until: float) -> None:
+        """Run to ``until`` (s): the engine's own events, and SimPy's (a
+        user's processes on :attr:`env`) in turn, each SimPy event after the
+        engine's events due before it. Events at ``until`` do not run, as
+        with ``simpy.Environment.run(until=...)``."""
+        env, clock = self.env, self.clock
+        while True:
+            at = env.peek()
+            clock.run(at if at < until else until)
+            if at >= until:
+                break
+            clock.now = at
+            env.step()
 
     def run(self, progress: bool = False) -> Result:
         """Simulate until the scenario's duration and assemble the result;
@@ -199,7 +203,7 @@ class PacketEngine:
 
             self.bar = progress_bar(sc.duration, "packet run")
         try:
-            self.env.run(until=sc.duration)
+            self._loop(sc.duration)
         finally:
             if self.bar is not None:
                 self.bar.update(sc.duration - self.bar.n)
@@ -223,6 +227,11 @@ class PacketEngine:
                      flows=flows,
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
                             "data_packets": self.data_packets, "wall_time": wall})
+
+    @property
+    def data_packets(self) -> int:
+        """Data packets sent so far, retransmissions and chosen drops included."""
+        return sum(s.transmissions for s in self.senders)
 
 
 def _enter_later(args: tuple[Callable, int, float]) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from heapq import heappush
 from typing import TYPE_CHECKING, Callable
 
 from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
@@ -23,6 +24,7 @@ from ..recovery.scoreboard import Scoreboard
 
 if TYPE_CHECKING:
     from ..recovery.base import Recovery
+    from .clock import Clock
 
 CLOCK_GRANULARITY = 0.001
 """G of RFC 6298 §2 (s): 1 ms, a Linux jiffy at HZ=1000."""
@@ -30,10 +32,6 @@ CLOCK_GRANULARITY = 0.001
 _INF = math.inf  # a module global: cheaper to look up per ACK than math.inf
 MAX_SACK_BLOCKS = 3
 """SACK blocks per ACK: what fits beside the timestamp option (RFC 2018 §3)."""
-
-Schedule = Callable[[float, Callable, object], object]
-"""``schedule(time, callback, payload)``: call ``callback(payload)`` at ``time`` (s)."""
-
 
 class Receiver:
     """The receiving end of one flow.
@@ -48,11 +46,11 @@ class Receiver:
     """
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
-                 "ack_delay", "held", "held_until", "back", "schedule", "deliver_ack",
-                 "delivered_per_bin", "bin_rate")
+                 "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
+                 "deliver_ack", "delivered_per_bin", "bin_rate")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
-                 schedule: Schedule, deliver_ack: Callable | None, n_bins: int,
+                 clock: "Clock", deliver_ack: Callable | None, n_bins: int,
                  bin_width: float) -> None:
         self.rcv_nxt = 0
         self.ooo: set[int] = set()        # segments held above rcv_nxt
@@ -67,7 +65,8 @@ class Receiver:
         self.held = 0                      # in-order segments not yet acknowledged
         self.held_until = 0.0              # when the held ACK must go (s)
         self.back = back                   # ACK travel time back to the sender (s)
-        self.schedule = schedule
+        self.clock = clock
+        self.heap, self.next_id = clock.heap, clock.next_id  # where ACKs are scheduled
         self.deliver_ack = deliver_ack     # the sender's on_ack, set once both exist
         self.delivered_per_bin = [0] * (n_bins + 1)
         self.bin_rate = 1.0 / bin_width
@@ -101,7 +100,7 @@ class Receiver:
         else:
             self.held = 1
             self.held_until = t + self.ack_delay
-            self.schedule(self.held_until, self._timer, self.held_until)
+            self.clock.schedule(self.held_until, self._timer, self.held_until)
 
     def _timer(self, deadline: float) -> None:
         if self.held and self.held_until == deadline:
@@ -117,7 +116,8 @@ class Receiver:
                 if len(picked) == MAX_SACK_BLOCKS:
                     break
             blocks = tuple(picked)
-        self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks))
+        heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack,
+                             (self.rcv_nxt, blocks)))
 
     def _update_blocks(self, seq: int) -> None:
         """Keep SACK blocks above ``rcv_nxt``, the one holding ``seq`` the most
@@ -169,17 +169,16 @@ class Sender:
         done_at: time the last segment was acknowledged (s), or ``None``.
     """
 
-    def __init__(self, cc: CongestionControl, recovery: "Recovery", *, now: Callable[[], float],
-                 transmit: Callable[[int, float], None], schedule: Schedule,
+    def __init__(self, cc: CongestionControl, recovery: "Recovery", *, clock: "Clock",
+                 transmit: Callable[[int, float], None],
                  initial_window: float, mss: int, rwnd: float, min_rto: float,
                  initial_rto: float, max_rto: float, end_seq: float,
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
-        self.now = now
+        self.clock = clock
         self._send_segment = transmit
-        self.schedule = schedule
         self.mss = mss
         self.packet_bits = packet_bits  # one full packet on the wire (bits), for pacing
         self.next_send = 0.0            # earliest time a paced segment may go (s)
@@ -221,6 +220,10 @@ class Sender:
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
         self.tick = rtt_granularity     # RTT clock tick (s); 0: exact
         self.limited_transmit = limited_transmit  # RFC 3042
+
+    def now(self) -> float:
+        """Simulation time (s)."""
+        return self.clock.now
 
     # -- life cycle ----------------------------------------------------------
     def start(self) -> None:
@@ -385,7 +388,7 @@ class Sender:
                             "a finite rate > 0 bit/s, or None for no pacing")
         self.next_send = now + self.packet_bits / rate
         self.pace_pending = True
-        self.schedule(self.next_send, self._pace, None)
+        self.clock.schedule(self.next_send, self._pace, None)
 
     def _pace(self, _: object) -> None:
         self.pace_pending = False
@@ -527,7 +530,7 @@ class Sender:
         self.deadline = deadline = self.now() + self.rto
         if self.timer_at is None or deadline < self.timer_at:
             self.timer_at = deadline
-            self.schedule(deadline, self._on_timer, deadline)
+            self.clock.schedule(deadline, self._on_timer, deadline)
 
     # -- the retransmission timer ------------------------------------------------
     def _on_timer(self, at: float) -> None:
@@ -538,7 +541,7 @@ class Sender:
             return
         if at < self.deadline:
             self.timer_at = self.deadline
-            self.schedule(self.deadline, self._on_timer, self.deadline)
+            self.clock.schedule(self.deadline, self._on_timer, self.deadline)
             return
         self._timeout()
 
