@@ -33,7 +33,7 @@ class LinkState:
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "red", "avg",
                  "count", "drops", "losses", "loss_rng", "red_rng", "departures_per_bin",
-                 "bin_rate", "arrivals")
+                 "n_bins", "bin_rate", "arrivals")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
                  n_bins: int, bin_width: float) -> None:
@@ -52,6 +52,7 @@ class LinkState:
         self.loss_rng = random.Random(seeds[0])
         self.red_rng = random.Random(seeds[1])
         self.departures_per_bin = [0] * (n_bins + 1)
+        self.n_bins = n_bins + 1
         self.bin_rate = 1.0 / bin_width
 
     def forward(self, t: float) -> float:
@@ -60,25 +61,27 @@ class LinkState:
         Returns the time it arrives at the far end of the link (s), or ``-1.0``
         if the queue dropped it or a link error lost it.
         """
-        queue = self.queue
+        queue, arrivals = self.queue, self.arrivals
         while queue and queue[0] <= t:
             queue.popleft()
-            self.arrivals.popleft()
+            arrivals.popleft()
         waiting = len(queue) - 1 if queue else 0  # the head is in service
         if self.red is not None and self._red_drops(t, waiting, bool(queue)):
             self.drops += 1
             return -1.0
-        if queue and waiting >= self.limit:
+        if waiting >= self.limit and queue:
             self.drops += 1
             return -1.0
-        start = self.free_at if self.free_at > t else t
-        done = start + self.tx
-        self.free_at = done
+        start = self.free_at
+        if start < t:
+            start = t
+        self.free_at = done = start + self.tx
         queue.append(done)
-        self.arrivals.append(t)
-        b = int(done * self.bin_rate)
-        if b < len(self.departures_per_bin):
-            if start * self.bin_rate >= b:  # started in the same bin (int() of it is b)
+        arrivals.append(t)
+        rate = self.bin_rate
+        b = int(done * rate)
+        if b < self.n_bins:
+            if start * rate >= b:  # started in the same bin (int() of it is b)
                 self.departures_per_bin[b] += 1
             else:  # the transmission straddles bins: each gets its share of it
                 self._spread(start, done)

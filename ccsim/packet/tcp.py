@@ -30,6 +30,8 @@ CLOCK_GRANULARITY = 0.001
 """G of RFC 6298 §2 (s): 1 ms, a Linux jiffy at HZ=1000."""
 
 _INF = math.inf  # a module global: cheaper to look up per ACK than math.inf
+_NO_RANGES = ()  # an ACK that SACKed nothing new
+_new_event = tuple.__new__  # builds an Ack without NamedTuple's Python-level __new__
 MAX_SACK_BLOCKS = 3
 """SACK blocks per ACK: what fits beside the timestamp option (RFC 2018 §3)."""
 
@@ -47,7 +49,7 @@ class Receiver:
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
                  "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
-                 "deliver_ack", "delivered_per_bin", "bin_rate")
+                 "deliver_ack", "delivered_per_bin", "n_bins", "bin_rate")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  clock: "Clock", deliver_ack: Callable | None, n_bins: int,
@@ -69,6 +71,7 @@ class Receiver:
         self.heap, self.next_id = clock.heap, clock.next_id  # where ACKs are scheduled
         self.deliver_ack = deliver_ack     # the sender's on_ack, set once both exist
         self.delivered_per_bin = [0] * (n_bins + 1)
+        self.n_bins = n_bins + 1
         self.bin_rate = 1.0 / bin_width
 
     def receive(self, seq: int, t: float) -> None:
@@ -84,7 +87,7 @@ class Receiver:
                 ooo.remove(nxt)
                 nxt += 1
             b = int(t * self.bin_rate)
-            if b < len(self.delivered_per_bin):
+            if b < self.n_bins:
                 self.delivered_per_bin[b] += nxt - self.rcv_nxt
             self.rcv_nxt = nxt
         elif seq > nxt:
@@ -245,72 +248,105 @@ class Sender:
 
     # -- the per-ACK path ------------------------------------------------------
     def on_ack(self, ack: tuple[int, tuple]) -> None:
-        """An ACK arrives: ``(ack number, SACK blocks)``."""
-        ackno = ack[0]
+        """An ACK arrives: ``(ack number, SACK blocks)``.
+
+        The hot path of the engine: written for the common case (one or two
+        segments newly acknowledged, no SACK information) without changing
+        the general one.
+        """
+        ackno, blocks = ack
         una = self.snd_una
-        now = self.now()
+        now = self.clock.now
         newly_sacked = released = 0
         rack = self.rack
         lost_retransmission = False
-        if self.scoreboard is not None:
-            new = [] if rack is not None else None
-            newly_sacked, released = self.scoreboard.update(max(ackno, una), ack[1], new)
+        board = self.scoreboard
+        if board is not None:
+            new = _NO_RANGES
+            if blocks or board.blocks:  # else there is nothing to record or release
+                new = [] if rack is not None else None
+                newly_sacked, released = board.update(ackno if ackno > una else una, blocks,
+                                                      new)
             if rack is not None:
-                lost_retransmission = rack.on_ack(self.sent, una, ackno, new, self.scoreboard,
-                                                  now, self.min_rtt)
+                lost_retransmission = rack.on_ack(self.sent, una, ackno, new, board, now,
+                                                  self.min_rtt)
         if ackno > una:
-            sent = self.sent
-            resent = False
-            for seq in range(una, ackno):
-                record = sent.pop(seq)
-                resent = resent or record[1]
-            acked = ackno - una
-            self.snd_una = ackno
-            if self.snd_nxt < ackno:
-                self.snd_nxt = ackno
-            self.dupacks = 0
-            rtt = None
-            if not resent:  # Karn: no sample if the ACK covers a retransmission
-                rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
-                self._rtt_sample(rtt, now)
-            self.ack_delivered = acked - released + newly_sacked
-            self.delivered += self.ack_delivered
-            interval = now - record[3]
-            rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
-                    if interval > 0 else None)
-            self.delivered_time = now
-            in_recovery = self.in_recovery
-            if in_recovery:
-                self.recovery.on_ack(self, acked)
-            cc = self.cc
-            if not in_recovery or cc.acks_in_recovery:
-                w, s = cc.cwnd, cc.ssthresh
-                cc.on_ack(Ack(now, 1 if self.per_ack else acked, rtt, self.min_rtt, self.srtt,
-                              self.snd_nxt - ackno, self.delivered, rate))
-                if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
-                    self._check_law("on_ack", w, s)
-            if ackno >= self.end_seq:
-                self._finish(now)
+            self._on_new_data(ackno, una, now, newly_sacked, released)
+            if self.done_at is not None:
                 return
-            if ackno >= self.high_tx:
-                self.deadline = None
-            elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
-                self.restart_timer()
         elif ackno == una and self.high_tx > una and self.done_at is None:
-            self.ack_delivered = newly_sacked
-            self.delivered += newly_sacked
-            # With SACK, a duplicate ACK must carry new SACK data (RFC 6675 §2),
-            # so duplicates of data the receiver already holds do not count.
-            if self.scoreboard is None or newly_sacked:
-                self.dupacks += 1
-                self.recovery.on_dupack(self)
-                if self.limited_transmit:
-                    self._limited_transmit(now)
+            self._on_duplicate(newly_sacked, now)
         if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
-        self.send(now)
+        if self.in_recovery or rack is not None:
+            self.send(now)
+            return
+        self._send_window(now)  # send(), for the common case
+        if self.deadline is None and self.high_tx > self.snd_una:
+            self.restart_timer()
+
+    def _on_new_data(self, ackno: int, una: int, now: float, newly_sacked: int,
+                     released: int) -> None:
+        """The cumulative ACK moved from ``una`` to ``ackno``: take the RTT
+        sample (Karn's rule), count deliveries, let the recovery strategy and
+        the window law act, re-arm the retransmission timer."""
+        sent = self.sent
+        if ackno == una + 1:
+            record = sent.pop(una)
+            resent = record[1]
+        else:
+            resent = False
+            for seq in range(una, ackno):
+                record = sent.pop(seq)
+                resent = resent or record[1]
+        acked = ackno - una
+        self.snd_una = ackno
+        if self.snd_nxt < ackno:
+            self.snd_nxt = ackno
+        self.dupacks = 0
+        rtt = None
+        if not resent:  # Karn: no sample if the ACK covers a retransmission
+            rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
+            self._rtt_sample(rtt, now)
+        self.ack_delivered = acked - released + newly_sacked
+        self.delivered = delivered = self.delivered + self.ack_delivered
+        interval = now - record[3]
+        rate = ((delivered - record[2]) * self.mss * 8.0 / interval
+                if interval > 0 else None)
+        self.delivered_time = now
+        in_recovery = self.in_recovery
+        if in_recovery:
+            self.recovery.on_ack(self, acked)
+        cc = self.cc
+        if not in_recovery or cc.acks_in_recovery:
+            w, s = cc.cwnd, cc.ssthresh
+            cc.on_ack(_new_event(Ack, (now, 1 if self.per_ack else acked, rtt, self.min_rtt,
+                                       self.srtt, self.snd_nxt - ackno, delivered, rate)))
+            if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
+                self._check_law("on_ack", w, s)
+        if ackno >= self.end_seq:
+            self._finish(now)
+        elif ackno >= self.high_tx:
+            self.deadline = None
+        elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
+            self.deadline = deadline = now + self.rto  # restart_timer, inline
+            if self.timer_at is None or deadline < self.timer_at:
+                self.timer_at = deadline
+                self.clock.schedule(deadline, self._on_timer, deadline)
+
+    def _on_duplicate(self, newly_sacked: int, now: float) -> None:
+        """A duplicate ACK: count it and hand it to the recovery strategy."""
+        self.ack_delivered = newly_sacked
+        self.delivered += newly_sacked
+        # With SACK, a duplicate ACK must carry new SACK data (RFC 6675 §2),
+        # so duplicates of data the receiver already holds do not count.
+        if self.scoreboard is None or newly_sacked:
+            self.dupacks += 1
+            self.recovery.on_dupack(self)
+            if self.limited_transmit:
+                self._limited_transmit(now)
 
     def send(self, now: float) -> None:
         """Send while the window allows (RFC 5681 §3.1); in recovery, strategies
@@ -326,19 +362,34 @@ class Sender:
             self.restart_timer()
 
     def _send_window(self, now: float) -> None:
-        window = self.cc.cwnd
+        cc = self.cc
+        window = cc.cwnd
         if window > self.rwnd:
             window = self.rwnd
-        if self.cc.pacing_rate:
+        if cc.pacing_rate:
             self._send_paced(now, window)
             return
         nxt, una, end = self.snd_nxt, self.snd_una, self.end_seq
-        board = self.scoreboard
-        if board is not None and board.blocks and nxt < self.high_tx:
-            nxt = self._resend_unsacked(nxt, window, now)
-        while nxt - una + 1 <= window and nxt < end:
-            self._transmit(nxt, now)
-            nxt += 1
+        if nxt < self.high_tx:  # going back after a timeout: resend first
+            board = self.scoreboard
+            if board is not None and board.blocks:
+                nxt = self._resend_unsacked(nxt, window, now)
+            while nxt < self.high_tx and nxt - una + 1 <= window and nxt < end:
+                self._transmit(nxt, now)
+                nxt += 1
+        if nxt - una + 1 <= window and nxt < end:  # new data: _transmit, inline
+            sent, send_segment, rack = self.sent, self._send_segment, self.rack
+            delivered, delivered_time = self.delivered, self.delivered_time
+            index = self.transmissions
+            while nxt - una + 1 <= window and nxt < end:
+                index += 1
+                sent[nxt] = (now, False, delivered, delivered_time, index)
+                if rack is not None:
+                    rack.on_sent(index, nxt)
+                send_segment(nxt, now)
+                nxt += 1
+            self.transmissions = index
+            self.high_tx = nxt
         self.snd_nxt = nxt
 
     def _send_lost_first(self, now: float) -> None:
@@ -448,12 +499,20 @@ class Sender:
     def _rtt_sample(self, rtt: float, now: float) -> None:
         """RFC 6298 §2 estimator; a valid sample also clears the backoff (§5.7)."""
         if self.rtt_count == 0:
-            self.srtt, self.rttvar = rtt, rtt / 2.0
+            self.srtt = srtt = rtt
+            self.rttvar = rttvar = rtt / 2.0
         else:
-            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
-            self.srtt = 0.875 * self.srtt + 0.125 * rtt
-        rto = self.srtt + max(CLOCK_GRANULARITY, 4.0 * self.rttvar)
-        self.rto = min(max(rto, self.min_rto), self.max_rto)
+            srtt = self.srtt
+            error = srtt - rtt
+            if error < 0.0:
+                error = -error
+            self.rttvar = rttvar = 0.75 * self.rttvar + 0.25 * error
+            self.srtt = srtt = 0.875 * srtt + 0.125 * rtt
+        spread = 4.0 * rttvar
+        rto = srtt + (spread if spread > CLOCK_GRANULARITY else CLOCK_GRANULARITY)
+        if rto < self.min_rto:
+            rto = self.min_rto
+        self.rto = rto if rto < self.max_rto else self.max_rto
         self.rtt_sum += rtt
         self.rtt_count += 1
         self.last_rtt = rtt
@@ -462,7 +521,8 @@ class Sender:
         if self.wants_rtt:
             cc = self.cc
             w, s = cc.cwnd, cc.ssthresh
-            cc.on_rtt(RttSample(now, rtt, self.min_rtt, self.srtt, self.snd_nxt - self.snd_una))
+            cc.on_rtt(_new_event(RttSample, (now, rtt, self.min_rtt, srtt,
+                                             self.snd_nxt - self.snd_una)))
             if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):
                 self._check_law("on_rtt", w, s)
 
