@@ -38,6 +38,7 @@ import simpy
 from ..results import Result, build
 from ..scenario import Scenario
 from .clock import Clock
+from .events import EventLog, congestion_rows, drop_reason, events_table
 from .link import LinkState
 from .tcp import Receiver, Sender
 
@@ -57,9 +58,10 @@ class PacketEngine:
         queue: the bottleneck's backlog at each sample time (packets).
     """
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, events: bool = False) -> None:
         self.scenario = sc = scenario
-        self.env = env = simpy.Environment()
+        self.log = EventLog() if events else None
+        self.env = simpy.Environment()
         self.clock = clock = Clock()
         dt = sc.sample_interval
         n_bins = int(math.ceil(sc.duration / dt - 1e-9))  # bins/samples in [0, duration)
@@ -80,7 +82,7 @@ class PacketEngine:
                 clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
             sender = Sender(
                 flow.make_algorithm(), rec, clock=clock,
-                transmit=self._path(receiver, access / 2.0, access / 2.0,
+                transmit=self._path(i, receiver, access / 2.0, access / 2.0,
                                     Counter(flow.drop_segments)),
                 initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
@@ -92,6 +94,8 @@ class PacketEngine:
                 ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
                 limited_transmit=sc.limited_transmit)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
+            if self.log is not None:
+                receiver.deliver_ack = self.log.ack(i, sender, clock)
             self.senders.append(sender)
             self.receivers.append(receiver)
             clock.schedule(flow.start, Sender.start, sender)
@@ -121,9 +125,10 @@ class PacketEngine:
         buffers = sum(link.limit for link in self.links)
         return 10.0 * (sc.bdp_packets(i) + buffers)
 
-    def _path(self, receiver: Receiver, before: float, after: float,
+    def _path(self, i: int, receiver: Receiver, before: float, after: float,
               drops: Counter[int]) -> Callable:
-        """The function a sender transmits with: across every link to ``receiver``.
+        """The function flow ``i``'s sender transmits with: across every link
+        to ``receiver``.
 
         ``before`` and ``after`` are the flow's one-way access delays in front
         of the first link and behind the last (s); the first ``drops[seq]``
@@ -131,7 +136,21 @@ class PacketEngine:
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
-        if len(links) == 1:
+        log = self.log
+        if log is not None:
+            receive = log.deliver(i, receive)
+            states = self.links
+
+            def enter(seq: int, t: float) -> None:
+                for j, link in enumerate(states):
+                    drops_before = link.drops
+                    arrival = link.forward(t)
+                    if arrival < 0.0:
+                        log.drop(i, seq, t, j, drop_reason(link, drops_before))
+                        return
+                    t = arrival
+                receive(seq, t + after)
+        elif len(links) == 1:
             forward = links[0]
 
             def enter(seq: int, t: float) -> None:
@@ -153,17 +172,21 @@ class PacketEngine:
 
             def transmit(seq: int, now: float) -> None:
                 schedule(now + before, _enter_later, (enter, seq, now + before))
-        if not drops:
-            return transmit
+        if drops:
+            unless_chosen = transmit
 
-        def transmit_or_drop(seq: int, now: float) -> None:
-            if seq in drops:
-                drops[seq] -= 1
-                if not drops[seq]:
-                    del drops[seq]
-                return
-            transmit(seq, now)
-        return transmit_or_drop
+            def transmit(seq: int, now: float) -> None:
+                if seq in drops:
+                    drops[seq] -= 1
+                    if not drops[seq]:
+                        del drops[seq]
+                    if log is not None:
+                        log.drop(i, seq, now, -1, "chosen")
+                    return
+                unless_chosen(seq, now)
+        if log is not None:
+            transmit = log.transmit(i, lambda: self.senders[i], transmit)
+        return transmit
 
     def _sample(self, k: int) -> None:
         """Record the traced state at ``k · sample_interval`` and re-arm."""
@@ -226,7 +249,9 @@ class PacketEngine:
                      departures=np.array(bottleneck.departures_per_bin[:n], float),
                      flows=flows,
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
-                            "data_packets": self.data_packets, "wall_time": wall})
+                            "data_packets": self.data_packets, "wall_time": wall},
+                     events=(self.log.table(self.senders) if self.log is not None
+                             else events_table(congestion_rows(self.senders))))
 
     @property
     def data_packets(self) -> int:

@@ -33,7 +33,7 @@ class LinkState:
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "red", "avg",
                  "count", "drops", "losses", "loss_rng", "red_rng", "departures_per_bin",
-                 "n_bins", "bin_rate", "arrivals")
+                 "n_bins", "bin_rate", "arrivals", "last_drop_early")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
                  n_bins: int, bin_width: float) -> None:
@@ -49,6 +49,7 @@ class LinkState:
         self.count = -1             # RED: packets since the last drop
         self.drops = 0
         self.losses = 0
+        self.last_drop_early = False  # the latest queue drop was RED's early one
         self.loss_rng = random.Random(seeds[0])
         self.red_rng = random.Random(seeds[1])
         self.departures_per_bin = [0] * (n_bins + 1)
@@ -68,9 +69,11 @@ class LinkState:
         waiting = len(queue) - 1 if queue else 0  # the head is in service
         if self.red is not None and self._red_drops(t, waiting, bool(queue)):
             self.drops += 1
+            self.last_drop_early = True
             return -1.0
         if waiting >= self.limit and queue:
             self.drops += 1
+            self.last_drop_early = False
             return -1.0
         start = self.free_at
         if start < t:

@@ -76,6 +76,14 @@ class Receiver:
 
     def receive(self, seq: int, t: float) -> None:
         """Data segment ``seq`` arrives at time ``t`` (s)."""
+        if seq == self.rcv_nxt and not (self.ooo or self.recent or self.delayed):
+            # the common case, in order with nothing held: an ACK at once, no SACK
+            self.rcv_nxt = nxt = seq + 1
+            b = int(t * self.bin_rate)
+            if b < self.n_bins:
+                self.delivered_per_bin[b] += 1
+            heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack, (nxt, ())))
+            return
         if self.held and t >= self.held_until:  # the delayed-ACK timer went first
             self._ack(self.held_until)
         nxt = self.rcv_nxt
@@ -208,6 +216,9 @@ class Sender:
         self.delivered = 0.0
         self.delivered_time = 0.0
         self.retransmits = self.timeouts = self.recoveries = 0
+        # (time, "recovery" or "timeout", snd_una, cwnd, ssthresh) at each loss
+        # detected, before the window law reacts: Result.events' rows
+        self.loss_log: list[tuple[float, str, int, float, float]] = []
         self.rto_seq = -1               # segment last resent by the timer
         self.deadline: float | None = None  # retransmission timer (s), None: off
         self.timer_at: float | None = None  # earliest pending timer event (s)
@@ -540,13 +551,15 @@ class Sender:
         """
         flight = self.snd_nxt - self.snd_una
         loss_phase = self.snd_una < self.recover and not self.in_recovery
+        cc = self.cc
         if kind == "fast":
             self.recoveries += 1
+            self.loss_log.append((self.clock.now, "recovery", self.snd_una, cc.cwnd,
+                                  cc.ssthresh))
         if self.scoreboard is not None and (kind != "fast" or loss_phase):
             # what the receiver holds below snd_nxt: after a go-back-N timeout
             # snd_nxt is below SACKed data, which is not in that flight either
             flight -= self.scoreboard.sacked_in(self.snd_una, self.snd_nxt)
-        cc = self.cc
         w, s = cc.cwnd, cc.ssthresh
         cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
         self._check_law("on_loss", w, s)
@@ -610,6 +623,7 @@ class Sender:
         unacknowledged segment with the loss window."""
         now = self.now()
         self.timeouts += 1
+        self.loss_log.append((now, "timeout", self.snd_una, self.cc.cwnd, self.cc.ssthresh))
         if self.snd_una != self.rto_seq:  # RFC 5681: ssthresh once per segment
             self.signal_loss("timeout")
         else:
