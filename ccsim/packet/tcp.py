@@ -261,9 +261,12 @@ class Sender:
     def on_ack(self, ack: tuple[int, tuple]) -> None:
         """An ACK arrives: ``(ack number, SACK blocks)``.
 
-        The hot path of the engine: written for the common case (one or two
+        The hot path of the engine, written for the common case (one or two
         segments newly acknowledged, no SACK information) without changing
-        the general one.
+        the general one: SACK bookkeeping, then either the duplicate-ACK
+        path (:meth:`_on_duplicate`) or the new-data path inline (Karn's RTT
+        sample, deliveries, the recovery strategy and the window law, the
+        retransmission timer), then sending.
         """
         ackno, blocks = ack
         una = self.snd_una
@@ -281,12 +284,55 @@ class Sender:
             if rack is not None:
                 lost_retransmission = rack.on_ack(self.sent, una, ackno, new, board, now,
                                                   self.min_rtt)
-        if ackno > una:
-            self._on_new_data(ackno, una, now, newly_sacked, released)
-            if self.done_at is not None:
+        if ackno <= una:
+            if ackno == una and self.high_tx > una and self.done_at is None:
+                self._on_duplicate(newly_sacked, now)
+        else:  # new data acknowledged: the rest of this method
+            sent = self.sent
+            if ackno == una + 1:
+                record = sent.pop(una)
+                resent = record[1]
+            else:
+                resent = False
+                for seq in range(una, ackno):
+                    record = sent.pop(seq)
+                    resent = resent or record[1]
+            acked = ackno - una
+            self.snd_una = ackno
+            if self.snd_nxt < ackno:
+                self.snd_nxt = ackno
+            self.dupacks = 0
+            rtt = None
+            if not resent:  # Karn: no sample if the ACK covers a retransmission
+                rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
+                self._rtt_sample(rtt, now)
+            self.ack_delivered = acked - released + newly_sacked
+            self.delivered = delivered = self.delivered + self.ack_delivered
+            interval = now - record[3]
+            rate = ((delivered - record[2]) * self.mss * 8.0 / interval
+                    if interval > 0 else None)
+            self.delivered_time = now
+            in_recovery = self.in_recovery
+            if in_recovery:
+                self.recovery.on_ack(self, acked)
+            cc = self.cc
+            if not in_recovery or cc.acks_in_recovery:
+                w, s = cc.cwnd, cc.ssthresh
+                cc.on_ack(_new_event(Ack, (now, 1 if self.per_ack else acked, rtt,
+                                           self.min_rtt, self.srtt, self.snd_nxt - ackno,
+                                           delivered, rate)))
+                if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
+                    self._check_law("on_ack", w, s)
+            if ackno >= self.end_seq:
+                self._finish(now)
                 return
-        elif ackno == una and self.high_tx > una and self.done_at is None:
-            self._on_duplicate(newly_sacked, now)
+            if ackno >= self.high_tx:
+                self.deadline = None
+            elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
+                self.deadline = deadline = now + self.rto  # restart_timer, inline
+                if self.timer_at is None or deadline < self.timer_at:
+                    self.timer_at = deadline
+                    self.clock.schedule(deadline, self._on_timer, deadline)
         if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
@@ -294,58 +340,10 @@ class Sender:
         if self.in_recovery or rack is not None:
             self.send(now)
             return
-        self._send_window(now)  # send(), for the common case
+        if not (self.pace_pending and self.cc.pacing_rate):  # else the pacing timer sends
+            self._send_window(now)  # send(), for the common case
         if self.deadline is None and self.high_tx > self.snd_una:
             self.restart_timer()
-
-    def _on_new_data(self, ackno: int, una: int, now: float, newly_sacked: int,
-                     released: int) -> None:
-        """The cumulative ACK moved from ``una`` to ``ackno``: take the RTT
-        sample (Karn's rule), count deliveries, let the recovery strategy and
-        the window law act, re-arm the retransmission timer."""
-        sent = self.sent
-        if ackno == una + 1:
-            record = sent.pop(una)
-            resent = record[1]
-        else:
-            resent = False
-            for seq in range(una, ackno):
-                record = sent.pop(seq)
-                resent = resent or record[1]
-        acked = ackno - una
-        self.snd_una = ackno
-        if self.snd_nxt < ackno:
-            self.snd_nxt = ackno
-        self.dupacks = 0
-        rtt = None
-        if not resent:  # Karn: no sample if the ACK covers a retransmission
-            rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
-            self._rtt_sample(rtt, now)
-        self.ack_delivered = acked - released + newly_sacked
-        self.delivered = delivered = self.delivered + self.ack_delivered
-        interval = now - record[3]
-        rate = ((delivered - record[2]) * self.mss * 8.0 / interval
-                if interval > 0 else None)
-        self.delivered_time = now
-        in_recovery = self.in_recovery
-        if in_recovery:
-            self.recovery.on_ack(self, acked)
-        cc = self.cc
-        if not in_recovery or cc.acks_in_recovery:
-            w, s = cc.cwnd, cc.ssthresh
-            cc.on_ack(_new_event(Ack, (now, 1 if self.per_ack else acked, rtt, self.min_rtt,
-                                       self.srtt, self.snd_nxt - ackno, delivered, rate)))
-            if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
-                self._check_law("on_ack", w, s)
-        if ackno >= self.end_seq:
-            self._finish(now)
-        elif ackno >= self.high_tx:
-            self.deadline = None
-        elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
-            self.deadline = deadline = now + self.rto  # restart_timer, inline
-            if self.timer_at is None or deadline < self.timer_at:
-                self.timer_at = deadline
-                self.clock.schedule(deadline, self._on_timer, deadline)
 
     def _on_duplicate(self, newly_sacked: int, now: float) -> None:
         """A duplicate ACK: count it and hand it to the recovery strategy."""
