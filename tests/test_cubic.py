@@ -32,6 +32,9 @@ ALPHA_CUBIC = 3 * (1 - BETA) / (1 + BETA)  # §4.3, = 0.9/1.7
 
 
 def make(cwnd=10.0, ssthresh=math.inf, **params):
+    # RFC 9438's constants, which the restated rules below use (Linux's differ in the
+    # fourth digit: see test_defaults_are_linux_constant_for_constant)
+    params = {"c": C, "beta": BETA, **params}
     cc = algorithms.get("cubic")(**params)
     cc.start(10, MSS)
     cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
@@ -65,10 +68,23 @@ def drive(cc, t_start, duration, rtt):
 
 
 # -- defaults and the curve ---------------------------------------------------------------------
-def test_defaults_match_rfc9438():
-    assert algorithms.get("cubic")().params() == {"c": 0.4, "beta": 0.7, "fast_convergence": True,
-                                                  "hystart": False, "tcp_friendliness": True,
-                                                  "rfc9438_friendly": False}
+def test_defaults_are_linux_constant_for_constant():
+    # tcp_cubic.c: cube_rtt_scale = bic_scale * 10 = 410 over 2^10 (BICTCP_HZ), beta = 717
+    # over BICTCP_BETA_SCALE = 1024; the RFC's 0.4 and 0.7 are keywords.
+    assert algorithms.get("cubic")().params() == {
+        "c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True, "hystart": False,
+        "tcp_friendliness": True, "rfc9438_friendly": False}
+    cc = algorithms.get("cubic")()
+    cc.start(10, MSS)
+    cc.cwnd = 100.0
+    cc.on_loss(loss())
+    assert cc.ssthresh == 100.0 * 717 / 1024  # Linux: cwnd * beta / 1024
+
+
+def test_rfc9438_constants_are_keywords():
+    cc = make(cwnd=100.0, c=0.4, beta=0.7)
+    cc.on_loss(loss())
+    assert cc.ssthresh == pytest.approx(70.0, rel=1e-12)
 
 
 # -- the Reno-friendly region: Linux's fixed alpha by default, RFC 9438's as an option --------
@@ -77,7 +93,7 @@ def test_linux_alpha_is_eight_over_its_integer_beta_scale():
     # beta = 717 that is 13928 / 3 / 307 = 15, and W_est gains one segment per
     # beta_scale / 8 windows of ACKs: alpha = 8 / 15. RFC 9438: 3 * 0.3 / 1.7 = 0.529.
     assert algorithms.get("cubic")().alpha_cubic == 8 / 15
-    assert algorithms.get("cubic")(rfc9438_friendly=True).alpha_cubic == pytest.approx(
+    assert algorithms.get("cubic")(rfc9438_friendly=True, beta=0.7).alpha_cubic == pytest.approx(
         0.9 / 1.7, rel=1e-12)
 
 

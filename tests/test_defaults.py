@@ -21,11 +21,12 @@ DEFAULTS = {
     "fack": ("fack", {}, ["Mathis & Mahdavi", "1996"]),
     "rate-halving": ("rate-halving", {}, ["draft-mathis-tcp-ratehalving-00"]),
     "ssdr": ("ssdr", {}, ["Wang", "Williamson", "1998"]),
-    # RFC 9438 §4.2 C = 0.4, §4.6 beta = 0.7, §4.7 fast convergence (Linux: bic_scale 41,
-    # beta 717/1024, fast_convergence 1). HyStart++ (RFC 9406) off unless asked for.
+    # Linux tcp_cubic.c: bic_scale 41 (C = 41 * 10 / 1024), beta 717/1024, fast_convergence 1
+    # (RFC 9438: C = 0.4, beta = 0.7, as keywords). HyStart++ (RFC 9406) off unless asked for.
     # Linux's Reno-friendly region (tcp_friendliness 1, fixed alpha from beta_scale), not
     # RFC 9438 §4.3's alpha of 1 past cwnd_prior (rfc9438_friendly).
-    "cubic": ("prr", {"c": 0.4, "beta": 0.7, "fast_convergence": True, "hystart": False,
+    "cubic": ("prr", {"c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True,
+                      "hystart": False,
                       "tcp_friendliness": True, "rfc9438_friendly": False},
               ["RFC 9438", "RFC 9406", "tcp_cubic.c"]),
     # Linux tcp_bic.c: BICTCP_BETA_SCALE 1024, beta 819; max_increment 16;

@@ -55,11 +55,13 @@ Differences from the source:
 
 Defaults and their sources:
 
-* ``c = 0.4`` — RFC 9438 §4.2 / §5 ("C SHOULD be set to 0.4"); Linux
-  ``bic_scale = 41`` (41·10/1024 ≈ 0.4), ``net/ipv4/tcp_cubic.c``, Linux 6.x.
-* ``beta = 0.7`` — RFC 9438 §4.6 (β_cubic = 0.7); Linux uses
-  ``beta = 717/1024 ≈ 0.7002`` in ``net/ipv4/tcp_cubic.c`` (6.x; it was 0.8
-  in CUBIC v2.0 and became 0.7 in v2.3).
+* ``c = 410/1024 ≈ 0.4004`` — Linux's, constant for constant:
+  ``bic_scale = 41`` scaled by 10 into ``cube_rtt_scale`` over ``2^10``
+  (``net/ipv4/tcp_cubic.c``, Linux 6.x). RFC 9438 §4.2 / §5 says 0.4:
+  pass ``c=0.4``.
+* ``beta = 717/1024 ≈ 0.7002`` — Linux's ``beta = 717`` over
+  ``BICTCP_BETA_SCALE = 1024``; RFC 9438 §4.6's β_cubic is 0.7: pass
+  ``beta=0.7`` (CUBIC v2.0 had 0.8; v2.3 made it 0.7).
 * ``fast_convergence = True`` — RFC 9438 §4.7 (SHOULD); Linux
   ``fast_convergence = 1``.
 * ``tcp_friendliness = True``, ``rfc9438_friendly = False`` — Linux's
@@ -90,7 +92,7 @@ class Cubic(Reno):
     param_space = {"c": (0.01, 10.0), "beta": (0.5, 0.95)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
-    def __init__(self, *, c: float = 0.4, beta: float = 0.7,
+    def __init__(self, *, c: float = 410 / 1024, beta: float = 717 / 1024,
                  fast_convergence: bool = True, hystart: bool = False,
                  tcp_friendliness: bool = True, rfc9438_friendly: bool = False) -> None:
         self.c = c  # cubic scaling constant (segments / s³)
