@@ -94,8 +94,7 @@ def test_probe_bw_cycles_its_gains():
 def test_probe_rtt_after_ten_seconds_without_a_new_minimum():
     cc = make()
     t, d = rounds(cc, 6, 1000.0)
-    # 10.1 s of samples above the minimum (an equal sample would refresh it,
-    # draft §4.1.2: "rtt <= RTprop"): RTprop expires and PROBE_RTT begins.
+    # 10.1 s of samples above the minimum: RTprop expires and PROBE_RTT begins.
     t, d = rounds(cc, 101, 1000.0, t, d, inflight=50.0, rtt=1.1 * RTT)
     assert cc.mode == PROBE_RTT and cc.cwnd <= 4.0
     t, d = rounds(cc, 3, 1000.0, t, d, inflight=4.0)     # 200 ms at 4 segments
@@ -150,3 +149,33 @@ def test_probe_bw_start_phase_is_a_keyword_limited_to_linuxs_choices():
     assert (cc.cycle_index, cc.pacing_gain) == (0, 1.25)
     with pytest.raises(ccsim.errors.ScenarioError, match="0 or 2 to 7"):
         make(probe_bw_start=1)
+
+
+def test_an_equal_rtt_sample_does_not_refresh_rtprop():
+    # Linux bbr_update_min_rtt refreshes min_rtt on rtt_us < min_rtt_us (strictly; it
+    # was <= before a 2020 fix): a sample equal to RTprop leaves its 10 s clock running.
+    cc = make()
+    cc.on_rtt(RttSample(0.0, RTT, RTT, RTT, 10.0))
+    for i in range(1, 101):  # 10 s of samples at exactly RTprop
+        cc.on_rtt(RttSample(0.1 * i, RTT, RTT, RTT, 10.0))
+    assert cc.rt_prop_stamp == 0.0 and not cc.rt_prop_expired
+    cc.on_rtt(RttSample(10.05, RTT, RTT, RTT, 10.0))  # past the window: expired
+    assert cc.rt_prop_expired and cc.rt_prop_stamp == 10.05
+    cc.on_rtt(RttSample(10.1, RTT * 0.99, RTT, RTT, 10.0))  # a new low refreshes
+    assert cc.rt_prop == RTT * 0.99 and cc.rt_prop_stamp == 10.1
+
+
+def test_probe_rtt_every_ten_seconds_on_a_path_without_jitter():
+    # A lone BBR flow on a fixed path: its samples come back to RTprop but never below,
+    # so (as in Linux) RTprop expires every 10 s and PROBE_RTT brings cwnd down to 4 each
+    # time. (With the draft's "rtt <= RTprop" the samples equal to RTprop keep refreshing
+    # it, and PROBE_RTT came twice in 60 s, 24 s apart.)
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", flows=["bbr"], duration="45s",
+                        trace_interval="10ms")
+    cwnd = ccsim.run(sc).series("cwnd")[0]
+    low = cwnd[(cwnd <= 4.0) & (cwnd.index > 5.0)].index.to_numpy()  # after start-up
+    starts = low[[True] + list(low[1:] - low[:-1] > 1.0)]  # first sample of each dip
+    assert len(starts) >= 3, starts
+    gaps = starts[1:] - starts[:-1]
+    # 10 s window, plus PROBE_RTT's 200 ms and a round, plus the time to find inflight <= 4
+    assert ((gaps > 10.0) & (gaps < 11.0)).all(), gaps

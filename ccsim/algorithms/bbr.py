@@ -25,7 +25,12 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
   until inflight reaches 5/4·BDP; the 3/4 phase ends early once inflight is
   down to BDP).
 * PROBE_RTT: when RTprop has not been refreshed for 10 s, ``cwnd = 4`` for
-  200 ms (``bbr_probe_rtt_mode_ms``) and a round, then back.
+  200 ms (``bbr_probe_rtt_mode_ms``) and a round, then back. Only a sample
+  strictly below RTprop refreshes it (Linux's ``bbr_update_min_rtt`` since
+  it changed ``<=`` to ``<``), so on a path without jitter, where samples
+  return to the minimum but never undercut it, PROBE_RTT comes every 10 s
+  and a bit, as it does in Linux. (The draft's ``rtt <= RTprop`` let such
+  samples keep RTprop fresh: PROBE_RTT came twice in 60 s, 24 s apart.)
 * Loss: no reduction (``ssthresh_after`` keeps the window); a timeout drops
   ``cwnd`` to the loss window, from which BBR regrows to its target.
 
@@ -36,7 +41,8 @@ delivered); PROBE_BW starts at a fixed phase of the gain cycle,
 0 and 2–7 at random (same scenario, same result: sweep ``probe_bw_start`` to
 see the spread); Linux's packet conservation during
 recovery, its long-term (policer) bandwidth mode and ACK-aggregation
-allowance are not modelled; the send quantum allowance is a flat 3 segments
+allowance are not modelled, nor its refusal to take an expired RTprop from a
+delayed ACK's sample; the send quantum allowance is a flat 3 segments
 (no TSO in ccsim). Recovery is RFC 6675 SACK, choosing which segments to
 resend while BBR keeps setting the window.
 """
@@ -123,7 +129,9 @@ class Bbr(CongestionControl):
 
     def on_rtt(self, sample: RttSample) -> None:
         expired = sample.now - self.rt_prop_stamp > self.min_rtt_window
-        if sample.rtt <= self.rt_prop or expired:
+        # Linux: a strictly smaller sample refreshes RTprop (an equal one does
+        # not, so on a path without jitter PROBE_RTT comes every 10 s)
+        if sample.rtt < self.rt_prop or expired:
             self.rt_prop, self.rt_prop_stamp = sample.rtt, sample.now
         # Linux's bbr_update_min_rtt: an expired RTprop is replaced *and* sends
         # BBR to PROBE_RTT, to measure it afresh with the queue drained.
@@ -327,7 +335,7 @@ class BbrFluid(FluidLaw):
         grow = act & (h > 0)
         # -- RTprop (on_rtt): a new low, or an expired one replaced ----------------
         expired = act & (now - f.rt_prop_stamp > cc.min_rtt_window)
-        new = act & ((f.rtt <= f.rt_prop) | expired)
+        new = act & ((f.rtt < f.rt_prop) | expired)  # strictly lower, as Linux
         f.rt_prop[new] = f.rtt[new]
         f.rt_prop_stamp[new] = now[new]
         f.expired[expired] = 1.0
