@@ -420,6 +420,20 @@ class Scenario:
             SACKed segments leave ``tcp_packets_in_flight``), so ``True`` is
             the Linux-like setting; default ``False`` keeps ccsim's earlier
             behaviour and the ns-2 agents of seeds 003–004, which lack it.
+        tail_loss_probe: RFC 8985 §7 Tail Loss Probe for flows with SACK:
+            when no ACK comes for ``PTO = 2·SRTT`` (plus 200 ms with one
+            segment in flight, never past the RTO), send one new segment
+            (beyond cwnd if need be) or, with none to send, the last one
+            again, so that a loss at the tail of a flight is repaired by
+            fast recovery instead of a timeout. Receivers then report
+            duplicate segments as D-SACK (RFC 2883), and a tail loss the
+            probe alone repaired (no D-SACK) still reduces the window, as
+            Linux does. With it, RACK (the ``prr`` recovery) also keeps its
+            reordering timer (RFC 8985 §6.3): segments it marks lost before
+            three duplicate ACKs start a recovery ``min_rtt / 4`` later, as
+            Linux does outside recovery. Linux has both on; default
+            ``False`` keeps ccsim's earlier behaviour and the ns-2 agents,
+            which lack them.
     """
 
     links: tuple[Link, ...]
@@ -442,11 +456,12 @@ class Scenario:
     ack_counting: str = "segments"
     rtt_granularity: float = 0.0
     limited_transmit: bool = False
+    tail_loss_probe: bool = False
 
     KNOBS: ClassVar[tuple[str, ...]] = (
         "mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
         "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
-        "ack_counting", "rtt_granularity", "limited_transmit")
+        "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe")
 
     def __post_init__(self) -> None:
         links = tuple(self.links) if isinstance(self.links, Iterable) else None
@@ -494,7 +509,7 @@ class Scenario:
                  for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
         if times["max_rto"] < times["min_rto"]:
             raise ScenarioError("max_rto", self.max_rto, f"≥ min_rto={times['min_rto']} s")
-        for name in ("delayed_ack", "sack", "limited_transmit"):
+        for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe"):
             if not isinstance(getattr(self, name), bool):
                 raise ScenarioTypeError(name, getattr(self, name), "True or False")
         if self.ack_counting not in ("segments", "acks"):

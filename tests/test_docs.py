@@ -13,7 +13,7 @@ import pytest
 matplotlib.use("Agg")
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ["fluid.md", "algorithms.md", "engine.md"]
+PAGES = ["fluid.md", "algorithms.md", "engine.md", "stack.md"]
 
 
 def blocks(page: str) -> list[str]:

@@ -88,3 +88,109 @@ def test_limited_transmit_sends_one_new_segment_per_early_duplicate():
     lt, plain = dupack_sends(True), dupack_sends(False)
     assert lt[:2] == [1, 1], lt
     assert plain[:2] == [0, 0], plain
+
+
+# -- Tail Loss Probe (RFC 8985 §7) ----------------------------------------------------------
+def _tail(tlp: bool, drop=(97, 98, 99)) -> ccsim.Result:
+    # 100 segments, the last three lost: no segment follows them to raise duplicate ACKs
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="3s", seed=1,
+                        tail_loss_probe=tlp,
+                        flows=[ccsim.Flow("cubic", size=100 * 1460, drop_segments=drop)])
+    return ccsim.run(sc, events=True)
+
+
+def test_a_tail_loss_waits_for_the_timer_without_a_probe():
+    res = _tail(False)
+    assert res.summary["timeouts"][0] == 1
+
+
+def test_a_tail_loss_probe_repairs_the_tail_before_the_timer():
+    plain, probed = _tail(False), _tail(True)
+    assert probed.summary["timeouts"][0] == 0
+    ev = probed.events
+    again = ev[ev["event"] == "retransmitted"]
+    # nothing new to send: the probe is the last segment again; its SACK shows 97 and 98
+    # lost (RACK), and fast recovery resends them
+    assert list(again["seq"]) == [99, 97, 98]
+    last_ack = ev[(ev["event"] == "acked") & (ev["time"] < again["time"].iloc[0])]["time"].max()
+    # RFC 8985 §7.2: PTO = 2·SRTT from the last ACK (three segments in flight: no
+    # delayed-ACK allowance); SRTT lies between the 40 ms base RTT and 70 ms of queue.
+    pto = float(again["time"].iloc[0]) - last_ack
+    assert 2 * 0.040 <= pto <= 2 * 0.070, pto
+    assert probed.summary["recoveries"][0] == 1
+    # RACK's reordering timer (RFC 8985 §6.3): the probe's SACK marks 97 and 98 lost,
+    # and recovery starts a quarter of min_rtt later (40 ms + 1.2 ms serialisation)
+    sack_at = ev[(ev["event"] == "acked") & ev["sack"].map(bool)]["time"].iloc[0]
+    began = ev[ev["event"] == "recovery"]["time"].iloc[0]
+    assert began - sack_at == pytest.approx((0.040 + 1500 * 8 / 10e6) / 4, rel=1e-6)
+    assert probed.summary["fct"][0] < plain.summary["fct"][0]
+
+
+def test_one_segment_in_flight_waits_for_the_timer_anyway():
+    # RFC 8985 §7.2 (and Linux): with one segment in flight the PTO allows 200 ms for a
+    # delayed ACK, which puts it past this flow's RTO: the timer fires first.
+    res = _tail(True, drop=(99,))
+    assert res.summary["timeouts"][0] == 1
+
+
+def _probing_sender(rwnd):
+    """A CUBIC + PRR sender with TLP whose first window is ACKed after 50 ms
+    (SRTT 50 ms) and whose later segments are all lost; what it sends."""
+    from ccsim.algorithms.cubic import Cubic
+    from ccsim.packet.clock import Clock
+    from ccsim.packet.tcp import Sender
+    from ccsim.recovery.prr import PrrRecovery
+
+    clock, sent = Clock(), []
+    s = Sender(Cubic(), PrrRecovery(), clock=clock, transmit=lambda q, t: sent.append((t, q)),
+               initial_window=4, mss=1460, rwnd=rwnd, min_rto=0.3, initial_rto=1.0,
+               max_rto=60.0, end_seq=1000, tail_loss_probe=True)
+    clock.schedule(0.0, lambda _: s.start(), None)
+    for k in range(1, 5):
+        clock.schedule(0.05, s.on_ack, (k, ()))
+    return clock, s, sent
+
+
+def test_a_probe_sends_new_data_when_there_is_some():
+    # The probe goes out as the next new segment, beyond cwnd (Linux's
+    # tcp_send_loss_probe), once; then the RTO.
+    clock, s, sent = _probing_sender(1000.0)
+    clock.run(until=2.0)
+    burst = [q for t, q in sent if t == 0.05]
+    probe = next((t, q) for t, q in sent if t > 0.05)
+    assert probe[1] == burst[-1] + 1
+    assert probe[0] == pytest.approx(0.05 + 2 * 0.05)  # PTO = 2·SRTT after the last ACK
+    assert s.probes == 1 and s.timeouts >= 1
+
+
+@pytest.mark.parametrize("dsack,reduced", [(False, True), (True, False)])
+def test_a_probe_that_repaired_nothing_reduces_nothing(dsack, reduced):
+    # RFC 8985 §7.4: the probe resent the last segment (the receive window of 4 lets
+    # no new data out).
+    # If the ACK that covers it reports it as a duplicate (D-SACK), the original had
+    # arrived and there was no loss; otherwise the probe repaired a tail loss, and the
+    # window is reduced once (Linux: CWR, then cwnd = ssthresh).
+    clock, s, sent = _probing_sender(4.0)  # 4 + 4 segments, the second four unacknowledged
+    clock.run(until=0.16)
+    assert s.probes == 1 and sent[-1][1] == 7  # the last segment again
+    grown = s.cc.cwnd + 4  # slow start: the ACK of four segments adds four
+    clock.schedule(0.17, s.on_ack, (8, ((7, 8),) if dsack else ()))
+    clock.run(until=0.18)
+    assert (s.recoveries == 1) is reduced
+    assert s.cc.cwnd == (grown * s.cc.beta if reduced else grown)
+
+
+def test_duplicate_segments_are_reported_as_dsack():
+    from ccsim.packet.clock import Clock
+    from ccsim.packet.tcp import Receiver
+
+    clock = Clock()
+    rx = Receiver(sack=True, dsack=True, delayed_ack=False, ack_delay=0.04, back=0.0,
+                  clock=clock, deliver_ack=None, n_bins=1, bin_width=1.0)
+    for seq in (0, 1, 3, 1, 3):
+        rx.receive(seq, 0.0)
+    acks = [e[3] for e in sorted(clock.heap, key=lambda e: e[1])]
+    # RFC 2883: the duplicate's block first, below the cumulative ACK (1) or inside a SACK
+    # block (3); then the ordinary SACK blocks
+    assert acks[3] == (2, ((1, 2), (3, 4)))
+    assert acks[4] == (2, ((3, 4), (3, 4)))

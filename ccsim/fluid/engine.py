@@ -84,6 +84,10 @@ def _refuse(sc: Scenario, i: int) -> None:
         raise ScenarioError(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
                             "0 (exact) in the fluid engine",
                             "it has no RTT samples to tick; use mode='packet'")
+    if sc.tail_loss_probe:
+        raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
+                            "False in the fluid engine",
+                            "it has no tail of segments to probe; use mode='packet'")
     for j, flow in enumerate(sc.flows):
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,

@@ -76,8 +76,9 @@ class PacketEngine:
             access = (sc.flow_rtt(i) - sc.path_rtt) / 2.0  # one way, both sides together
             access = max(access, 0.0)  # rtt == path rtt up to rounding
             rec = flow.make_recovery()
+            sack = sc.sack or rec.uses_sack
             receiver = Receiver(
-                sack=sc.sack or rec.uses_sack, delayed_ack=sc.delayed_ack,
+                sack=sack, dsack=sack and sc.tail_loss_probe, delayed_ack=sc.delayed_ack,
                 ack_delay=sc.delayed_ack_timeout, back=one_way + access,
                 clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
             sender = Sender(
@@ -92,7 +93,7 @@ class PacketEngine:
                          else math.inf),
                 packet_bits=sc.packet_size * 8.0,
                 ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
-                limited_transmit=sc.limited_transmit)
+                limited_transmit=sc.limited_transmit, tail_loss_probe=sc.tail_loss_probe)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             if self.log is not None:
                 receiver.deliver_ack = self.log.ack(i, sender, clock)

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 CLOCK_GRANULARITY = 0.001
 """G of RFC 6298 §2 (s): 1 ms, a Linux jiffy at HZ=1000."""
 
+WORST_CASE_DELAYED_ACK = 0.2
+"""WCDelAckT of RFC 8985 §7.2 (s): what a probe timeout allows for a delayed
+ACK when one segment is in flight."""
+
 _INF = math.inf  # a module global: cheaper to look up per ACK than math.inf
 _NO_RANGES = ()  # an ACK that SACKed nothing new
 _new_event = tuple.__new__  # builds an Ack without NamedTuple's Python-level __new__
@@ -47,13 +51,13 @@ class Receiver:
         delivered_per_bin: segments delivered in order in each trace bin.
     """
 
-    __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
+    __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "dsack", "delayed",
                  "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
                  "deliver_ack", "delivered_per_bin", "n_bins", "bin_rate")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  clock: "Clock", deliver_ack: Callable | None, n_bins: int,
-                 bin_width: float) -> None:
+                 bin_width: float, dsack: bool = False) -> None:
         self.rcv_nxt = 0
         self.ooo: set[int] = set()        # segments held above rcv_nxt
         # SACK blocks [start, end) above rcv_nxt: ends by start, the starts sorted, and
@@ -62,6 +66,7 @@ class Receiver:
         self.starts: list[int] = []
         self.recent: dict[int, None] = {}
         self.sack = sack
+        self.dsack = dsack  # report a duplicate segment as a D-SACK block (RFC 2883)
         self.delayed = delayed_ack
         self.ack_delay = ack_delay         # longest an ACK is held (s)
         self.held = 0                      # in-order segments not yet acknowledged
@@ -87,6 +92,9 @@ class Receiver:
         if self.held and t >= self.held_until:  # the delayed-ACK timer went first
             self._ack(self.held_until)
         nxt = self.rcv_nxt
+        if self.dsack and (seq < nxt or seq in self.ooo):  # held already: say so first
+            self._ack(t, (seq, seq + 1))
+            return
         in_order = seq == nxt
         if in_order:
             nxt += 1
@@ -117,15 +125,17 @@ class Receiver:
         if self.held and self.held_until == deadline:
             self._ack(deadline)
 
-    def _ack(self, t: float) -> None:
+    def _ack(self, t: float, dsack: tuple[int, int] | None = None) -> None:
+        """Send an ACK at ``t``: the cumulative ACK and the SACK blocks, a
+        D-SACK block first if ``dsack`` (RFC 2883: a duplicate segment)."""
         self.held = 0
         blocks = ()
-        if self.recent:
-            ends, picked = self.ends, []
+        if self.recent or dsack:
+            ends, picked = self.ends, [dsack] if dsack else []
             for start in reversed(self.recent):  # most recently touched first
-                picked.append((start, ends[start]))
                 if len(picked) == MAX_SACK_BLOCKS:
                     break
+                picked.append((start, ends[start]))
             blocks = tuple(picked)
         heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack,
                              (self.rcv_nxt, blocks)))
@@ -185,7 +195,8 @@ class Sender:
                  initial_window: float, mss: int, rwnd: float, min_rto: float,
                  initial_rto: float, max_rto: float, end_seq: float,
                  packet_bits: float = 0.0, ack_counting: str = "segments",
-                 rtt_granularity: float = 0.0, limited_transmit: bool = False) -> None:
+                 rtt_granularity: float = 0.0, limited_transmit: bool = False,
+                 tail_loss_probe: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
         self.clock = clock
@@ -234,6 +245,12 @@ class Sender:
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
         self.tick = rtt_granularity     # RTT clock tick (s); 0: exact
         self.limited_transmit = limited_transmit  # RFC 3042
+        self.tlp = tail_loss_probe and self.scoreboard is not None  # RFC 8985 §7: needs SACK
+        self.probe_pending = False      # the timer's deadline is a loss probe's, not the RTO's
+        self.tlp_high_seq = -1          # high_tx when a probe went, until ACKed; -1: none
+        self.tlp_resent = False         # that probe resent the last segment
+        self.probes = 0
+        self.reo_pending = False        # RACK's reordering timer is set
 
     def now(self) -> float:
         """Simulation time (s)."""
@@ -284,6 +301,8 @@ class Sender:
             if rack is not None:
                 lost_retransmission = rack.on_ack(self.sent, una, ackno, new, board, now,
                                                   self.min_rtt)
+                if self.tlp and rack.lost and not self.reo_pending:
+                    self._arm_reordering_timer(now)
         if ackno <= una:
             if ackno == una and self.high_tx > una and self.done_at is None:
                 self._on_duplicate(newly_sacked, now)
@@ -323,11 +342,16 @@ class Sender:
                                            delivered, rate)))
                 if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
                     self._check_law("on_ack", w, s)
+            if self.tlp:
+                self._tail_probe_ack(ackno, blocks)
             if ackno >= self.end_seq:
                 self._finish(now)
                 return
             if ackno >= self.high_tx:
                 self.deadline = None
+            elif self.tlp:
+                if not self.in_recovery:
+                    self.restart_timer()
             elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
                 self.deadline = deadline = now + self.rto  # restart_timer, inline
                 if self.timer_at is None or deadline < self.timer_at:
@@ -549,6 +573,7 @@ class Sender:
         """
         flight = self.snd_nxt - self.snd_una
         loss_phase = self.snd_una < self.recover and not self.in_recovery
+        self.tlp_high_seq = -1  # a loss detected ends a tail-probe episode
         cc = self.cc
         if kind == "fast":
             self.recoveries += 1
@@ -593,12 +618,22 @@ class Sender:
             self.snd_nxt += 1
 
     def restart_timer(self) -> None:
-        """(Re)arm the retransmission timer to fire one RTO from now (RFC 6298 §5.3).
+        """(Re)arm the retransmission timer to fire one RTO from now (RFC 6298 §5.3),
+        or, with tail loss probes, one PTO from now if that comes first.
 
         Pending timer events are reused: one that fires before the deadline
         re-arms itself, so moving the deadline later costs no event.
         """
-        self.deadline = deadline = self.now() + self.rto
+        span = self.rto
+        self.probe_pending = False
+        if self.tlp and self.tlp_high_seq < 0 and not self.in_recovery \
+                and self.snd_una >= self.recover and self.rtt_count:
+            # RFC 8985 §7.2: PTO = 2·SRTT, plus WCDelAckT with one segment in flight
+            pto = 2.0 * self.srtt + (WORST_CASE_DELAYED_ACK
+                                     if self.high_tx - self.snd_una == 1 else 0.0)
+            if pto < span:
+                span, self.probe_pending = pto, True
+        self.deadline = deadline = self.now() + span
         if self.timer_at is None or deadline < self.timer_at:
             self.timer_at = deadline
             self.clock.schedule(deadline, self._on_timer, deadline)
@@ -614,7 +649,59 @@ class Sender:
             self.timer_at = self.deadline
             self.clock.schedule(self.deadline, self._on_timer, self.deadline)
             return
-        self._timeout()
+        if self.probe_pending:
+            self._probe()
+        else:
+            self._timeout()
+
+    def _probe(self) -> None:
+        """RFC 8985 §7.3: the probe timeout expired with data in flight. Send
+        one new segment, beyond cwnd if need be (Linux's ``tcp_send_loss_probe``),
+        or with none to send the last one again; then wait an RTO."""
+        now = self.now()
+        self.probes += 1
+        self.probe_pending = False
+        nxt = self.snd_nxt
+        if nxt == self.high_tx and nxt < self.end_seq and nxt - self.snd_una < self.rwnd:
+            self.tlp_resent = False
+            self._transmit(nxt, now)
+            self.snd_nxt = nxt + 1
+        else:
+            self.tlp_resent = True
+            self._transmit(self.high_tx - 1, now)
+        self.tlp_high_seq = self.high_tx
+        self.restart_timer()
+
+    def _arm_reordering_timer(self, now: float) -> None:
+        """RFC 8985 §6.3, as Linux runs it outside recovery: segments RACK
+        marks lost before DupThresh SACKs start a recovery once a reordering
+        window (``min_rtt / 4``) has passed without their being delivered."""
+        if self.in_recovery or self.snd_una < self.recover:
+            return
+        self.reo_pending = True
+        self.clock.schedule(now + self.min_rtt / 4.0, self._reordering_timeout, None)
+
+    def _reordering_timeout(self, _: None) -> None:
+        self.reo_pending = False
+        rack = self.rack
+        if (rack.lost and not self.in_recovery and self.snd_una >= self.recover
+                and self.done_at is None):
+            self.recovery.enter(self)
+            self.send(self.clock.now)
+
+    def _tail_probe_ack(self, ackno: int, blocks: tuple) -> None:
+        """RFC 8985 §7.4: once the probe is acknowledged, the episode ends. A
+        resent segment that the receiver reports as a duplicate (D-SACK)
+        repaired nothing; otherwise the probe alone repaired a tail loss, and
+        the window is reduced as for a loss (Linux: CWR, cwnd = ssthresh)."""
+        if self.tlp_high_seq < 0 or ackno < self.tlp_high_seq:
+            return
+        repaired = self.tlp_resent and not (blocks and blocks[0][1] <= ackno)
+        self.tlp_high_seq = -1
+        if repaired and not self.in_recovery:
+            self.signal_loss("fast")
+            cc = self.cc
+            cc.cwnd = min(cc.cwnd, cc.ssthresh)
 
     def _timeout(self) -> None:
         """RFC 6298 §5.4–5.6 and RFC 5681 §3.1: back off, go back to the first

@@ -30,7 +30,8 @@ Recovery starts as RFC 6675 §5 has it (:mod:`ccsim.recovery.sack`).
 Differences from the source: the fast retransmit on entry is sent at once and
 counted in ``prr_out`` (Linux forces it the same way); segments count
 sequence space (one SMSS = one segment); RFC 6675's rescue retransmission is
-not sent (Linux has the Tail Loss Probe instead, which ccsim does not model).
+not sent (Linux has the Tail Loss Probe instead: the scenario's
+``tail_loss_probe``).
 As in Linux and unlike RFC 6937, the bound's "+1" needs an ACK that advanced
 ``snd.una`` and marked nothing newly lost (``FLAG_SND_UNA_ADVANCED &&
 !newly_lost``), and ``prr_delivered`` starts with what the entering ACK

@@ -23,12 +23,14 @@ Differences from the source:
   reordering (``tcp_rack_reo_wnd``). Recovery still starts on DupThresh
   SACKed segments, Linux's own threshold while it has seen no reordering;
   marks made before that wait for it. So there is no reordering timer (§6.3)
-  and no Tail Loss Probe (§7).
+  and the Tail Loss Probe (§7) is the sender's (``tail_loss_probe``).
 * "Sent after" compares transmission counts, not timestamps: ccsim sends a
   burst's segments at one instant.
 * A delivery of a retransmitted segment that comes less than ``min_rtt``
   after the retransmission is taken to be of the earlier copy and dates
-  nothing (§6.2 step 2, without timestamps).
+  nothing (§6.2 step 2, without timestamps). Times compare to a microsecond,
+  as Linux's do: a resend that took exactly ``min_rtt`` (an empty queue) is
+  not "sooner" because of a rounding error.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ from __future__ import annotations
 import bisect
 from collections import deque
 from typing import TYPE_CHECKING
+
+_US = 1e-6  # Linux's clock resolution for these comparisons (s)
 
 if TYPE_CHECKING:
     from .scoreboard import Scoreboard
@@ -87,13 +91,13 @@ class Rack:
         if ackno == una + 1 and not new:  # the usual ACK: one segment, nothing SACKed
             record = sent[una]
             # §6.2 step 2: a resend delivered sooner than min_rtt is not what arrived
-            if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+            if record[4] > latest and not (record[1] and now - record[0] < min_rtt - _US):
                 latest = record[4]
         else:
             for start, end in ((una, ackno), *new):
                 for seq in range(start, end):
                     record = sent[seq]
-                    if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                    if record[4] > latest and not (record[1] and now - record[0] < min_rtt - _US):
                         latest = record[4]
         self.latest = latest
         if ackno > una:
