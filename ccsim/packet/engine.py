@@ -94,7 +94,7 @@ class PacketEngine:
             sender = Sender(
                 flow.make_algorithm(), rec, now=lambda: env.now,
                 transmit=self._path(receiver, access / 2.0, access / 2.0,
-                                    Counter(flow.drop_segments)),
+                                    Counter(flow.drop_segments), flow.ecn),
                 schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
@@ -135,12 +135,13 @@ class PacketEngine:
         env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
 
     def _path(self, receiver: Receiver, before: float, after: float,
-              drops: Counter[int]) -> Callable:
+              drops: Counter[int], ecn: bool = False) -> Callable:
         """The function a sender transmits with: across every link to ``receiver``.
 
         ``before`` and ``after`` are the flow's one-way access delays in front
         of the first link and behind the last (s); the first ``drops[seq]``
-        transmissions of segment ``seq`` are lost on the way in.
+        transmissions of segment ``seq`` are lost on the way in. ``ecn``: the
+        flow is ECN-capable; a packet any link marks reaches the receiver CE.
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
@@ -152,6 +153,18 @@ class PacketEngine:
                 if t < 0.0:
                     return
             receive(seq, t + after)
+
+        if ecn:
+            states, receive_ce = self.links, receiver.receive_ce
+
+            def enter(seq: int, t: float) -> None:  # noqa: F811 (the ECN-capable variant)
+                ce = False
+                for link in states:
+                    t = link.forward_ect(t)
+                    if t < 0.0:
+                        return
+                    ce = ce or link.ce
+                (receive_ce if ce else receive)(seq, t + after)
 
         if before <= 0.0:
             def transmit(seq: int, now: float) -> None:
@@ -222,6 +235,8 @@ class PacketEngine:
                      departures=np.array(bottleneck.departures_per_bin[:n], float),
                      flows=flows,
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
+                            **({"marks": bottleneck.marks}  # CE marks, when a flow can take them
+                               if any(f.ecn for f in sc.flows) else {}),
                             "data_packets": self.data_packets, "wall_time": wall})
 
 

@@ -16,7 +16,7 @@ import bisect
 import math
 from typing import TYPE_CHECKING, Callable
 
-from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import Ack, CongestionControl, EcnEcho, Loss, RttSample
 from ..errors import AlgorithmStateError
 from ..recovery.rack import Rack
 from ..recovery.scoreboard import Scoreboard
@@ -49,7 +49,7 @@ class Receiver:
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
                  "ack_delay", "held", "held_until", "back", "schedule", "deliver_ack",
-                 "delivered_per_bin", "bin_rate")
+                 "delivered_per_bin", "bin_rate", "ce")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  schedule: Schedule, deliver_ack: Callable | None, n_bins: int,
@@ -71,6 +71,15 @@ class Receiver:
         self.deliver_ack = deliver_ack     # the sender's on_ack, set once both exist
         self.delivered_per_bin = [0] * (n_bins + 1)
         self.bin_rate = 1.0 / bin_width
+        self.ce = 0                        # CE-marked segments not yet echoed (RFC 3168)
+
+    def receive_ce(self, seq: int, t: float) -> None:
+        """Data segment ``seq`` arrives at ``t`` (s) marked CE: the next ACK
+        echoes it, as a count (see :class:`~ccsim.algorithms.EcnEcho`)."""
+        if self.held and t >= self.held_until:  # the held ACK left before this arrived
+            self._ack(self.held_until)
+        self.ce += 1
+        self.receive(seq, t)
 
     def receive(self, seq: int, t: float) -> None:
         """Data segment ``seq`` arrives at time ``t`` (s)."""
@@ -117,6 +126,10 @@ class Receiver:
                 if len(picked) == MAX_SACK_BLOCKS:
                     break
             blocks = tuple(picked)
+        if self.ce:  # ECN echo: the CE-marked segments this ACK covers
+            self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks, self.ce))
+            self.ce = 0
+            return
         self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks))
 
     def _update_blocks(self, seq: int) -> None:
@@ -221,6 +234,9 @@ class Sender:
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
         self.tick = rtt_granularity     # RTT clock tick (s); 0: exact
         self.limited_transmit = limited_transmit  # RFC 3042
+        self.marked = 0                 # CE marks echoed to this sender (segments)
+        self.cwr_high = 0               # no ECN reduction until the ACK reaches this (RFC 3168)
+        self.ecn_reductions = 0
 
     # -- life cycle ----------------------------------------------------------
     def start(self) -> None:
@@ -241,11 +257,14 @@ class Sender:
         self.deadline = None
 
     # -- the per-ACK path ------------------------------------------------------
-    def on_ack(self, ack: tuple[int, tuple]) -> None:
-        """An ACK arrives: ``(ack number, SACK blocks)``."""
+    def on_ack(self, ack: tuple) -> None:
+        """An ACK arrives: ``(ack number, SACK blocks)``, and the count of
+        CE-marked segments it echoes when there are any."""
         ackno = ack[0]
         una = self.snd_una
         now = self.now()
+        if len(ack) > 2:
+            self._ecn_echo(ack[2], ackno, now)
         newly_sacked = released = 0
         rack = self.rack
         lost_retransmission = False
@@ -308,6 +327,24 @@ class Sender:
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
         self.send(now)
+
+    def _ecn_echo(self, marked: int, ackno: int, now: float) -> None:
+        """An ACK echoed ``marked`` CE marks: the law hears of every echo, and
+        reacts (``on_ecn``) at most once per window of data — not until the
+        data outstanding at the last reduction is acknowledged — and not in
+        loss recovery or the loss phase after a timeout (RFC 3168 §6.1.2)."""
+        self.marked += marked
+        cc = self.cc
+        echo = EcnEcho(now, marked, self.marked, self.delivered,
+                       float(self.snd_nxt - self.snd_una), self.min_rtt, self.srtt)
+        cc.on_ce_echo(echo)
+        if self.in_recovery or self.snd_una < self.recover or ackno < self.cwr_high:
+            return
+        w, s = cc.cwnd, cc.ssthresh
+        cc.on_ecn(echo)
+        self._check_law("on_ecn", w, s)
+        self.cwr_high = self.high_tx
+        self.ecn_reductions += 1
 
     def send(self, now: float) -> None:
         """Send while the window allows (RFC 5681 §3.1); in recovery, strategies
