@@ -13,7 +13,7 @@ import pytest
 matplotlib.use("Agg")
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-PAGES = ["fluid.md", "algorithms.md"]
+PAGES = ["fluid.md", "algorithms.md", "engine.md"]
 
 
 def blocks(page: str) -> list[str]:
