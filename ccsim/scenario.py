@@ -20,7 +20,6 @@ import json
 import math
 import numbers
 import tomllib
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 

@@ -13,7 +13,7 @@ import pytest
 import ccsim
 from ccsim.errors import ScenarioError, ScenarioTypeError
 from ccsim.packet.link import LinkState
-from ccsim.queues import DROP, ENQUEUE, MARK
+from ccsim.queues import DROP, ENQUEUE
 from ccsim.queues.codel import CoDelState
 from ccsim.queues.pie import PIEState, update_probability
 
@@ -63,6 +63,15 @@ def test_scenarios_round_trip_and_old_keys_stay():
     # a scenario without ECN or new queues serialises as before they existed
     d = ccsim.dumbbell("10Mbps", "20ms", queue="red", flows=["reno"]).to_dict()
     assert "ecn" not in d["links"][0]["queue"] and "ecn" not in d["flows"][0]
+
+
+def test_replace_keeps_a_disciplines_parameters_when_only_the_buffer_changes():
+    sc = ccsim.dumbbell("10Mbps", "20ms", queue=ccsim.CoDel(limit=40, target=0.002),
+                        buffer=None, flows=["reno"], duration="1s")
+    q = sc.replace(buffer=80).links[0].queue
+    assert q == ccsim.CoDel(limit=80, target=0.002)
+    assert sc.replace(bandwidth="20Mbps").links[0].queue == sc.links[0].queue
+    assert type(sc.replace(queue="pie").links[0].queue) is ccsim.PIE
 
 
 def test_the_fluid_engine_refuses_what_it_does_not_model():

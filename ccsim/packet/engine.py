@@ -157,7 +157,7 @@ class PacketEngine:
         if ecn:
             states, receive_ce = self.links, receiver.receive_ce
 
-            def enter(seq: int, t: float) -> None:  # noqa: F811 (the ECN-capable variant)
+            def enter(seq: int, t: float) -> None:  # the ECN-capable variant
                 ce = False
                 for link in states:
                     t = link.forward_ect(t)

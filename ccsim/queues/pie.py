@@ -26,7 +26,7 @@ with ``ecn``, an ECN-capable packet is marked instead while ``p ≤
 mark_ecnth`` (§5.1: 10 %).
 
 The queue delay is taken from timestamps (RFC 8033 §4.3's alternative to
-the departure-rate estimate; Linux's default since 5.2, ``dq_rate_estimator``
+the departure-rate estimate; Linux's default, ``dq_rate_estimator``
 off): at an update, the sojourn of the packet last dequeued, or 0 when the
 link is idle. The timer runs at ``k·tupdate`` from time 0; updates due
 between two arrivals are applied, in order, when the later one arrives.

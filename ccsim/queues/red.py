@@ -7,7 +7,6 @@ import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from ..errors import ScenarioError
 from .base import DROP, ENQUEUE, QueueDiscipline, QueueState, flag, real, register, whole_limit
 
 if TYPE_CHECKING:
