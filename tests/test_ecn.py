@@ -37,18 +37,18 @@ def test_sender_reduces_at_most_once_per_window_of_marked_acks():
     env, sent = simpy.Environment(), []
     s = _sender(env, sent)
     assert sent == list(range(10))
-    s.on_ack((1, (), 1))  # marked: reduce, flight 10 -> ssthresh 5, cwnd 5
+    s.on_ack_ce((1, (), 1))  # marked: reduce, flight 10 -> ssthresh 5, cwnd 5
     # (then the ACK's own growth in congestion avoidance: + 1/cwnd)
     assert s.ecn_reductions == 1 and s.cc.ssthresh == 5.0 and s.cc.cwnd == 5.0 + 1 / 5.0
     high = s.cwr_high
     assert high == 10 and s.retransmits == 0
     for ackno in range(2, high):  # every ACK marked, none past the window
-        s.on_ack((ackno, (), 1))
+        s.on_ack_ce((ackno, (), 1))
         assert s.ecn_reductions == 1
     assert s.cc.cwnd > 5.0  # congestion avoidance went on (Reno's +1/cwnd)
     flight = s.snd_nxt - s.snd_una
     w = s.cc.cwnd
-    s.on_ack((high, (), 2))  # the window of the first reduction is acknowledged
+    s.on_ack_ce((high, (), 2))  # the window of the first reduction is acknowledged
     assert s.ecn_reductions == 2 and s.cc.ssthresh == max(flight / 2.0, 2.0)
     assert s.cc.cwnd == pytest.approx(s.cc.ssthresh + 1 / s.cc.ssthresh) and s.cc.cwnd < w
     assert s.retransmits == 0 and s.marked == 1 + 8 + 2
@@ -62,7 +62,7 @@ def test_no_reaction_to_marks_during_loss_recovery():
         s.on_ack((1, ()))  # third duplicate: fast retransmit, recovery
     assert s.in_recovery
     ssthresh = s.cc.ssthresh
-    s.on_ack((1, (), 1))
+    s.on_ack_ce((1, (), 1))
     assert s.ecn_reductions == 0 and s.cc.ssthresh == ssthresh
 
 

@@ -105,6 +105,7 @@ class PacketEngine:
                 ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
                 limited_transmit=sc.limited_transmit)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
+            receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
             self.senders.append(sender)
             self.receivers.append(receiver)
             env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, flow.start)

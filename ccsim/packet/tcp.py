@@ -49,7 +49,7 @@ class Receiver:
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
                  "ack_delay", "held", "held_until", "back", "schedule", "deliver_ack",
-                 "delivered_per_bin", "bin_rate", "ce")
+                 "delivered_per_bin", "bin_rate", "ce", "deliver_ce")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  schedule: Schedule, deliver_ack: Callable | None, n_bins: int,
@@ -72,6 +72,7 @@ class Receiver:
         self.delivered_per_bin = [0] * (n_bins + 1)
         self.bin_rate = 1.0 / bin_width
         self.ce = 0                        # CE-marked segments not yet echoed (RFC 3168)
+        self.deliver_ce = None             # the sender's on_ack_ce, for ACKs that echo marks
 
     def receive_ce(self, seq: int, t: float) -> None:
         """Data segment ``seq`` arrives at ``t`` (s) marked CE: the next ACK
@@ -127,7 +128,7 @@ class Receiver:
                     break
             blocks = tuple(picked)
         if self.ce:  # ECN echo: the CE-marked segments this ACK covers
-            self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks, self.ce))
+            self.schedule(t + self.back, self.deliver_ce, (self.rcv_nxt, blocks, self.ce))
             self.ce = 0
             return
         self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks))
@@ -257,14 +258,11 @@ class Sender:
         self.deadline = None
 
     # -- the per-ACK path ------------------------------------------------------
-    def on_ack(self, ack: tuple) -> None:
-        """An ACK arrives: ``(ack number, SACK blocks)``, and the count of
-        CE-marked segments it echoes when there are any."""
+    def on_ack(self, ack: tuple[int, tuple]) -> None:
+        """An ACK arrives: ``(ack number, SACK blocks)``."""
         ackno = ack[0]
         una = self.snd_una
         now = self.now()
-        if len(ack) > 2:
-            self._ecn_echo(ack[2], ackno, now)
         newly_sacked = released = 0
         rack = self.rack
         lost_retransmission = False
@@ -327,6 +325,13 @@ class Sender:
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
         self.send(now)
+
+    def on_ack_ce(self, ack: tuple[int, tuple, int]) -> None:
+        """An ACK that echoes CE marks arrives: ``(ack number, SACK blocks,
+        marked segments)``. The echo first (:meth:`_ecn_echo`), then the ACK
+        as any other; ACKs without marks go straight to :meth:`on_ack`."""
+        self._ecn_echo(ack[2], ack[0], self.now())
+        self.on_ack((ack[0], ack[1]))
 
     def _ecn_echo(self, marked: int, ackno: int, now: float) -> None:
         """An ACK echoed ``marked`` CE marks: the law hears of every echo, and
