@@ -42,9 +42,17 @@ def integrate_bins(bins: np.ndarray, width: float, start: float, end: float) -> 
     Bin ``k`` holds what happened in ``[k·width, (k+1)·width)``; bins cut by
     the interval's ends count in proportion to their overlap (counts are taken
     as spread evenly within a bin).
+
+    The sum is exactly rounded (:func:`math.fsum`), so the result is the
+    same on every machine: a BLAS dot product's rounding depends on the
+    library numpy was built with.
     """
     bins = np.asarray(bins, dtype=float)
     n = bins.shape[0]
     edges = np.arange(n + 1) * width
     overlap = np.clip(np.minimum(edges[1:], end) - np.maximum(edges[:-1], start), 0.0, None)
-    return np.tensordot(overlap / width, bins, axes=(0, 0))
+    terms = (overlap / width).reshape((n,) + (1,) * (bins.ndim - 1)) * bins
+    if bins.ndim == 1:
+        return np.float64(math.fsum(terms))
+    columns = terms.reshape(n, -1).T
+    return np.array([math.fsum(c) for c in columns]).reshape(bins.shape[1:])

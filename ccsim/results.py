@@ -54,6 +54,11 @@ class Result:
             ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
             ``goodput`` (bit/s over the trace interval ending at ``time``),
             ``queue`` (bottleneck backlog, packets).
+        events: a row per event, in time order, columns
+            :data:`ccsim.packet.events.EVENT_COLUMNS`: always the losses
+            detected (``recovery``) and timeouts (``timeout``); with
+            ``ccsim.run(sc, events=True)`` (packet engine) every segment sent,
+            dropped, delivered and acknowledged, and each recovery's end.
     """
 
     scenario: Scenario
@@ -61,6 +66,7 @@ class Result:
     summary: pd.DataFrame
     metrics: dict[str, Any]
     traces: pd.DataFrame = field(repr=False)
+    events: pd.DataFrame | None = field(default=None, repr=False)
 
     def to_pandas(self) -> pd.DataFrame:
         """The summary with the scenario's key, seed and the run's metrics
@@ -85,6 +91,20 @@ class Result:
             return rows.set_index("time")[["value"]].rename(columns={"value": "queue"})
         return rows.pivot(index="time", columns="flow", values="value")
 
+    def to_pcap(self, path: Any, flows: Any = None) -> int:
+        """Write the run's data segments and ACKs, as each sender sees them,
+        to a pcap file (Wireshark, tshark, tcptrace); ``flows``: indices to
+        keep. Needs a packet run with ``events=True``. Returns the packet
+        count. See :mod:`ccsim.packet.pcap` for what the headers hold."""
+        from .packet.pcap import write_pcap
+
+        if self.events is None:
+            from .errors import ScenarioError
+
+            raise ScenarioError("mode", self.mode, "'packet', run with events=True",
+                                "the fluid engine has no segments")
+        return write_pcap(self.events, path, self.scenario.mss, flows)
+
     def plot(self, **kwargs: Any) -> "matplotlib.figure.Figure":
         """cwnd, goodput and queue over time; see :func:`ccsim.plot.plot_result`."""
         from .plot import plot_result
@@ -99,7 +119,7 @@ class Result:
 def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
           ssthresh: np.ndarray, rtt: np.ndarray, queue: np.ndarray,
           delivered: np.ndarray, departures: np.ndarray, flows: list[dict[str, Any]],
-          extra: dict[str, Any]) -> Result:
+          extra: dict[str, Any], events: pd.DataFrame | None = None) -> Result:
     """Assemble a :class:`Result` from an engine's raw output.
 
     Args:
@@ -112,6 +132,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             ``recoveries``, ``rtt_sum`` (s), ``rtt_count``, ``done_at`` (s or
             None).
         extra: engine figures merged into ``metrics``.
+        events: the run's event table, if the engine records one.
     """
     sc = scenario
     dt = sc.sample_interval
@@ -152,7 +173,8 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     goodput = delivered * bits / dt  # bit/s in each bin
     traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
                                "goodput": goodput}, queue)
-    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces)
+    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces,
+                  events=events)
 
 
 def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link_bits: float,

@@ -25,7 +25,7 @@ def _check_mode(mode: str) -> None:
 
 
 def run(scenario: Scenario, mode: str = "packet", *, progress: bool = False,
-        **options: Any) -> Result:
+        events: bool = False, **options: Any) -> Result:
     """Simulate ``scenario`` and return its :class:`~ccsim.results.Result`.
 
     Args:
@@ -35,12 +35,16 @@ def run(scenario: Scenario, mode: str = "packet", *, progress: bool = False,
             numpy fluid engine, :mod:`ccsim.fluid`).
         progress: show a progress bar (tqdm, on standard error; a widget in
             Jupyter) in simulated seconds, so that a long run is seen to move.
+        events: record every segment event in ``Result.events`` (packet
+            engine only; see :mod:`ccsim.packet.events`). Off, the table
+            holds only losses and timeouts, and the run is as fast as ever.
         **options: the fluid engine's ``step``, ``min_step`` and ``traces``
             (see :class:`ccsim.fluid.FluidEngine`).
 
     Same scenario and seed, same result, bit for bit, with or without the bar.
     """
-    return run_many([_check(scenario)], mode, progress=progress, **options)[0]
+    return run_many([_check(scenario)], mode, progress=progress, events=events,
+                    **options)[0]
 
 
 def progress_bar(duration: float, desc: str) -> Any:
@@ -53,20 +57,26 @@ def progress_bar(duration: float, desc: str) -> Any:
 
 
 def run_many(scenarios: Iterable[Scenario], mode: str = "packet", *, progress: bool = False,
-             **options: Any) -> list[Result]:
+             events: bool = False, **options: Any) -> list[Result]:
     """Simulate a batch of scenarios; their results, in the same order.
 
     The packet engine runs them one after another; the fluid engine
     integrates the whole batch as one array program. Each result is the one
     :func:`run` gives for its scenario alone, bit for bit (but for
     ``metrics["wall_time"]``, which the fluid engine shares out over its batch).
-    ``progress`` shows a bar per packet run, one for a fluid batch.
+    ``progress`` shows a bar per packet run, one for a fluid batch;
+    ``events`` records segment events (packet engine; see :func:`run`).
     """
     batch = [_check(sc, f"scenarios[{i}]") for i, sc in enumerate(scenarios)]
     _check_mode(mode)
     if not isinstance(progress, bool):
         raise ScenarioTypeError("progress", progress, "True or False")
+    if not isinstance(events, bool):
+        raise ScenarioTypeError("events", events, "True or False")
     if mode == "fluid":
+        if events:
+            raise ScenarioError("events", events, "False in the fluid engine",
+                                "it has no segments to record; run mode='packet'")
         from .fluid import FluidEngine
 
         return FluidEngine(batch, **options).run(progress=progress) if batch else []
@@ -76,4 +86,4 @@ def run_many(scenarios: Iterable[Scenario], mode: str = "packet", *, progress: b
                             "the packet engine takes none")
     from .packet import PacketEngine
 
-    return [PacketEngine(sc).run(progress=progress) for sc in batch]
+    return [PacketEngine(sc, events=events).run(progress=progress) for sc in batch]

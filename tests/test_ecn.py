@@ -7,23 +7,18 @@ import math
 
 import numpy as np
 import pytest
-import simpy
-from simpy.events import NORMAL
-
 import ccsim
 from ccsim.algorithms import Ack, EcnEcho
 from ccsim.algorithms.dctcp import DCTCP
 from ccsim.algorithms.reno import Reno
-from ccsim.packet.engine import _Call
+from ccsim.packet.clock import Clock
 from ccsim.packet.tcp import Receiver, Sender
 from ccsim.recovery.reno import RenoRecovery
 
 
-def _sender(env, sent):
-    def schedule(at, fn, payload):
-        env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
-    s = Sender(Reno(), RenoRecovery(), now=lambda: env.now,
-               transmit=lambda seq, now: sent.append(seq), schedule=schedule,
+def _sender(clock, sent):
+    s = Sender(Reno(), RenoRecovery(), clock=clock,
+               transmit=lambda seq, now: sent.append(seq),
                initial_window=10, mss=1460, rwnd=math.inf, min_rto=0.2, initial_rto=1.0,
                max_rto=60.0, end_seq=math.inf)
     s.start()
@@ -34,8 +29,8 @@ def test_sender_reduces_at_most_once_per_window_of_marked_acks():
     # RFC 3168 §6.1.2: on an ECN echo, halve (RFC 5681 eq. 4 from the flight) with
     # no retransmission, and not again until the data outstanding at that
     # reduction (below high_tx then) is acknowledged.
-    env, sent = simpy.Environment(), []
-    s = _sender(env, sent)
+    clock, sent = Clock(), []
+    s = _sender(clock, sent)
     assert sent == list(range(10))
     s.on_ack_ce((1, (), 1))  # marked: reduce, flight 10 -> ssthresh 5, cwnd 5
     # (then the ACK's own growth in congestion avoidance: + 1/cwnd)
@@ -55,8 +50,8 @@ def test_sender_reduces_at_most_once_per_window_of_marked_acks():
 
 
 def test_no_reaction_to_marks_during_loss_recovery():
-    env, sent = simpy.Environment(), []
-    s = _sender(env, sent)
+    clock, sent = Clock(), []
+    s = _sender(clock, sent)
     s.on_ack((1, ()))
     for _ in range(3):
         s.on_ack((1, ()))  # third duplicate: fast retransmit, recovery
@@ -67,22 +62,21 @@ def test_no_reaction_to_marks_during_loss_recovery():
 
 
 def test_receiver_echoes_the_marked_segments_each_ack_covers():
-    acks = []
-    r = Receiver(sack=False, delayed_ack=True, ack_delay=0.04, back=0.0,
-                 schedule=lambda at, fn, payload: acks.append(payload) if fn != r._timer
-                 else None, deliver_ack=lambda a: None, n_bins=1, bin_width=1.0)
+    clock, acks = Clock(), []
+    r = Receiver(sack=False, delayed_ack=True, ack_delay=0.04, back=0.0, clock=clock,
+                 deliver_ack=acks.append, n_bins=1, bin_width=1.0)
+    r.deliver_ce = acks.append
     r.receive(0, 0.0)
     r.receive_ce(1, 0.001)   # one ACK covers 0 and 1, one of them marked
     r.receive_ce(2, 0.002)
     r.receive_ce(3, 0.003)   # the next covers 2 and 3, both marked
     r.receive(4, 0.004)
     r.receive(5, 0.005)      # unmarked
-    assert acks == [(2, (), 1), (4, (), 2), (6, ())]
     r.receive(6, 0.010)
-    r.receive_ce(7, 0.100)   # the ACK held for 6 left at 0.05, before 7 arrived
-    assert acks[-1] == (7, ())
-    r._timer(r.held_until)   # 7's delayed ACK carries its mark
-    assert acks[-1] == (8, (), 1)
+    clock.run(until=0.09)    # the ACK held for 6 leaves at 0.05
+    r.receive_ce(7, 0.100)
+    clock.run(until=0.2)     # 7's delayed ACK carries its mark
+    assert acks == [(2, (), 1), (4, (), 2), (6, ()), (7, ()), (8, (), 1)]
 
 
 @pytest.mark.parametrize("queue", [ccsim.StepMark(K=5, limit=200),

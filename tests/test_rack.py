@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 import ccsim
+from ccsim.packet.clock import Clock
 from ccsim.recovery.rack import Rack
 from ccsim.recovery.scoreboard import Scoreboard
 
@@ -137,7 +138,7 @@ def test_rack_without_sack_is_refused_by_name():
         rack = True
 
     with pytest.raises(TypeError, match="no-sack-rack.*uses_sack"):
-        Sender(ccsim.algorithms.get("reno")(), NoSackRack(), now=lambda: 0.0,
-               transmit=lambda seq, t: None, schedule=lambda t, f, p: None,
+        Sender(ccsim.algorithms.get("reno")(), NoSackRack(), clock=Clock(),
+               transmit=lambda seq, t: None,
                initial_window=10, mss=1460, rwnd=float("inf"), min_rto=0.2,
                initial_rto=1.0, max_rto=60.0, end_seq=float("inf"))

@@ -72,16 +72,16 @@ class Spy:
         self.leaves: list[dict] = []  # state just after each recovery ends
         order = itertools.count()     # one clock for transmissions and ACKs
 
-        transmit = s._transmit
+        transmit = s._send_segment  # what every transmission, new or again, goes through
 
         def spy_transmit(seq, now):
             board = s.scoreboard
             self.tx.append(dict(
-                i=next(order), t=now, seq=seq, rtx=seq < s.high_tx, in_recovery=s.in_recovery,
+                i=next(order), t=now, seq=seq, rtx=s.sent[seq][1], in_recovery=s.in_recovery,
                 sacked=board is not None and board.is_sacked(seq), timeouts=s.timeouts))
             transmit(seq, now)
 
-        s._transmit = spy_transmit
+        s._send_segment = spy_transmit
 
         receiver = engine.receivers[0]
         deliver = receiver.deliver_ack

@@ -8,40 +8,32 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-import simpy
-from simpy.events import NORMAL
 
 import ccsim
 from ccsim.algorithms.reno import Reno
 from ccsim.packet import PacketEngine
-from ccsim.packet.engine import _Call
+from ccsim.packet.clock import Clock
 from ccsim.packet.tcp import CLOCK_GRANULARITY, Receiver, Sender
 from ccsim.recovery.reno import RenoRecovery
 
 
-def _schedule(env):
-    def schedule(at, fn, payload):
-        env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
-    return schedule
-
-
-def _black_hole_sender(env, sent, **kw):
+def _black_hole_sender(clock, sent, **kw):
     """A sender whose every segment is lost."""
     args = dict(initial_window=1, mss=1460, rwnd=math.inf, min_rto=0.2, initial_rto=1.0,
                 max_rto=60.0, end_seq=math.inf)
     args.update(kw)
-    return Sender(Reno(), RenoRecovery(), now=lambda: env.now,
+    return Sender(Reno(), RenoRecovery(), clock=clock,
                   transmit=lambda seq, now: sent.append((now, seq)),
-                  schedule=_schedule(env), **args)
+                  **args)
 
 
 def test_rto_backs_off_exponentially_from_the_initial_rto():
     # RFC 6298 §2.1: RTO = 1 s before any sample; §5.5: double it at each expiry.
-    env = simpy.Environment()
+    clock = Clock()
     sent = []
-    sender = _black_hole_sender(env, sent)
-    env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, 0.0)
-    env.run(until=40.0)
+    sender = _black_hole_sender(clock, sent)
+    clock.schedule(0.0, lambda s: s.start(), sender)
+    clock.run(until=40.0)
     assert [seq for _, seq in sent] == [0] * 6
     assert [t for t, _ in sent] == pytest.approx([0, 1, 3, 7, 15, 31])
     assert sender.timeouts == 5
@@ -50,19 +42,18 @@ def test_rto_backs_off_exponentially_from_the_initial_rto():
 
 
 def test_rto_is_capped_at_max_rto():
-    env = simpy.Environment()
+    clock = Clock()
     sent = []
-    sender = _black_hole_sender(env, sent, max_rto=4.0)
-    env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, 0.0)
-    env.run(until=30.0)
+    sender = _black_hole_sender(clock, sent, max_rto=4.0)
+    clock.schedule(0.0, lambda s: s.start(), sender)
+    clock.run(until=30.0)
     gaps = [b[0] - a[0] for a, b in zip(sent, sent[1:])]
     assert gaps == pytest.approx([1, 2] + [4] * (len(gaps) - 2))
     assert len(gaps) >= 5
 
 
 def test_rtt_estimator_follows_rfc6298():
-    env = simpy.Environment()
-    sender = _black_hole_sender(env, [])
+    sender = _black_hole_sender(Clock(), [])
     samples = [0.1, 0.3, 0.12, 0.5]
     srtt = rttvar = None
     for r in samples:
@@ -95,22 +86,30 @@ def test_karn_no_rtt_sample_from_retransmitted_data():
 
 
 class _Wire:
-    """Collects the ACKs a receiver sends: (arrival time, ack number, SACK blocks)."""
+    """A clock that is never run: the test reads what a receiver scheduled on
+    it, in the order scheduled. ``acks``: (arrival time, ack number, SACK
+    blocks); ``timers``: (time, callback, payload) of delayed-ACK timers."""
 
     def __init__(self):
-        self.acks = []
-        self.timers = []
+        self.clock = Clock()
 
-    def schedule(self, at, fn, payload):
-        if fn.__name__ == "_timer":
-            self.timers.append((at, fn, payload))
-        else:
-            self.acks.append((at, *payload))
+    def _events(self):
+        return sorted(self.clock.heap, key=lambda e: e[1])
+
+    @property
+    def acks(self):
+        return [(at, *payload) for at, _, fn, payload in self._events()
+                if getattr(fn, "__name__", "") != "_timer"]
+
+    @property
+    def timers(self):
+        return [(at, fn, payload) for at, _, fn, payload in self._events()
+                if getattr(fn, "__name__", "") == "_timer"]
 
 
 def _receiver(wire, *, sack=False, delayed=False):
     return Receiver(sack=sack, delayed_ack=delayed, ack_delay=0.04, back=0.01,
-                    schedule=wire.schedule, deliver_ack=lambda a: None, n_bins=10,
+                    clock=wire.clock, deliver_ack=lambda a: None, n_bins=10,
                     bin_width=1.0)
 
 
@@ -222,10 +221,9 @@ def _reference_blocks(arrivals):
 @given(st.lists(st.integers(0, 60), min_size=1, max_size=80))
 def test_receiver_sack_blocks_follow_rfc2018(arrivals):
     from ccsim.packet.tcp import Receiver
-    acks = []
+    wire = _Wire()
     rx = Receiver(sack=True, delayed_ack=False, ack_delay=0.04, back=0.0,
-                  schedule=lambda at, fn, payload: acks.append(payload), deliver_ack=None,
-                  n_bins=1, bin_width=1.0)
+                  clock=wire.clock, deliver_ack=None, n_bins=1, bin_width=1.0)
     for seq in arrivals:
         rx.receive(seq, 0.0)
-    assert acks == _reference_blocks(arrivals)
+    assert [a[1:] for a in wire.acks] == _reference_blocks(arrivals)

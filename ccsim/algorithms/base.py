@@ -35,15 +35,16 @@ class runs in any engine that produces them.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Literal
+from typing import Any, Callable, ClassVar, Literal, NamedTuple
 
 __all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl"]
 
 
-@dataclass(frozen=True, slots=True)
-class Ack:
+class Ack(NamedTuple):
     """An ACK that acknowledged new data, as seen by the window law.
+
+    Event objects are immutable named tuples: the engine makes one per ACK,
+    and a tuple costs a fifth of a frozen dataclass to build.
 
     Attributes:
         now: simulation time the ACK arrived at the sender (s).
@@ -68,8 +69,7 @@ class Ack:
     delivery_rate: float | None
 
 
-@dataclass(frozen=True, slots=True)
-class Loss:
+class Loss(NamedTuple):
     """A loss the sender detected.
 
     Attributes:
@@ -89,8 +89,7 @@ class Loss:
     srtt: float
 
 
-@dataclass(frozen=True, slots=True)
-class RttSample:
+class RttSample(NamedTuple):
     """A valid RTT measurement (Karn's rule applied).
 
     Attributes:
@@ -108,8 +107,7 @@ class RttSample:
     inflight: float
 
 
-@dataclass(frozen=True, slots=True)
-class EcnEcho:
+class EcnEcho(NamedTuple):
     """An ACK that echoed ECN congestion marks (CE, RFC 3168).
 
     ccsim's receivers echo the number of CE-marked segments each ACK covers

@@ -113,7 +113,9 @@ class Cubic(Reno):
     def friendly_alpha(self, w_est: float, cwnd_prior: float) -> float:
         """α for ``W_est`` now: RFC 9438 raises it to 1 once ``W_est`` passes
         ``cwnd_prior``; Linux keeps it fixed."""
-        return 1.0 if self.rfc9438_friendly and w_est >= cwnd_prior else self.alpha_cubic
+        if self.rfc9438_friendly and w_est >= cwnd_prior:
+            return 1.0
+        return self._alpha if self._beta_of_alpha == self.beta else self.alpha_cubic
 
     def k(self, w_max: float, cwnd_epoch: float) -> float:
         """Seconds for W_cubic to climb from ``cwnd_epoch`` to ``w_max`` (§4.2 eq. 2)."""
@@ -132,6 +134,7 @@ class Cubic(Reno):
         self.epoch_start: float | None = None  # time the current epoch began
         self._k = 0.0
         self._hystart = HyStartPlusPlus() if self.hystart else None
+        self._alpha, self._beta_of_alpha = self.alpha_cubic, self.beta  # per ACK: computed once
 
     def _begin_epoch(self, now: float) -> None:
         self.epoch_start = now
@@ -163,13 +166,22 @@ class Cubic(Reno):
         if self.epoch_start is None:
             self._begin_epoch(ack.now)
         t = ack.now - self.epoch_start
-        rtt = ack.srtt if math.isfinite(ack.srtt) else (ack.rtt or 0.0)
+        srtt = ack.srtt
+        rtt = srtt if math.isfinite(srtt) else (ack.rtt or 0.0)
+        cwnd = self.cwnd
         # Reno-friendly estimate: α per RTT (Linux: fixed; RFC 9438 §4.3: 1 past cwnd_prior).
-        self.w_est += self.friendly_alpha(self.w_est, self.cwnd_prior) * acked / self.cwnd
-        target = min(max(self.w_cubic(t + rtt), self.cwnd), 1.5 * self.cwnd)
-        cubic = self.cwnd + (target - self.cwnd) / self.cwnd * acked
-        if self.tcp_friendliness and self.w_cubic(t) < self.w_est:
-            cubic = max(cubic, self.w_est)  # Reno-friendly region
+        self.w_est = w_est = self.w_est + self.friendly_alpha(self.w_est,
+                                                              self.cwnd_prior) * acked / cwnd
+        # the target W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd] (w_cubic, inline)
+        c, k, w_max = self.c, self._k, self.w_max
+        target = c * (t + rtt - k) ** 3 + w_max
+        if cwnd > target:
+            target = cwnd
+        if 1.5 * cwnd < target:
+            target = 1.5 * cwnd
+        cubic = cwnd + (target - cwnd) / cwnd * acked
+        if self.tcp_friendliness and c * (t - k) ** 3 + w_max < w_est and w_est > cubic:
+            cubic = w_est  # Reno-friendly region
         self.cwnd = cubic
 
     def ssthresh_after(self, loss: Loss) -> float:

@@ -74,6 +74,9 @@ class Reno(CongestionControl):
         return 1.0
 
     def on_ack(self, ack: Ack) -> None:
+        if self.cwnd >= self.ssthresh:  # congestion avoidance (slow_start would pass it all)
+            self.cwnd += ack.acked / self.cwnd
+            return
         acked = self.slow_start(ack.acked)
         if acked:
             self.cwnd += acked / self.cwnd

@@ -26,7 +26,6 @@ import functools
 import math
 from typing import Iterable
 
-import numpy as np
 import pandas as pd
 
 from ..packet import PacketEngine
@@ -114,23 +113,32 @@ def _dropped(first: int, spacing: int, k: int) -> list[int]:
 
 
 def traced_run(scenario, mode: str = "packet", watch_from: int | None = None):
-    """Run a one-flow scenario in the packet engine, spying on its sender: the
-    result's metrics gain ``recovery_time`` (s, from the first retransmission
-    of a segment ``watch_from`` or later until every dropped segment is
-    acknowledged), ``window_at_drop`` (segments the sender may have in
-    flight, cwnd or the receive window if smaller, when segment ``watch_from``
-    is first sent) and ``sent`` (``[time, segment,
+    """Run a one-flow scenario in the packet engine, recording its segment
+    events: the result's metrics gain ``recovery_time`` (s, from the first
+    retransmission of a segment ``watch_from`` or later until every dropped
+    segment is acknowledged), ``window_at_drop`` (segments the sender may
+    have in flight, cwnd or the receive window if smaller, when segment
+    ``watch_from`` is first sent) and ``sent`` (``[time, segment,
     retransmission]`` of every transmission). ``watch_from`` defaults to the
     first dropped segment. The runner :func:`multiple_drops` gives
     :func:`ccsim.sweep`."""
     lost = sorted(scenario.flows[0].drop_segments)
-    trace = _Trace(PacketEngine(scenario), lost[-1],
-                   lost[0] if watch_from is None else watch_from)
-    result = trace.engine.run()
-    result.metrics["recovery_time"] = trace.recovery_time()
+    watch = lost[0] if watch_from is None else watch_from
+    result = PacketEngine(scenario, events=True).run()
+    ev = result.events[result.events["flow"] == 0]
+    sent = ev[ev["event"].isin(["sent", "retransmitted"])]
+    first = sent[sent["seq"] == watch]
+    window = float(first["cwnd"].iloc[0]) if len(first) else math.nan
+    resent = sent[(sent["event"] == "retransmitted") & (sent["seq"] >= watch)]
+    repaired = ev[(ev["event"] == "acked") & (ev["seq"] > lost[-1])]
+    result.metrics["recovery_time"] = ((float(repaired["time"].iloc[0])
+                                        if len(repaired) else math.nan)
+                                       - (float(resent["time"].iloc[0])
+                                          if len(resent) else math.nan))
     rwnd = math.inf if scenario.rwnd is None else scenario.rwnd / scenario.mss
-    result.metrics["window_at_drop"] = min(trace.window_at_drop, rwnd)
-    result.metrics["sent"] = trace.sent
+    result.metrics["window_at_drop"] = min(window, rwnd)
+    result.metrics["sent"] = [[float(t), int(q), k == "retransmitted"]
+                              for t, q, k in zip(sent["time"], sent["seq"], sent["event"])]
     return result
 
 
@@ -147,39 +155,6 @@ def _frame(sent, lost: list[int]) -> pd.DataFrame:
     out["retransmission"] = out["retransmission"].astype(bool)
     out["dropped"] = out["segment"].isin(lost) & ~out.duplicated("segment")
     return out
-
-
-class _Trace:
-    """Spies on a run's only sender: what it sent when, and when the last
-    dropped segment was acknowledged."""
-
-    def __init__(self, engine: PacketEngine, last_drop: int, watch_from: int) -> None:
-        self.engine = engine
-        self.watch_from = watch_from
-        self.sent: list[tuple[float, int, bool]] = []
-        self.repaired_at = self.window_at_drop = np.nan
-        sender = engine.senders[0]
-        transmit, on_ack = sender._transmit, sender.on_ack
-
-        def spy_transmit(seq: int, now: float) -> None:
-            if seq == watch_from and np.isnan(self.window_at_drop):
-                self.window_at_drop = sender.cc.cwnd
-            self.sent.append((now, seq, seq < sender.high_tx))
-            transmit(seq, now)
-
-        def spy_ack(ack) -> None:
-            on_ack(ack)
-            if np.isnan(self.repaired_at) and sender.snd_una > last_drop:
-                self.repaired_at = engine.env.now
-
-        sender._transmit = spy_transmit
-        engine.receivers[0].deliver_ack = spy_ack
-
-    def recovery_time(self) -> float:
-        first_retx = next((t for t, seq, again in self.sent
-                           if again and seq >= self.watch_from), np.nan)
-        return self.repaired_at - first_retx
-
 
 
 def _draw(result: ExperimentResult):

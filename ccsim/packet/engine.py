@@ -1,10 +1,14 @@
-"""The packet engine: a scenario's links, senders and receivers on SimPy.
+"""The packet engine: a scenario's links, senders and receivers.
 
-SimPy's event heap and clock drive time. What needs an event is what a
-sender reacts to — an ACK's arrival, its retransmission timer, a flow's
-start and stop — plus a delayed-ACK timer and the trace sampler.
+What needs an event is what a sender reacts to — an ACK's arrival, its
+retransmission timer, a pacing release, a flow's start and stop — plus a
+delayed-ACK timer and the trace sampler. They live on the engine's own heap
+(:class:`~ccsim.packet.clock.Clock`), a tuple each, handled in time order
+and, at one instant, in the order they were scheduled. SimPy is the outer
+loop: processes added to :attr:`PacketEngine.env` run in turn with the
+engine's events (each after the engine's events due before it).
 
-A data packet needs none: every link is a FIFO queue with a fixed
+A data packet needs no event: every link is a FIFO queue with a fixed
 propagation delay, and every flow crosses the whole chain of links, so the
 order in which packets reach each link (and each receiver) is the order in
 which they reach the first one. When a packet enters the first link, its
@@ -26,42 +30,27 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
-from typing import Any, Callable
+from functools import partial
+from typing import Callable
 
 import numpy as np
 import simpy
-from simpy.events import NORMAL
 
 from ..results import Result, build
 from ..scenario import Scenario
+from .clock import Clock
+from .events import EventLog, congestion_rows, drop_reason, events_table
 from .link import LinkState
 from .tcp import Receiver, Sender
-
-
-class _Call(simpy.Event):
-    """A pre-triggered SimPy event that calls ``fn(payload)`` when it is due.
-
-    Lighter than :class:`simpy.Timeout` (no checks, no generator process):
-    the engine creates one per ACK.
-    """
-
-    def __init__(self, env: simpy.Environment, fn: Callable, payload: Any) -> None:
-        self.env = env
-        self.callbacks = [_fire]
-        self._ok = True
-        self._value = payload
-        self.fn = fn
-
-
-def _fire(event: _Call) -> None:
-    event.fn(event._value)
 
 
 class PacketEngine:
     """Builds the run-time objects of one scenario and runs it.
 
     Attributes:
-        env: the SimPy environment.
+        env: the SimPy environment of the outer loop, for processes of one's
+            own (the engine schedules none there).
+        clock: the engine's own event heap and the simulation time (s).
         links: run-time link states, in path order.
         senders, receivers: one per flow, in scenario order.
         times: sample times of the traces (s).
@@ -70,16 +59,17 @@ class PacketEngine:
         queue: the bottleneck's backlog at each sample time (packets).
     """
 
-    def __init__(self, scenario: Scenario) -> None:
+    def __init__(self, scenario: Scenario, events: bool = False) -> None:
         self.scenario = sc = scenario
-        self.env = env = simpy.Environment()
+        self.log = EventLog() if events else None
+        self.env = simpy.Environment()
+        self.clock = clock = Clock()
         dt = sc.sample_interval
         n_bins = int(math.ceil(sc.duration / dt - 1e-9))  # bins/samples in [0, duration)
         self.n_bins = n_bins
         seeds = np.random.SeedSequence(sc.seed).generate_state(2 * len(sc.links))
         self.links = [LinkState(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
                                 n_bins, dt) for i, link in enumerate(sc.links)]
-        self.data_packets = 0
         one_way = sum(link.delay for link in sc.links)
         self.senders: list[Sender] = []
         self.receivers: list[Receiver] = []
@@ -90,12 +80,12 @@ class PacketEngine:
             receiver = Receiver(
                 sack=sc.sack or rec.uses_sack, delayed_ack=sc.delayed_ack,
                 ack_delay=sc.delayed_ack_timeout, back=one_way + access,
-                schedule=self.schedule, deliver_ack=None, n_bins=n_bins, bin_width=dt)
+                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
             sender = Sender(
-                flow.make_algorithm(), rec, now=lambda: env.now,
-                transmit=self._path(receiver, access / 2.0, access / 2.0,
+                flow.make_algorithm(), rec, clock=clock,
+                transmit=self._path(i, receiver, access / 2.0, access / 2.0,
                                     Counter(flow.drop_segments), flow.ecn),
-                schedule=self.schedule, initial_window=sc.initial_window, mss=sc.mss,
+                initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
                 min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
@@ -106,11 +96,14 @@ class PacketEngine:
                 limited_transmit=sc.limited_transmit)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
+            if self.log is not None:
+                receiver.deliver_ack = recorded = self.log.ack(i, sender, clock)
+                receiver.deliver_ce = partial(_echo_then, sender, recorded)
             self.senders.append(sender)
             self.receivers.append(receiver)
-            env.schedule(_Call(env, lambda s: s.start(), sender), NORMAL, flow.start)
+            clock.schedule(flow.start, Sender.start, sender)
             if flow.stop is not None and flow.stop < sc.duration:
-                env.schedule(_Call(env, lambda s: s.stop(), sender), NORMAL, flow.stop)
+                clock.schedule(flow.stop, Sender.stop, sender)
         self.times = np.arange(n_bins) * dt
         shape = (n_bins, len(sc.flows))
         self.cwnd = np.full(shape, np.nan)
@@ -118,7 +111,12 @@ class PacketEngine:
         self.rtt = np.full(shape, np.nan)
         self.queue = np.zeros(n_bins)
         self.bar = None  # the progress bar while a run shows one
-        env.schedule(_Call(env, self._sample, 0), NORMAL, 0.0)
+        clock.schedule(0.0, self._sample, 0)
+
+    @property
+    def now(self) -> float:
+        """Simulation time (s)."""
+        return self.clock.now
 
     def _path_cap(self, i: int) -> float:
         """The most segments flow ``i`` keeps outstanding, whatever its window:
@@ -130,14 +128,10 @@ class PacketEngine:
         buffers = sum(link.limit for link in self.links)
         return 10.0 * (sc.bdp_packets(i) + buffers)
 
-    def schedule(self, at: float, fn: Callable, payload: Any) -> None:
-        """Call ``fn(payload)`` at simulation time ``at`` (s, not in the past)."""
-        env = self.env
-        env.schedule(_Call(env, fn, payload), NORMAL, at - env.now)
-
-    def _path(self, receiver: Receiver, before: float, after: float,
+    def _path(self, i: int, receiver: Receiver, before: float, after: float,
               drops: Counter[int], ecn: bool = False) -> Callable:
-        """The function a sender transmits with: across every link to ``receiver``.
+        """The function flow ``i``'s sender transmits with: across every link
+        to ``receiver``.
 
         ``before`` and ``after`` are the flow's one-way access delays in front
         of the first link and behind the last (s); the first ``drops[seq]``
@@ -146,47 +140,75 @@ class PacketEngine:
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
-        engine = self
+        log = self.log
+        if log is not None:
+            receive = log.deliver(i, receive)
+            states = self.links
 
-        def enter(seq: int, t: float) -> None:
-            for forward in links:
+            def enter(seq: int, t: float) -> None:
+                for j, link in enumerate(states):
+                    drops_before = link.drops
+                    arrival = link.forward(t)
+                    if arrival < 0.0:
+                        log.drop(i, seq, t, j, drop_reason(link, drops_before))
+                        return
+                    t = arrival
+                receive(seq, t + after)
+        elif len(links) == 1:
+            forward = links[0]
+
+            def enter(seq: int, t: float) -> None:
                 t = forward(t)
-                if t < 0.0:
-                    return
-            receive(seq, t + after)
+                if t >= 0.0:
+                    receive(seq, t + after)
+        else:
+            def enter(seq: int, t: float) -> None:
+                for forward in links:
+                    t = forward(t)
+                    if t < 0.0:
+                        return
+                receive(seq, t + after)
 
         if ecn:
             states, receive_ce = self.links, receiver.receive_ce
+            if log is not None:
+                receive_ce = log.deliver(i, receive_ce)
 
             def enter(seq: int, t: float) -> None:  # the ECN-capable variant
                 ce = False
-                for link in states:
-                    t = link.forward_ect(t)
-                    if t < 0.0:
+                for j, link in enumerate(states):
+                    drops_before = link.drops
+                    arrival = link.forward_ect(t)
+                    if arrival < 0.0:
+                        if log is not None:
+                            log.drop(i, seq, t, j, drop_reason(link, drops_before))
                         return
+                    t = arrival
                     ce = ce or link.ce
                 (receive_ce if ce else receive)(seq, t + after)
 
         if before <= 0.0:
-            def transmit(seq: int, now: float) -> None:
-                engine.data_packets += 1
-                enter(seq, now)
+            transmit = enter
         else:
-            def transmit(seq: int, now: float) -> None:
-                engine.data_packets += 1
-                self.schedule(now + before, _enter_later, (enter, seq, now + before))
-        if not drops:
-            return transmit
+            schedule = self.clock.schedule
 
-        def transmit_or_drop(seq: int, now: float) -> None:
-            if seq in drops:
-                drops[seq] -= 1
-                if not drops[seq]:
-                    del drops[seq]
-                engine.data_packets += 1
-                return
-            transmit(seq, now)
-        return transmit_or_drop
+            def transmit(seq: int, now: float) -> None:
+                schedule(now + before, _enter_later, (enter, seq, now + before))
+        if drops:
+            unless_chosen = transmit
+
+            def transmit(seq: int, now: float) -> None:
+                if seq in drops:
+                    drops[seq] -= 1
+                    if not drops[seq]:
+                        del drops[seq]
+                    if log is not None:
+                        log.drop(i, seq, now, -1, "chosen")
+                    return
+                unless_chosen(seq, now)
+        if log is not None:
+            transmit = log.transmit(i, lambda: self.senders[i], transmit)
+        return transmit
 
     def _sample(self, k: int) -> None:
         """Record the traced state at ``k · sample_interval`` and re-arm."""
@@ -200,8 +222,21 @@ class PacketEngine:
         if self.bar is not None:
             self.bar.update(t - self.bar.n)
         if k + 1 < len(self.times):
-            self.env.schedule(_Call(self.env, self._sample, k + 1), NORMAL,
-                              self.times[k + 1] - self.env.now)
+            self.clock.schedule(float(self.times[k + 1]), self._sample, k + 1)
+
+    def _loop(self, until: float) -> None:
+        """Run to ``until`` (s): the engine's own events, and SimPy's (a
+        user's processes on :attr:`env`) in turn, each SimPy event after the
+        engine's events due before it. Events at ``until`` do not run, as
+        with ``simpy.Environment.run(until=...)``."""
+        env, clock = self.env, self.clock
+        while True:
+            at = env.peek()
+            clock.run(at if at < until else until)
+            if at >= until:
+                break
+            clock.now = at
+            env.step()
 
     def run(self, progress: bool = False) -> Result:
         """Simulate until the scenario's duration and assemble the result;
@@ -213,7 +248,7 @@ class PacketEngine:
 
             self.bar = progress_bar(sc.duration, "packet run")
         try:
-            self.env.run(until=sc.duration)
+            self._loop(sc.duration)
         finally:
             if self.bar is not None:
                 self.bar.update(sc.duration - self.bar.n)
@@ -238,7 +273,21 @@ class PacketEngine:
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
                             **({"marks": bottleneck.marks}  # CE marks, when a flow can take them
                                if any(f.ecn for f in sc.flows) else {}),
-                            "data_packets": self.data_packets, "wall_time": wall})
+                            "data_packets": self.data_packets, "wall_time": wall},
+                     events=(self.log.table(self.senders) if self.log is not None
+                             else events_table(congestion_rows(self.senders))))
+
+    @property
+    def data_packets(self) -> int:
+        """Data packets sent so far, retransmissions and chosen drops included."""
+        return sum(s.transmissions for s in self.senders)
+
+
+def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
+    """An ACK echoing CE marks, with the event log on: the echo, then the
+    recorded ``on_ack``."""
+    sender._ecn_echo(ack[2], ack[0], sender.clock.now)
+    recorded((ack[0], ack[1]))
 
 
 def _enter_later(args: tuple[Callable, int, float]) -> None:

@@ -42,8 +42,8 @@ class LinkState:
     """
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "discipline", "drops",
-                 "losses", "loss_rng", "departures_per_bin", "bin_rate", "arrivals", "forward",
-                 "forward_ect", "ce", "marks")
+                 "losses", "loss_rng", "departures_per_bin", "n_bins", "bin_rate", "arrivals",
+                 "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
                  n_bins: int, bin_width: float) -> None:
@@ -57,8 +57,11 @@ class LinkState:
         self.drops = self.marks = 0
         self.losses = 0
         self.ce = False
+        self.last_drop_early = False  # the latest queue drop was the discipline's, not overflow
+        self.kind = link.queue.kind   # the discipline's name, for the event trace
         self.loss_rng = random.Random(seeds[0])
         self.departures_per_bin = [0] * (n_bins + 1)
+        self.n_bins = n_bins + 1
         self.bin_rate = 1.0 / bin_width
         if type(link.queue) is DropTail:  # the fast path: no discipline object on the way
             self.discipline = None
@@ -74,22 +77,25 @@ class LinkState:
         Returns the time it arrives at the far end of the link (s), or ``-1.0``
         if the queue dropped it or a link error lost it.
         """
-        queue = self.queue
+        queue, arrivals = self.queue, self.arrivals
         while queue and queue[0] <= t:
             queue.popleft()
-            self.arrivals.popleft()
+            arrivals.popleft()
         waiting = len(queue) - 1 if queue else 0  # the head is in service
-        if queue and waiting >= self.limit:
+        if waiting >= self.limit and queue:
             self.drops += 1
+            self.last_drop_early = False
             return -1.0
-        start = self.free_at if self.free_at > t else t
-        done = start + self.tx
-        self.free_at = done
+        start = self.free_at
+        if start < t:
+            start = t
+        self.free_at = done = start + self.tx
         queue.append(done)
-        self.arrivals.append(t)
-        b = int(done * self.bin_rate)
-        if b < len(self.departures_per_bin):
-            if start * self.bin_rate >= b:  # started in the same bin (int() of it is b)
+        arrivals.append(t)
+        rate = self.bin_rate
+        b = int(done * rate)
+        if b < self.n_bins:
+            if start * rate >= b:  # started in the same bin (int() of it is b)
                 self.departures_per_bin[b] += 1
             else:  # the transmission straddles bins: each gets its share of it
                 self._spread(start, done)
@@ -104,9 +110,11 @@ class LinkState:
         while queue and queue[0] <= t:
             queue.popleft()
             self.arrivals.popleft()
-        verdict = self.discipline.arrive(t, len(queue) - 1 if queue else 0, ect)
+        waiting = len(queue) - 1 if queue else 0
+        verdict = self.discipline.arrive(t, waiting, ect)
         if verdict == DROP:
             self.drops += 1
+            self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
             return -1.0
         if verdict == MARK:
             if not ect:

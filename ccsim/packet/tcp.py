@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from heapq import heappush
 from typing import TYPE_CHECKING, Callable
 
 from ..algorithms.base import Ack, CongestionControl, EcnEcho, Loss, RttSample
@@ -23,17 +24,16 @@ from ..recovery.scoreboard import Scoreboard
 
 if TYPE_CHECKING:
     from ..recovery.base import Recovery
+    from .clock import Clock
 
 CLOCK_GRANULARITY = 0.001
 """G of RFC 6298 §2 (s): 1 ms, a Linux jiffy at HZ=1000."""
 
 _INF = math.inf  # a module global: cheaper to look up per ACK than math.inf
+_NO_RANGES = ()  # an ACK that SACKed nothing new
+_new_event = tuple.__new__  # builds an Ack without NamedTuple's Python-level __new__
 MAX_SACK_BLOCKS = 3
 """SACK blocks per ACK: what fits beside the timestamp option (RFC 2018 §3)."""
-
-Schedule = Callable[[float, Callable, object], object]
-"""``schedule(time, callback, payload)``: call ``callback(payload)`` at ``time`` (s)."""
-
 
 class Receiver:
     """The receiving end of one flow.
@@ -48,11 +48,11 @@ class Receiver:
     """
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "delayed",
-                 "ack_delay", "held", "held_until", "back", "schedule", "deliver_ack",
-                 "delivered_per_bin", "bin_rate", "ce", "deliver_ce")
+                 "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
+                 "deliver_ack", "delivered_per_bin", "n_bins", "bin_rate", "ce", "deliver_ce")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
-                 schedule: Schedule, deliver_ack: Callable | None, n_bins: int,
+                 clock: "Clock", deliver_ack: Callable | None, n_bins: int,
                  bin_width: float) -> None:
         self.rcv_nxt = 0
         self.ooo: set[int] = set()        # segments held above rcv_nxt
@@ -67,9 +67,11 @@ class Receiver:
         self.held = 0                      # in-order segments not yet acknowledged
         self.held_until = 0.0              # when the held ACK must go (s)
         self.back = back                   # ACK travel time back to the sender (s)
-        self.schedule = schedule
+        self.clock = clock
+        self.heap, self.next_id = clock.heap, clock.next_id  # where ACKs are scheduled
         self.deliver_ack = deliver_ack     # the sender's on_ack, set once both exist
         self.delivered_per_bin = [0] * (n_bins + 1)
+        self.n_bins = n_bins + 1
         self.bin_rate = 1.0 / bin_width
         self.ce = 0                        # CE-marked segments not yet echoed (RFC 3168)
         self.deliver_ce = None             # the sender's on_ack_ce, for ACKs that echo marks
@@ -80,10 +82,27 @@ class Receiver:
         if self.held and t >= self.held_until:  # the held ACK left before this arrived
             self._ack(self.held_until)
         self.ce += 1
+        if seq == self.rcv_nxt and not (self.ooo or self.recent or self.delayed):
+            # receive()'s common case, whose ACK does not pass through _ack
+            self.rcv_nxt = nxt = seq + 1
+            b = int(t * self.bin_rate)
+            if b < self.n_bins:
+                self.delivered_per_bin[b] += 1
+            heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ce, (nxt, (), self.ce)))
+            self.ce = 0
+            return
         self.receive(seq, t)
 
     def receive(self, seq: int, t: float) -> None:
         """Data segment ``seq`` arrives at time ``t`` (s)."""
+        if seq == self.rcv_nxt and not (self.ooo or self.recent or self.delayed):
+            # the common case, in order with nothing held: an ACK at once, no SACK
+            self.rcv_nxt = nxt = seq + 1
+            b = int(t * self.bin_rate)
+            if b < self.n_bins:
+                self.delivered_per_bin[b] += 1
+            heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack, (nxt, ())))
+            return
         if self.held and t >= self.held_until:  # the delayed-ACK timer went first
             self._ack(self.held_until)
         nxt = self.rcv_nxt
@@ -95,7 +114,7 @@ class Receiver:
                 ooo.remove(nxt)
                 nxt += 1
             b = int(t * self.bin_rate)
-            if b < len(self.delivered_per_bin):
+            if b < self.n_bins:
                 self.delivered_per_bin[b] += nxt - self.rcv_nxt
             self.rcv_nxt = nxt
         elif seq > nxt:
@@ -111,7 +130,7 @@ class Receiver:
         else:
             self.held = 1
             self.held_until = t + self.ack_delay
-            self.schedule(self.held_until, self._timer, self.held_until)
+            self.clock.schedule(self.held_until, self._timer, self.held_until)
 
     def _timer(self, deadline: float) -> None:
         if self.held and self.held_until == deadline:
@@ -128,10 +147,12 @@ class Receiver:
                     break
             blocks = tuple(picked)
         if self.ce:  # ECN echo: the CE-marked segments this ACK covers
-            self.schedule(t + self.back, self.deliver_ce, (self.rcv_nxt, blocks, self.ce))
+            heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ce,
+                                 (self.rcv_nxt, blocks, self.ce)))
             self.ce = 0
             return
-        self.schedule(t + self.back, self.deliver_ack, (self.rcv_nxt, blocks))
+        heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack,
+                             (self.rcv_nxt, blocks)))
 
     def _update_blocks(self, seq: int) -> None:
         """Keep SACK blocks above ``rcv_nxt``, the one holding ``seq`` the most
@@ -183,17 +204,16 @@ class Sender:
         done_at: time the last segment was acknowledged (s), or ``None``.
     """
 
-    def __init__(self, cc: CongestionControl, recovery: "Recovery", *, now: Callable[[], float],
-                 transmit: Callable[[int, float], None], schedule: Schedule,
+    def __init__(self, cc: CongestionControl, recovery: "Recovery", *, clock: "Clock",
+                 transmit: Callable[[int, float], None],
                  initial_window: float, mss: int, rwnd: float, min_rto: float,
                  initial_rto: float, max_rto: float, end_seq: float,
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
-        self.now = now
+        self.clock = clock
         self._send_segment = transmit
-        self.schedule = schedule
         self.mss = mss
         self.packet_bits = packet_bits  # one full packet on the wire (bits), for pacing
         self.next_send = 0.0            # earliest time a paced segment may go (s)
@@ -220,6 +240,9 @@ class Sender:
         self.delivered = 0.0
         self.delivered_time = 0.0
         self.retransmits = self.timeouts = self.recoveries = 0
+        # (time, "recovery" or "timeout", snd_una, cwnd, ssthresh) at each loss
+        # detected, before the window law reacts: Result.events' rows
+        self.loss_log: list[tuple[float, str, int, float, float]] = []
         self.rto_seq = -1               # segment last resent by the timer
         self.deadline: float | None = None  # retransmission timer (s), None: off
         self.timer_at: float | None = None  # earliest pending timer event (s)
@@ -238,6 +261,10 @@ class Sender:
         self.marked = 0                 # CE marks echoed to this sender (segments)
         self.cwr_high = 0               # no ECN reduction until the ACK reaches this (RFC 3168)
         self.ecn_reductions = 0
+
+    def now(self) -> float:
+        """Simulation time (s)."""
+        return self.clock.now
 
     # -- life cycle ----------------------------------------------------------
     def start(self) -> None:
@@ -259,25 +286,44 @@ class Sender:
 
     # -- the per-ACK path ------------------------------------------------------
     def on_ack(self, ack: tuple[int, tuple]) -> None:
-        """An ACK arrives: ``(ack number, SACK blocks)``."""
-        ackno = ack[0]
+        """An ACK arrives: ``(ack number, SACK blocks)``.
+
+        The hot path of the engine, written for the common case (one or two
+        segments newly acknowledged, no SACK information) without changing
+        the general one: SACK bookkeeping, then either the duplicate-ACK
+        path (:meth:`_on_duplicate`) or the new-data path inline (Karn's RTT
+        sample, deliveries, the recovery strategy and the window law, the
+        retransmission timer), then sending.
+        """
+        ackno, blocks = ack
         una = self.snd_una
-        now = self.now()
+        now = self.clock.now
         newly_sacked = released = 0
         rack = self.rack
         lost_retransmission = False
-        if self.scoreboard is not None:
-            new = [] if rack is not None else None
-            newly_sacked, released = self.scoreboard.update(max(ackno, una), ack[1], new)
+        board = self.scoreboard
+        if board is not None:
+            new = _NO_RANGES
+            if blocks or board.blocks:  # else there is nothing to record or release
+                new = [] if rack is not None else None
+                newly_sacked, released = board.update(ackno if ackno > una else una, blocks,
+                                                      new)
             if rack is not None:
-                lost_retransmission = rack.on_ack(self.sent, una, ackno, new, self.scoreboard,
-                                                  now, self.min_rtt)
-        if ackno > una:
+                lost_retransmission = rack.on_ack(self.sent, una, ackno, new, board, now,
+                                                  self.min_rtt)
+        if ackno <= una:
+            if ackno == una and self.high_tx > una and self.done_at is None:
+                self._on_duplicate(newly_sacked, now)
+        else:  # new data acknowledged: the rest of this method
             sent = self.sent
-            resent = False
-            for seq in range(una, ackno):
-                record = sent.pop(seq)
-                resent = resent or record[1]
+            if ackno == una + 1:
+                record = sent.pop(una)
+                resent = record[1]
+            else:
+                resent = False
+                for seq in range(una, ackno):
+                    record = sent.pop(seq)
+                    resent = resent or record[1]
             acked = ackno - una
             self.snd_una = ackno
             if self.snd_nxt < ackno:
@@ -288,9 +334,9 @@ class Sender:
                 rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
                 self._rtt_sample(rtt, now)
             self.ack_delivered = acked - released + newly_sacked
-            self.delivered += self.ack_delivered
+            self.delivered = delivered = self.delivered + self.ack_delivered
             interval = now - record[3]
-            rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
+            rate = ((delivered - record[2]) * self.mss * 8.0 / interval
                     if interval > 0 else None)
             self.delivered_time = now
             in_recovery = self.in_recovery
@@ -299,8 +345,9 @@ class Sender:
             cc = self.cc
             if not in_recovery or cc.acks_in_recovery:
                 w, s = cc.cwnd, cc.ssthresh
-                cc.on_ack(Ack(now, 1 if self.per_ack else acked, rtt, self.min_rtt, self.srtt,
-                              self.snd_nxt - ackno, self.delivered, rate))
+                cc.on_ack(_new_event(Ack, (now, 1 if self.per_ack else acked, rtt,
+                                           self.min_rtt, self.srtt, self.snd_nxt - ackno,
+                                           delivered, rate)))
                 if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
                     self._check_law("on_ack", w, s)
             if ackno >= self.end_seq:
@@ -309,22 +356,33 @@ class Sender:
             if ackno >= self.high_tx:
                 self.deadline = None
             elif not self.in_recovery:  # RFC 6298 §5.3; in recovery the strategy decides
-                self.restart_timer()
-        elif ackno == una and self.high_tx > una and self.done_at is None:
-            self.ack_delivered = newly_sacked
-            self.delivered += newly_sacked
-            # With SACK, a duplicate ACK must carry new SACK data (RFC 6675 §2),
-            # so duplicates of data the receiver already holds do not count.
-            if self.scoreboard is None or newly_sacked:
-                self.dupacks += 1
-                self.recovery.on_dupack(self)
-                if self.limited_transmit:
-                    self._limited_transmit(now)
+                self.deadline = deadline = now + self.rto  # restart_timer, inline
+                if self.timer_at is None or deadline < self.timer_at:
+                    self.timer_at = deadline
+                    self.clock.schedule(deadline, self._on_timer, deadline)
         if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
-        self.send(now)
+        if self.in_recovery or rack is not None:
+            self.send(now)
+            return
+        if not (self.pace_pending and self.cc.pacing_rate):  # else the pacing timer sends
+            self._send_window(now)  # send(), for the common case
+        if self.deadline is None and self.high_tx > self.snd_una:
+            self.restart_timer()
+
+    def _on_duplicate(self, newly_sacked: int, now: float) -> None:
+        """A duplicate ACK: count it and hand it to the recovery strategy."""
+        self.ack_delivered = newly_sacked
+        self.delivered += newly_sacked
+        # With SACK, a duplicate ACK must carry new SACK data (RFC 6675 §2),
+        # so duplicates of data the receiver already holds do not count.
+        if self.scoreboard is None or newly_sacked:
+            self.dupacks += 1
+            self.recovery.on_dupack(self)
+            if self.limited_transmit:
+                self._limited_transmit(now)
 
     def on_ack_ce(self, ack: tuple[int, tuple, int]) -> None:
         """An ACK that echoes CE marks arrives: ``(ack number, SACK blocks,
@@ -365,19 +423,34 @@ class Sender:
             self.restart_timer()
 
     def _send_window(self, now: float) -> None:
-        window = self.cc.cwnd
+        cc = self.cc
+        window = cc.cwnd
         if window > self.rwnd:
             window = self.rwnd
-        if self.cc.pacing_rate:
+        if cc.pacing_rate:
             self._send_paced(now, window)
             return
         nxt, una, end = self.snd_nxt, self.snd_una, self.end_seq
-        board = self.scoreboard
-        if board is not None and board.blocks and nxt < self.high_tx:
-            nxt = self._resend_unsacked(nxt, window, now)
-        while nxt - una + 1 <= window and nxt < end:
-            self._transmit(nxt, now)
-            nxt += 1
+        if nxt < self.high_tx:  # going back after a timeout: resend first
+            board = self.scoreboard
+            if board is not None and board.blocks:
+                nxt = self._resend_unsacked(nxt, window, now)
+            while nxt < self.high_tx and nxt - una + 1 <= window and nxt < end:
+                self._transmit(nxt, now)
+                nxt += 1
+        if nxt - una + 1 <= window and nxt < end:  # new data: _transmit, inline
+            sent, send_segment, rack = self.sent, self._send_segment, self.rack
+            delivered, delivered_time = self.delivered, self.delivered_time
+            index = self.transmissions
+            while nxt - una + 1 <= window and nxt < end:
+                index += 1
+                sent[nxt] = (now, False, delivered, delivered_time, index)
+                if rack is not None:
+                    rack.on_sent(index, nxt)
+                send_segment(nxt, now)
+                nxt += 1
+            self.transmissions = index
+            self.high_tx = nxt
         self.snd_nxt = nxt
 
     def _send_lost_first(self, now: float) -> None:
@@ -427,7 +500,7 @@ class Sender:
                             "a finite rate > 0 bit/s, or None for no pacing")
         self.next_send = now + self.packet_bits / rate
         self.pace_pending = True
-        self.schedule(self.next_send, self._pace, None)
+        self.clock.schedule(self.next_send, self._pace, None)
 
     def _pace(self, _: object) -> None:
         self.pace_pending = False
@@ -487,12 +560,20 @@ class Sender:
     def _rtt_sample(self, rtt: float, now: float) -> None:
         """RFC 6298 §2 estimator; a valid sample also clears the backoff (§5.7)."""
         if self.rtt_count == 0:
-            self.srtt, self.rttvar = rtt, rtt / 2.0
+            self.srtt = srtt = rtt
+            self.rttvar = rttvar = rtt / 2.0
         else:
-            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
-            self.srtt = 0.875 * self.srtt + 0.125 * rtt
-        rto = self.srtt + max(CLOCK_GRANULARITY, 4.0 * self.rttvar)
-        self.rto = min(max(rto, self.min_rto), self.max_rto)
+            srtt = self.srtt
+            error = srtt - rtt
+            if error < 0.0:
+                error = -error
+            self.rttvar = rttvar = 0.75 * self.rttvar + 0.25 * error
+            self.srtt = srtt = 0.875 * srtt + 0.125 * rtt
+        spread = 4.0 * rttvar
+        rto = srtt + (spread if spread > CLOCK_GRANULARITY else CLOCK_GRANULARITY)
+        if rto < self.min_rto:
+            rto = self.min_rto
+        self.rto = rto if rto < self.max_rto else self.max_rto
         self.rtt_sum += rtt
         self.rtt_count += 1
         self.last_rtt = rtt
@@ -501,7 +582,8 @@ class Sender:
         if self.wants_rtt:
             cc = self.cc
             w, s = cc.cwnd, cc.ssthresh
-            cc.on_rtt(RttSample(now, rtt, self.min_rtt, self.srtt, self.snd_nxt - self.snd_una))
+            cc.on_rtt(_new_event(RttSample, (now, rtt, self.min_rtt, srtt,
+                                             self.snd_nxt - self.snd_una)))
             if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):
                 self._check_law("on_rtt", w, s)
 
@@ -519,13 +601,15 @@ class Sender:
         """
         flight = self.snd_nxt - self.snd_una
         loss_phase = self.snd_una < self.recover and not self.in_recovery
+        cc = self.cc
         if kind == "fast":
             self.recoveries += 1
+            self.loss_log.append((self.clock.now, "recovery", self.snd_una, cc.cwnd,
+                                  cc.ssthresh))
         if self.scoreboard is not None and (kind != "fast" or loss_phase):
             # what the receiver holds below snd_nxt: after a go-back-N timeout
             # snd_nxt is below SACKed data, which is not in that flight either
             flight -= self.scoreboard.sacked_in(self.snd_una, self.snd_nxt)
-        cc = self.cc
         w, s = cc.cwnd, cc.ssthresh
         cc.on_loss(Loss(self.now(), kind, float(flight), self.min_rtt, self.srtt))
         self._check_law("on_loss", w, s)
@@ -569,7 +653,7 @@ class Sender:
         self.deadline = deadline = self.now() + self.rto
         if self.timer_at is None or deadline < self.timer_at:
             self.timer_at = deadline
-            self.schedule(deadline, self._on_timer, deadline)
+            self.clock.schedule(deadline, self._on_timer, deadline)
 
     # -- the retransmission timer ------------------------------------------------
     def _on_timer(self, at: float) -> None:
@@ -580,7 +664,7 @@ class Sender:
             return
         if at < self.deadline:
             self.timer_at = self.deadline
-            self.schedule(self.deadline, self._on_timer, self.deadline)
+            self.clock.schedule(self.deadline, self._on_timer, self.deadline)
             return
         self._timeout()
 
@@ -589,6 +673,7 @@ class Sender:
         unacknowledged segment with the loss window."""
         now = self.now()
         self.timeouts += 1
+        self.loss_log.append((now, "timeout", self.snd_una, self.cc.cwnd, self.cc.ssthresh))
         if self.snd_una != self.rto_seq:  # RFC 5681: ssthresh once per segment
             self.signal_loss("timeout")
         else:

@@ -84,14 +84,20 @@ class Rack:
         (s), ``[1]`` whether it was a retransmission, ``[4]`` its index.
         """
         latest = self.latest
-        for start, end in ((una, ackno), *new):
-            for seq in range(start, end):
-                record = sent[seq]
-                # §6.2 step 2: a resend delivered sooner than min_rtt is not what arrived
-                if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
-                    latest = record[4]
+        if ackno == una + 1 and not new:  # the usual ACK: one segment, nothing SACKed
+            record = sent[una]
+            # §6.2 step 2: a resend delivered sooner than min_rtt is not what arrived
+            if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                latest = record[4]
+        else:
+            for start, end in ((una, ackno), *new):
+                for seq in range(start, end):
+                    record = sent[seq]
+                    if record[4] > latest and not (record[1] and now - record[0] < min_rtt):
+                        latest = record[4]
         self.latest = latest
-        una = max(una, ackno)
+        if ackno > una:
+            una = ackno
         queue = self.queue
         while queue and queue[0][0] < latest and queue[0][1] < una:
             queue.popleft()  # acknowledged: nothing to judge (the usual case)

@@ -16,7 +16,6 @@ RTT steps can follow.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Callable, ClassVar
 
@@ -259,7 +258,7 @@ class AlgorithmMachine(RuleBasedStateMachine):
 def _round_lines(acks: list[Ack], wants_rtt: bool) -> list[str]:
     """A round of ACKs as a loop: fields constant over the round written once,
     the others as a list of tuples (the engine's order: ``on_rtt`` first)."""
-    names = [f.name for f in dataclasses.fields(Ack)]
+    names = list(Ack._fields)
     varying = [k for k in names if len({repr(getattr(a, k)) for a in acks}) > 1]
     if len(acks) <= 2 or not varying:
         lines = []
