@@ -74,6 +74,19 @@ def test_replace_keeps_a_disciplines_parameters_when_only_the_buffer_changes():
     assert type(sc.replace(queue="pie").links[0].queue) is ccsim.PIE
 
 
+def test_the_event_trace_names_a_disciplines_drops_and_follows_ecn_flows():
+    sc = ccsim.dumbbell("10Mbps", "40ms", queue=ccsim.CoDel(limit=66, ecn=True), buffer=None,
+                        duration="10s", flows=["cubic", ccsim.Flow("reno", ecn=True)], seed=2)
+    plain = ccsim.run(sc)
+    res = ccsim.run(sc, events=True)
+    assert res.summary.equals(plain.summary)  # recording changes nothing
+    ev = res.events
+    reasons = set(ev[ev["event"] == "dropped"]["reason"])
+    assert "codel" in reasons and reasons <= {"codel", "overflow"}
+    acked = ev[(ev["event"] == "acked") & (ev["flow"] == 1)]
+    assert len(acked) > 100 and res.metrics["marks"] > 0
+
+
 def test_the_fluid_engine_refuses_what_it_does_not_model():
     for q in ("codel", "pie"):
         sc = ccsim.dumbbell("10Mbps", "20ms", queue=q, flows=["reno"], duration="1s")
