@@ -16,9 +16,10 @@ every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
 ``"64KB"`` and buffers as ``"1BDP"``.
 """
 
-from . import algorithms, experiments, recovery
+from . import algorithms, experiments, queues, recovery
 from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
                      UnknownAlgorithmError)
+from .queues import PIE, CoDel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, path
@@ -29,12 +30,14 @@ __version__ = "0.1.0"
 __all__ = [
     # describe
     "dumbbell", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
+    # queue disciplines (ccsim.queues: the contract, and register for your own)
+    "QueueDiscipline", "CoDel", "PIE", "StepMark",
     # simulate
     "run", "run_many", "Result",
     # many scenarios
     "sweep", "load", "per_scenario", "aggregate",
     # extend and reproduce
-    "algorithms", "recovery", "experiments",
+    "algorithms", "recovery", "queues", "experiments",
     # errors
     "CcsimError", "ScenarioError", "ScenarioTypeError", "UnitError",
     "UnknownAlgorithmError",

@@ -58,7 +58,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--buffer", default="1BDP",
                      help="bottleneck buffer: packets, a size (64KB) or a BDP multiple "
                           "(default: 1BDP)")
-    run.add_argument("--queue", default="droptail", choices=["droptail", "red"],
+    run.add_argument("--queue", default="droptail", choices=["droptail", "red", "codel", "pie"],
                      help="bottleneck queue discipline (default: droptail)")
     run.add_argument("--loss", default="0",
                      help="random loss probability of data packets, e.g. 0.01 or 1%% "

@@ -20,12 +20,12 @@ import json
 import math
 import numbers
 import tomllib
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Iterable, Mapping
 
-from . import algorithms, recovery
+from . import algorithms, queues, recovery
 from .errors import ScenarioError, ScenarioTypeError
+from .queues import RED, DropTail, QueueDiscipline
 from .units import parse_buffer, parse_rate, parse_size, parse_time
 
 __all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "path"]
@@ -103,117 +103,30 @@ def _set(obj: Any, **values: Any) -> None:
 
 
 # -- queues ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class DropTail:
-    """First-in first-out queue that drops arrivals when full.
-
-    Attributes:
-        limit: capacity, in packets waiting (the one being transmitted is not
-            counted) or in bytes, per ``unit``.
-        unit: ``"packets"`` or ``"bytes"``.
-    """
-
-    limit: float
-    unit: str = "packets"
-    kind: ClassVar[str] = "droptail"
-
-    def __post_init__(self) -> None:
-        if self.unit not in ("packets", "bytes"):
-            raise ScenarioError("queue.unit", self.unit, "'packets' or 'bytes'")
-        limit = _positive(self.limit, "queue.limit", "a buffer")
-        if self.unit == "packets" and not limit.is_integer():
-            raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
-        _set(self, limit=limit)
-
-    def packets(self, packet_size: int) -> int:
-        """Capacity in whole packets of ``packet_size`` bytes."""
-        return int(self.limit if self.unit == "packets" else self.limit // packet_size)
-
-
-@dataclass(frozen=True)
-class RED:
-    """Random Early Detection (Floyd & Jacobson, IEEE/ACM ToN 1(4), 1993).
-
-    On each arrival the average queue ``avg`` (packets) follows an EWMA with
-    gain ``weight``, decayed over idle periods as if ``m`` small packets had
-    arrived (§4, the ``m = (time − q_time)/s`` rule); below ``min_th`` nothing
-    is dropped, between the thresholds the drop probability rises linearly to
-    ``max_p`` and is spread by the count of packets since the last drop
-    (``p_a = p_b / (1 − count·p_b)``), above ``max_th`` every arrival is dropped
-    — or, with ``gentle`` (Floyd, 2000), the probability rises from ``max_p``
-    to 1 between ``max_th`` and ``2·max_th``. ``limit`` is the physical buffer.
-
-    Defaults are those of the paper's simulations (§6, Fig. 5): ``min_th`` 5
-    and ``max_th`` 15 packets, ``weight`` 0.002, ``max_p`` 1/50.
-
-    Attributes:
-        limit: physical buffer (packets waiting).
-        min_th, max_th: thresholds on the average queue (packets).
-        max_p: drop probability at ``max_th``.
-        weight: EWMA gain ``w_q``.
-        gentle: use the gentle variant above ``max_th``.
-    """
-
-    limit: float
-    min_th: float = 5.0
-    max_th: float = 15.0
-    max_p: float = 0.02
-    weight: float = 0.002
-    gentle: bool = False
-    kind: ClassVar[str] = "red"
-
-    def __post_init__(self) -> None:
-        limit = _positive(self.limit, "queue.limit", "a buffer in packets")
-        if not limit.is_integer():
-            raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
-        min_th = _real(self.min_th, "queue.min_th", "a threshold ≥ 0 (packets)")
-        max_th = _real(self.max_th, "queue.max_th", "a threshold > min_th (packets)")
-        if min_th < 0:
-            raise ScenarioError("queue.min_th", min_th, "a threshold ≥ 0 (packets)")
-        if max_th <= min_th:
-            raise ScenarioError("queue.max_th", max_th, f"a threshold > min_th={min_th}")
-        max_p = _real(self.max_p, "queue.max_p", "a probability in (0, 1]")
-        if not 0 < max_p <= 1:
-            raise ScenarioError("queue.max_p", max_p, "a probability in (0, 1]")
-        weight = _real(self.weight, "queue.weight", "an EWMA gain in (0, 1]")
-        if not 0 < weight <= 1:
-            raise ScenarioError("queue.weight", weight, "an EWMA gain in (0, 1]")
-        if not isinstance(self.gentle, bool):
-            raise ScenarioTypeError("queue.gentle", self.gentle, "True or False")
-        if min_th >= limit:
-            warnings.warn(f"queue.min_th={min_th} is not below the buffer limit={limit:g} "
-                          "packets: the average queue can never pass it, so RED never drops "
-                          "early and the queue acts as drop-tail; lower min_th or enlarge "
-                          "the buffer", UserWarning, stacklevel=3)
-        _set(self, limit=limit, min_th=min_th, max_th=max_th, max_p=max_p, weight=weight)
-
-    unit: ClassVar[str] = "packets"
-
-    def packets(self, packet_size: int) -> int:
-        """Physical capacity in packets."""
-        return int(self.limit)
-
-
-QUEUES = {"droptail": DropTail, "red": RED}
+QUEUES = queues.base.REGISTRY
+"""Queue kinds by name (``ccsim.queues.names()``); users' disciplines register too."""
 
 
 def make_queue(queue: Any, buffer: Any, rate: float, rtt: float, packet_size: int,
-               field: str) -> DropTail | RED:
-    """Build a queue from a name (``"droptail"``, ``"red"``) and a buffer spec.
+               field: str) -> QueueDiscipline:
+    """Build a queue from a name (``"droptail"``, ``"red"``, ``"codel"``,
+    ``"pie"``, or a registered kind) and a buffer spec.
 
     ``buffer`` is packets, bytes (``"64KB"``) or a multiple of the
     bandwidth-delay product ``rate · rtt`` (``"1BDP"``), rounded to the nearest
     whole packet of ``packet_size`` bytes. A queue object is returned as it
     is, and then ``buffer`` must be ``None``.
     """
-    if isinstance(queue, (DropTail, RED)):
+    if isinstance(queue, QueueDiscipline):
         if buffer is not None:
             raise ScenarioError(f"{field}.buffer", buffer,
                                 "None when a queue object is given (it carries its limit)")
         return queue
-    if queue not in QUEUES:
-        raise ScenarioError(f"{field}.queue", queue,
-                            "'droptail', 'red', or a ccsim.DropTail / ccsim.RED object")
+    if not isinstance(queue, str) or queue.lower() not in QUEUES.names():
+        allowed = ", ".join(repr(n) for n in QUEUES.names())
+        raise ScenarioError(f"{field}.queue", queue, f"{allowed}, or a queue object such as "
+                            "ccsim.CoDel(limit=100)")
+    cls = QUEUES.get(queue)
     amount, kind = parse_buffer("1BDP" if buffer is None else buffer, f"{field}.buffer")
     if kind == "bdp":
         bdp = rate * rtt / (8.0 * packet_size)  # bits in flight / bits per packet
@@ -226,11 +139,16 @@ def make_queue(queue: Any, buffer: Any, rate: float, rtt: float, packet_size: in
                             f"at least one packet ({packet_size} bytes)")
     if kind == "packets" and amount < 1:
         raise ScenarioError(f"{field}.buffer", buffer, "at least one packet")
-    if queue == "red":
-        if kind == "bytes":
-            amount = float(amount // packet_size)
-        return RED(limit=amount)
-    return DropTail(limit=amount, unit=kind)
+    if cls is DropTail:
+        return DropTail(limit=amount, unit=kind)
+    if kind == "bytes":
+        amount = float(amount // packet_size)
+    try:
+        return cls(limit=amount)
+    except TypeError:
+        raise ScenarioTypeError(f"{field}.queue", queue,
+                                f"a {cls.__name__} object: {queue!r} has parameters without "
+                                f"defaults (such as ccsim.StepMark(K=20))") from None
 
 
 # -- links and flows ------------------------------------------------------------
@@ -248,7 +166,7 @@ class Link:
 
     rate: float
     delay: float
-    queue: DropTail | RED = field(default_factory=lambda: DropTail(1000))
+    queue: QueueDiscipline = field(default_factory=lambda: DropTail(1000))
     loss: float = 0.0
 
     def __post_init__(self) -> None:
@@ -256,8 +174,14 @@ class Link:
         if not rate >= MIN_RATE:
             raise ScenarioError("link.rate", self.rate,
                                 f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
-        if not isinstance(self.queue, (DropTail, RED)):
-            raise ScenarioTypeError("link.queue", self.queue, "a ccsim.DropTail or ccsim.RED")
+        queue = self.queue
+        if isinstance(queue, str):
+            queue = make_queue(queue, 1000, 0.0, 0.0, 1, "link")
+        if not isinstance(queue, QueueDiscipline):
+            raise ScenarioTypeError("link.queue", self.queue,
+                                    "a queue name (" + ", ".join(QUEUES.names())
+                                    + ") or a ccsim.QueueDiscipline such as ccsim.CoDel()")
+        _set(self, queue=queue)
         _set(self, rate=rate, delay=_time(self.delay, "link.delay", positive=False),
              loss=_probability(self.loss, "link.loss"))
 
@@ -286,6 +210,12 @@ class Flow:
             drops of Fall & Floyd's multiple-drop experiments (CCR 1996). A
             number given k times loses the segment's first k transmissions
             (so ``(7, 7)`` loses its first retransmission as well).
+        ecn: the flow is ECN-capable (RFC 3168): its packets may be marked
+            instead of dropped by a queue with ECN on, its receiver echoes
+            the marks and its sender reduces its window at most once per
+            window of data (:meth:`~ccsim.algorithms.CongestionControl.on_ecn`).
+            ``None`` (the default): the algorithm's own ``ecn`` (on for
+            DCTCP, which Linux runs with ECN only; off for every other law).
     """
 
     algorithm: str
@@ -296,6 +226,7 @@ class Flow:
     recovery: str | None = None
     params: tuple[tuple[str, Any], ...] = ()
     drop_segments: tuple[int, ...] = ()
+    ecn: bool | None = None
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -335,8 +266,12 @@ class Flow:
                 for d in drops):
             raise ScenarioTypeError("flow.drop_segments", drops,
                                     "a list of segment numbers, integers ≥ 0")
+        ecn = cls.ecn if self.ecn is None else self.ecn
+        if not isinstance(ecn, bool):
+            raise ScenarioTypeError("flow.ecn", self.ecn, "True, False or None (the algorithm's "
+                                    "default)")
         _set(self, algorithm=cls.name, recovery=rec, start=start, stop=stop, size=size,
-             rtt=rtt, params=params,
+             rtt=rtt, params=params, ecn=ecn,
              drop_segments=tuple(sorted(int(d) for d in drops)))
 
     def make_algorithm(self) -> algorithms.CongestionControl:
@@ -625,7 +560,8 @@ class Scenario:
             keywords["buffer"] = int(q.limit) if q.unit == "packets" else f"{q.limit:.17g}B"
         built = dumbbell(**keywords)
         new_q = built.links[0].queue
-        if isinstance(q, RED) and "queue" not in changes and isinstance(new_q, RED):
+        if (type(q) is type(new_q) and not isinstance(q, DropTail)
+                and "queue" not in changes):  # keep the discipline's parameters
             link = dataclasses.replace(built.links[0],
                                        queue=dataclasses.replace(q, limit=new_q.limit))
             built = dataclasses.replace(built, links=(link,))
@@ -645,9 +581,11 @@ class Scenario:
     def to_dict(self) -> dict[str, Any]:
         """Plain, JSON-ready dict in base units (``schema`` names the layout)."""
         links = [{"rate": l.rate, "delay": l.delay, "loss": l.loss,
-                  "queue": {"kind": l.queue.kind, **dataclasses.asdict(l.queue)}}
+                  "queue": l.queue.to_dict()}
                  for l in self.links]
-        flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)},
+        flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
+                     if f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn},
+                  # ecn only when not the law's default: keys of scenarios before ECN stay
                   "params": dict(flow.params)} for flow in self.flows]
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                    if f.name not in ("links", "flows")}
@@ -670,9 +608,10 @@ class Scenario:
                 _known_keys(spec, ["rate", "delay", "queue", "loss"], f"links[{i}]")
                 queue = dict(spec.pop("queue", {"kind": "droptail", "limit": 1000}))
                 kind = queue.pop("kind", "droptail")
-                if kind not in QUEUES:
-                    raise ScenarioError("links.queue.kind", kind, "'droptail' or 'red'")
-                links.append(Link(queue=QUEUES[kind](**queue), **spec))
+                if kind not in QUEUES.names():
+                    raise ScenarioError("links.queue.kind", kind,
+                                        ", ".join(repr(n) for n in QUEUES.names()))
+                links.append(Link(queue=QUEUES.get(kind)(**queue), **spec))
             flows = []
             for i, spec in enumerate(data.pop("flows")):
                 _known_keys(spec, [f.name for f in dataclasses.fields(Flow)], f"flows[{i}]")
@@ -758,7 +697,11 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
         buffer: bottleneck buffer: packets, bytes (``"64KB"``) or a multiple of
             the bandwidth-delay product (``"1BDP"``, the default, computed with
             ``rtt``); ``None`` when ``queue`` is a queue object.
-        queue: ``"droptail"``, ``"red"``, or a :class:`DropTail` / :class:`RED`.
+        queue: ``"droptail"``, ``"red"``, ``"codel"``, ``"pie"`` (or another
+            registered kind, ``ccsim.queues.names()``), or a queue object:
+            :class:`DropTail`, :class:`RED`, :class:`~ccsim.CoDel`,
+            :class:`~ccsim.PIE`, :class:`~ccsim.StepMark` or a user's
+            :class:`~ccsim.QueueDiscipline`.
         loss: random loss probability of data packets on the bottleneck.
         flows: algorithm names, :class:`Flow` objects or dicts.
         duration: simulated time (s or ``"60s"``).

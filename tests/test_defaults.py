@@ -82,6 +82,10 @@ DEFAULTS = {
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
                      "rho": 16, "zeta": 50, "ai_cnt": 100.0},
              ["Baiocchi", "PFLDnet 2007", "tcp_yeah.c"]),
+    # Linux tcp_dctcp.c: dctcp_shift_g 4 (g = 1/16, RFC 8257 §4.2's), dctcp_alpha_on_init
+    # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).
+    "dctcp": ("prr", {"g": 1.0 / 16.0, "alpha_init": 1.0},
+              ["Alizadeh", "RFC 8257", "tcp_dctcp.c"]),
     # Chen & Chen 1999, reconstructed from seed 004 §3.4: queue target 3 segments (a choice).
     "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "seed 004"]),
 }

@@ -11,6 +11,16 @@ floats) that the sender reads and that the three hooks update:
 * :meth:`CongestionControl.on_rtt` — a valid RTT sample was taken (Karn's
   rule applied), during recovery too.
 
+And, for flows with ECN (RFC 3168), two more:
+
+* :meth:`CongestionControl.on_ecn` — an ACK echoed congestion marks, and the
+  sender allows a reduction: at most once per window of data (RFC 3168
+  §6.1.2), never during loss recovery. Default: the reduction of a loss
+  without the retransmission.
+* :meth:`CongestionControl.on_ce_echo` — every ACK that echoes marks, with
+  their number (for laws that measure the marked fraction: DCTCP). Default:
+  ignored.
+
 The decision itself is kept pure, as in ns-3's ``GetSsThresh``:
 :meth:`~CongestionControl.ssthresh_after` returns the new ``ssthresh`` and
 changes nothing; ``on_loss`` applies it. Loss *recovery* (what happens to
@@ -27,7 +37,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, ClassVar, Literal, NamedTuple
 
-__all__ = ["Ack", "Loss", "RttSample", "CongestionControl"]
+__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl"]
 
 
 class Ack(NamedTuple):
@@ -97,6 +107,32 @@ class RttSample(NamedTuple):
     inflight: float
 
 
+class EcnEcho(NamedTuple):
+    """An ACK that echoed ECN congestion marks (CE, RFC 3168).
+
+    ccsim's receivers echo the number of CE-marked segments each ACK covers
+    (as DCTCP's receiver state machine, RFC 8257 §3.2, and Accurate ECN
+    convey), rather than RFC 3168's ECE-until-CWR flag: the sender reacts at
+    most once per window either way, and the count is what DCTCP needs.
+
+    Attributes:
+        now: simulation time the ACK arrived (s).
+        marked: CE-marked segments this ACK newly reports (> 0).
+        marked_total: CE-marked segments reported since the flow began.
+        delivered: segments delivered since the flow began (as ``Ack``).
+        inflight: segments outstanding (RFC 5681's FlightSize) when it arrived.
+        min_rtt: smallest RTT sample so far (s). srtt: smoothed RTT (s).
+    """
+
+    now: float
+    marked: int
+    marked_total: int
+    delivered: float
+    inflight: float
+    min_rtt: float
+    srtt: float
+
+
 class CongestionControl:
     """Base class of every window law.
 
@@ -147,6 +183,9 @@ class CongestionControl:
     #: (a subclass may change the rules); without one, the fluid engine calls
     #: this class's hooks once per step instead.
     fluid: ClassVar[type | None] = None
+    #: Whether flows of this law are ECN-capable unless the flow says
+    #: otherwise (``Flow(ecn=...)``): off, except for laws that need marks.
+    ecn: ClassVar[bool] = False
 
     cwnd: float
     ssthresh: float
@@ -287,6 +326,22 @@ class CongestionControl:
         self.ssthresh = self.ssthresh_after(loss)
         if loss.kind == "timeout":
             self.cwnd = self.loss_window
+
+    def on_ce_echo(self, echo: EcnEcho) -> None:
+        """An ACK echoed ``echo.marked`` CE marks (every such ACK, in
+        recovery too, before :meth:`on_ack` sees it). Default: ignored."""
+
+    def on_ecn(self, echo: EcnEcho) -> None:
+        """React to congestion marks: called at most once per window of data
+        (RFC 3168 §6.1.2: not again until the data outstanding at the last
+        reduction is acknowledged), never in loss recovery.
+
+        Default: what a loss would set, without retransmission or recovery
+        (RFC 3168 §6.1.2: "the same as ... a dropped packet"): ``ssthresh`` as
+        :meth:`on_loss` sets it for a fast retransmit, and ``cwnd`` to it.
+        """
+        self.on_loss(Loss(echo.now, "fast", echo.inflight, echo.min_rtt, echo.srtt))
+        self.cwnd = max(self.ssthresh, self.min_cwnd)
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.params().items())

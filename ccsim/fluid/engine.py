@@ -88,7 +88,20 @@ def _refuse(sc: Scenario, i: int) -> None:
         raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
                             "False in the fluid engine",
                             "it has no tail of segments to probe; use mode='packet'")
+    for k, link in enumerate(sc.links):
+        q = link.queue
+        if not type(q).fluid:
+            raise ScenarioError(f"scenarios[{i}].links[{k}].queue", q,
+                                "a queue the fluid engine models: 'droptail' or 'red'",
+                                f"it has no model of {type(q).__name__} ({q.kind!r}); "
+                                "use mode='packet'")
     for j, flow in enumerate(sc.flows):
+        if flow.ecn:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].ecn", flow.ecn,
+                                "False in the fluid engine",
+                                f"it models no ECN marks ({flow.algorithm!r} is ECN-capable by "
+                                "default: Flow(..., ecn=False) runs it without, as Linux "
+                                "falls back); use mode='packet'")
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
                                 "empty in the fluid engine",

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from functools import partial
 from typing import Callable
 
 import numpy as np
@@ -84,7 +85,7 @@ class PacketEngine:
             sender = Sender(
                 flow.make_algorithm(), rec, clock=clock,
                 transmit=self._path(i, receiver, access / 2.0, access / 2.0,
-                                    Counter(flow.drop_segments)),
+                                    Counter(flow.drop_segments), flow.ecn),
                 initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
@@ -95,8 +96,10 @@ class PacketEngine:
                 ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
                 limited_transmit=sc.limited_transmit, tail_loss_probe=sc.tail_loss_probe)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
+            receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
             if self.log is not None:
-                receiver.deliver_ack = self.log.ack(i, sender, clock)
+                receiver.deliver_ack = recorded = self.log.ack(i, sender, clock)
+                receiver.deliver_ce = partial(_echo_then, sender, recorded)
             self.senders.append(sender)
             self.receivers.append(receiver)
             clock.schedule(flow.start, Sender.start, sender)
@@ -127,13 +130,14 @@ class PacketEngine:
         return 10.0 * (sc.bdp_packets(i) + buffers)
 
     def _path(self, i: int, receiver: Receiver, before: float, after: float,
-              drops: Counter[int]) -> Callable:
+              drops: Counter[int], ecn: bool = False) -> Callable:
         """The function flow ``i``'s sender transmits with: across every link
         to ``receiver``.
 
         ``before`` and ``after`` are the flow's one-way access delays in front
         of the first link and behind the last (s); the first ``drops[seq]``
-        transmissions of segment ``seq`` are lost on the way in.
+        transmissions of segment ``seq`` are lost on the way in. ``ecn``: the
+        flow is ECN-capable; a packet any link marks reaches the receiver CE.
         """
         links = [link.forward for link in self.links]
         receive = receiver.receive
@@ -165,6 +169,24 @@ class PacketEngine:
                     if t < 0.0:
                         return
                 receive(seq, t + after)
+
+        if ecn:
+            states, receive_ce = self.links, receiver.receive_ce
+            if log is not None:
+                receive_ce = log.deliver(i, receive_ce)
+
+            def enter(seq: int, t: float) -> None:  # the ECN-capable variant
+                ce = False
+                for j, link in enumerate(states):
+                    drops_before = link.drops
+                    arrival = link.forward_ect(t)
+                    if arrival < 0.0:
+                        if log is not None:
+                            log.drop(i, seq, t, j, drop_reason(link, drops_before))
+                        return
+                    t = arrival
+                    ce = ce or link.ce
+                (receive_ce if ce else receive)(seq, t + after)
 
         if before <= 0.0:
             transmit = enter
@@ -250,6 +272,8 @@ class PacketEngine:
                      departures=np.array(bottleneck.departures_per_bin[:n], float),
                      flows=flows,
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
+                            **({"marks": bottleneck.marks}  # CE marks, when a flow can take them
+                               if any(f.ecn for f in sc.flows) else {}),
                             "data_packets": self.data_packets, "wall_time": wall},
                      events=(self.log.table(self.senders) if self.log is not None
                              else events_table(congestion_rows(self.senders))))
@@ -258,6 +282,13 @@ class PacketEngine:
     def data_packets(self) -> int:
         """Data packets sent so far, retransmissions and chosen drops included."""
         return sum(s.transmissions for s in self.senders)
+
+
+def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
+    """An ACK echoing CE marks, with the event log on: the echo, then the
+    recorded ``on_ack``."""
+    sender._ecn_echo(ack[2], ack[0], sender.clock.now)
+    recorded((ack[0], ack[1]))
 
 
 def _enter_later(args: tuple[Callable, int, float]) -> None:

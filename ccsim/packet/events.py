@@ -29,7 +29,7 @@ EVENT_COLUMNS = ("time", "flow", "event", "seq", "cwnd", "ssthresh", "link", "re
 ``cwnd``, ``ssthresh`` (the sender's, segments, at the event; NaN for events
 away from the sender); ``link`` (index in the path of the link that dropped a
 packet; -1 for a chosen drop; <NA> otherwise); ``reason`` (why a packet was
-dropped: ``"overflow"``, ``"red"``, ``"error"`` for a random link error, or
+dropped: ``"overflow"``, the discipline's kind (``"red"``, ``"codel"``, ...), ``"error"`` for a random link error, or
 ``"chosen"`` for the scenario's ``drop_segments``); ``sack`` (an ACK's SACK
 blocks, ``((start, end), ...)`` in segments, end exclusive)."""
 
@@ -123,8 +123,9 @@ def events_table(rows: list[Row]) -> pd.DataFrame:
 
 
 def drop_reason(link: "LinkState", drops_before: int) -> str:
-    """Why ``link`` just lost a packet: its queue (RED's early drop, or
-    overflow) or a random link error."""
+    """Why ``link`` just lost a packet: its queue (the discipline's own drop,
+    named by its kind — ``"red"``, ``"codel"``, ... — or overflow) or a random
+    link error."""
     if link.drops == drops_before:
         return "error"
-    return "red" if link.last_drop_early else "overflow"
+    return link.kind if link.last_drop_early else "overflow"

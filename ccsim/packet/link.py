@@ -1,5 +1,5 @@
-"""A link with its egress queue: drop-tail or RED, then serialisation and
-propagation, then random link errors.
+"""A link with its egress queue, then serialisation and propagation, then
+random link errors.
 
 Packets of one run all have the same size on the wire (``mss + header``
 bytes), so serialisation takes a fixed ``tx`` seconds and a FIFO queue is
@@ -7,6 +7,13 @@ fully described by the departure times of the packets it holds. A link is
 told about arrivals in time order and answers at once when the packet leaves
 the far end (or that it was dropped); the queue's contents at any later time
 follow from the departure times, so the link needs no events of its own.
+
+The queue: drop-tail runs inline (:meth:`LinkState._droptail`, the fast
+path); any other discipline (:mod:`ccsim.queues`) is asked about each arrival
+through its run-time object's ``arrive(t, waiting, ect)``, and may enqueue,
+drop or mark the packet (:meth:`LinkState._disciplined`). ``forward`` is
+whichever of the two applies; ``forward_ect`` the same for packets of
+ECN-capable flows, after which ``ce`` tells whether this link marked it.
 """
 
 from __future__ import annotations
@@ -14,7 +21,8 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from ..scenario import RED, Link
+from ..queues import DROP, MARK, DropTail
+from ..scenario import Link
 
 
 class LinkState:
@@ -24,16 +32,18 @@ class LinkState:
         tx: time to serialise one data packet (s).
         delay: propagation delay (s).
         limit: buffer, in packets waiting (the one in service not counted).
-        drops: packets dropped by the queue (overflow or RED).
+        drops: packets dropped by the queue (overflow or its discipline).
+        marks: packets the queue marked CE (RFC 3168).
+        ce: whether the packet last handed to :meth:`forward_ect` was marked here.
         losses: packets lost to random link errors.
         departures_per_bin: packets transmitted in each trace bin (for
             utilisation), a packet whose transmission straddles bins shared
             between them by time.
     """
 
-    __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "red", "avg",
-                 "count", "drops", "losses", "loss_rng", "red_rng", "departures_per_bin",
-                 "n_bins", "bin_rate", "arrivals", "last_drop_early")
+    __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "discipline", "drops",
+                 "losses", "loss_rng", "departures_per_bin", "n_bins", "bin_rate", "arrivals",
+                 "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
                  n_bins: int, bin_width: float) -> None:
@@ -41,22 +51,27 @@ class LinkState:
         self.delay = link.delay
         self.limit = link.queue.packets(packet_size)
         self.loss = link.loss
-        self.red = link.queue if isinstance(link.queue, RED) else None
         self.free_at = 0.0          # when the last accepted packet finishes (s)
         self.queue: deque[float] = deque()    # departure times, oldest first (s)
         self.arrivals: deque[float] = deque()  # arrival times, same order (s)
-        self.avg = 0.0              # RED's average queue (packets)
-        self.count = -1             # RED: packets since the last drop
-        self.drops = 0
+        self.drops = self.marks = 0
         self.losses = 0
-        self.last_drop_early = False  # the latest queue drop was RED's early one
+        self.ce = False
+        self.last_drop_early = False  # the latest queue drop was the discipline's, not overflow
+        self.kind = link.queue.kind   # the discipline's name, for the event trace
         self.loss_rng = random.Random(seeds[0])
-        self.red_rng = random.Random(seeds[1])
         self.departures_per_bin = [0] * (n_bins + 1)
         self.n_bins = n_bins + 1
         self.bin_rate = 1.0 / bin_width
+        if type(link.queue) is DropTail:  # the fast path: no discipline object on the way
+            self.discipline = None
+            self.forward = self.forward_ect = self._droptail
+        else:  # the discipline draws from the link's second seeded generator
+            self.discipline = link.queue.start(self, random.Random(seeds[1]))
+            self.forward = self._disciplined
+            self.forward_ect = self._disciplined_ect
 
-    def forward(self, t: float) -> float:
+    def _droptail(self, t: float) -> float:
         """A data packet arrives at time ``t`` (s; non-decreasing over calls).
 
         Returns the time it arrives at the far end of the link (s), or ``-1.0``
@@ -67,10 +82,6 @@ class LinkState:
             queue.popleft()
             arrivals.popleft()
         waiting = len(queue) - 1 if queue else 0  # the head is in service
-        if self.red is not None and self._red_drops(t, waiting, bool(queue)):
-            self.drops += 1
-            self.last_drop_early = True
-            return -1.0
         if waiting >= self.limit and queue:
             self.drops += 1
             self.last_drop_early = False
@@ -92,6 +103,46 @@ class LinkState:
             self.losses += 1
             return -1.0
         return done + self.delay
+
+    def _disciplined(self, t: float, ect: bool = False) -> float:
+        """As :meth:`_droptail`, with the discipline's verdict on the arrival."""
+        queue = self.queue
+        while queue and queue[0] <= t:
+            queue.popleft()
+            self.arrivals.popleft()
+        waiting = len(queue) - 1 if queue else 0
+        verdict = self.discipline.arrive(t, waiting, ect)
+        if verdict == DROP:
+            self.drops += 1
+            self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
+            return -1.0
+        if verdict == MARK:
+            if not ect:
+                raise TypeError(f"queue discipline {type(self.discipline).__name__} marked "
+                                "a packet of a flow that is not ECN-capable; it must drop it")
+            self.marks += 1
+            self.ce = True
+        start = self.free_at if self.free_at > t else t
+        done = start + self.tx
+        self.free_at = done
+        queue.append(done)
+        self.arrivals.append(t)
+        b = int(done * self.bin_rate)
+        if b < len(self.departures_per_bin):
+            if start * self.bin_rate >= b:
+                self.departures_per_bin[b] += 1
+            else:
+                self._spread(start, done)
+        if self.loss and self.loss_rng.random() < self.loss:
+            self.losses += 1
+            return -1.0
+        return done + self.delay
+
+    def _disciplined_ect(self, t: float) -> float:
+        """:meth:`_disciplined` for a packet of an ECN-capable flow; ``ce``
+        says whether it was marked here."""
+        self.ce = False
+        return self._disciplined(t, True)
 
     def _spread(self, start: float, done: float) -> None:
         """Credit each bin with the fraction of one packet's transmission,
@@ -121,31 +172,3 @@ class LinkState:
             present -= 1
             i -= 1
         return present - 1 if present > 0 else 0
-
-    def _red_drops(self, t: float, waiting: int, busy: bool) -> bool:
-        """RED's early-drop decision for an arrival at ``t`` (Floyd & Jacobson
-        1993, Fig. 2), updating the average queue and the count."""
-        red = self.red
-        w = red.weight
-        if busy:
-            self.avg += w * (waiting - self.avg)
-        else:  # idle since free_at: decay as if m empty-queue packets had passed
-            m = (t - self.free_at) / self.tx
-            self.avg *= (1.0 - w) ** m if m > 0 else (1.0 - w)
-        avg = self.avg
-        if avg < red.min_th:
-            self.count = -1
-            return False
-        if avg < red.max_th:
-            p_b = red.max_p * (avg - red.min_th) / (red.max_th - red.min_th)
-        elif red.gentle and avg < 2.0 * red.max_th:
-            p_b = red.max_p + (1.0 - red.max_p) * (avg - red.max_th) / red.max_th
-        else:
-            self.count = 0
-            return True
-        self.count += 1
-        denom = 1.0 - self.count * p_b
-        if denom <= 0.0 or self.red_rng.random() < p_b / denom:
-            self.count = 0
-            return True
-        return False

@@ -17,7 +17,7 @@ import math
 from heapq import heappush
 from typing import TYPE_CHECKING, Callable
 
-from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import Ack, CongestionControl, EcnEcho, Loss, RttSample
 from ..errors import AlgorithmStateError
 from ..recovery.rack import Rack
 from ..recovery.scoreboard import Scoreboard
@@ -53,7 +53,7 @@ class Receiver:
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "dsack", "delayed",
                  "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
-                 "deliver_ack", "delivered_per_bin", "n_bins", "bin_rate")
+                 "deliver_ack", "delivered_per_bin", "n_bins", "bin_rate", "ce", "deliver_ce")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  clock: "Clock", deliver_ack: Callable | None, n_bins: int,
@@ -78,10 +78,20 @@ class Receiver:
         self.delivered_per_bin = [0] * (n_bins + 1)
         self.n_bins = n_bins + 1
         self.bin_rate = 1.0 / bin_width
+        self.ce = 0                        # CE-marked segments not yet echoed (RFC 3168)
+        self.deliver_ce = None             # the sender's on_ack_ce, for ACKs that echo marks
+
+    def receive_ce(self, seq: int, t: float) -> None:
+        """Data segment ``seq`` arrives at ``t`` (s) marked CE: the next ACK
+        echoes it, as a count (see :class:`~ccsim.algorithms.EcnEcho`)."""
+        if self.held and t >= self.held_until:  # the held ACK left before this arrived
+            self._ack(self.held_until)
+        self.ce += 1
+        self.receive(seq, t)  # not its common case (ce is set): the ACK goes through _ack
 
     def receive(self, seq: int, t: float) -> None:
         """Data segment ``seq`` arrives at time ``t`` (s)."""
-        if seq == self.rcv_nxt and not (self.ooo or self.recent or self.delayed):
+        if seq == self.rcv_nxt and not (self.ooo or self.recent or self.delayed or self.ce):
             # the common case, in order with nothing held: an ACK at once, no SACK
             self.rcv_nxt = nxt = seq + 1
             b = int(t * self.bin_rate)
@@ -137,6 +147,11 @@ class Receiver:
                     break
                 picked.append((start, ends[start]))
             blocks = tuple(picked)
+        if self.ce:  # ECN echo: the CE-marked segments this ACK covers
+            heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ce,
+                                 (self.rcv_nxt, blocks, self.ce)))
+            self.ce = 0
+            return
         heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack,
                              (self.rcv_nxt, blocks)))
 
@@ -251,6 +266,9 @@ class Sender:
         self.tlp_resent = False         # that probe resent the last segment
         self.probes = 0
         self.reo_pending = False        # RACK's reordering timer is set
+        self.marked = 0                 # CE marks echoed to this sender (segments)
+        self.cwr_high = 0               # no ECN reduction until the ACK reaches this (RFC 3168)
+        self.ecn_reductions = 0
 
     def now(self) -> float:
         """Simulation time (s)."""
@@ -380,6 +398,31 @@ class Sender:
             self.recovery.on_dupack(self)
             if self.limited_transmit:
                 self._limited_transmit(now)
+
+    def on_ack_ce(self, ack: tuple[int, tuple, int]) -> None:
+        """An ACK that echoes CE marks arrives: ``(ack number, SACK blocks,
+        marked segments)``. The echo first (:meth:`_ecn_echo`), then the ACK
+        as any other; ACKs without marks go straight to :meth:`on_ack`."""
+        self._ecn_echo(ack[2], ack[0], self.now())
+        self.on_ack((ack[0], ack[1]))
+
+    def _ecn_echo(self, marked: int, ackno: int, now: float) -> None:
+        """An ACK echoed ``marked`` CE marks: the law hears of every echo, and
+        reacts (``on_ecn``) at most once per window of data — not until the
+        data outstanding at the last reduction is acknowledged — and not in
+        loss recovery or the loss phase after a timeout (RFC 3168 §6.1.2)."""
+        self.marked += marked
+        cc = self.cc
+        echo = EcnEcho(now, marked, self.marked, self.delivered,
+                       float(self.snd_nxt - self.snd_una), self.min_rtt, self.srtt)
+        cc.on_ce_echo(echo)
+        if self.in_recovery or self.snd_una < self.recover or ackno < self.cwr_high:
+            return
+        w, s = cc.cwnd, cc.ssthresh
+        cc.on_ecn(echo)
+        self._check_law("on_ecn", w, s)
+        self.cwr_high = self.high_tx
+        self.ecn_reductions += 1
 
     def send(self, now: float) -> None:
         """Send while the window allows (RFC 5681 §3.1); in recovery, strategies

@@ -1,0 +1,15 @@
+"""Queue disciplines: one file each, all on the contract of :mod:`.base`.
+
+``ccsim.queues.names()`` lists the registered kinds; a scenario names one
+(``dumbbell(queue="codel")``) or passes an object (``queue=ccsim.CoDel(limit=100)``).
+"""
+
+from .base import DROP, ENQUEUE, MARK, QueueDiscipline, QueueState, get, names, register
+from .codel import CoDel
+from .droptail import DropTail
+from .pie import PIE
+from .red import RED
+from .step import StepMark
+
+__all__ = ["QueueDiscipline", "QueueState", "ENQUEUE", "DROP", "MARK", "register", "names",
+           "get", "DropTail", "RED", "CoDel", "PIE", "StepMark"]

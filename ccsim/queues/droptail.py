@@ -1,0 +1,48 @@
+"""Drop-tail: a FIFO queue that drops arrivals when its buffer is full."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from ..errors import ScenarioError
+from .base import DROP, ENQUEUE, QueueDiscipline, QueueState, real, register
+
+if TYPE_CHECKING:
+    from ..packet.link import LinkState
+
+
+class _DropTailState(QueueState):
+    def arrive(self, t: float, waiting: int, ect: bool) -> int:
+        return DROP if self.full(t, waiting) else ENQUEUE
+
+
+@register
+@dataclass(frozen=True)
+class DropTail(QueueDiscipline):
+    """First-in first-out queue that drops arrivals when full.
+
+    The packet engine runs drop-tail inline in the link (its fast path); the
+    run-time object below states the same rule for anyone who asks.
+
+    Attributes:
+        limit: capacity, in packets waiting (the one being transmitted is not
+            counted) or in bytes, per ``unit``.
+        unit: ``"packets"`` or ``"bytes"``.
+    """
+
+    limit: float
+    unit: str = "packets"
+    kind: ClassVar[str] = "droptail"
+    fluid: ClassVar[bool] = True
+
+    def __post_init__(self) -> None:
+        if self.unit not in ("packets", "bytes"):
+            raise ScenarioError("queue.unit", self.unit, "'packets' or 'bytes'")
+        limit = real(self, "limit", "a buffer > 0", lambda v: v > 0)
+        if self.unit == "packets" and not limit.is_integer():
+            raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
+
+    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+        return _DropTailState(self, link, rng)
