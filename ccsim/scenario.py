@@ -246,6 +246,12 @@ class Flow:
             raise ScenarioError("flow.size", self.size, "a size > 0 bytes, such as '1MB'")
         rtt = None if self.rtt is None else _time(self.rtt, "flow.rtt", positive=True)
         rec = None if self.recovery is None else recovery.get(self.recovery).name
+        if rec is not None and cls.preset and rec != cls.recovery:
+            raise ScenarioError("flow.recovery", rec,
+                                f"{cls.recovery!r} or None with {cls.name!r}, which means Reno's "
+                                f"window law with {cls.recovery!r} recovery",
+                                f"for Reno's law with {rec!r} recovery: "
+                                f"Flow('reno', recovery={rec!r})")
         params = self.params
         if isinstance(params, Mapping):
             params = params.items()

@@ -92,3 +92,23 @@ def test_red_thresholds_that_the_buffer_cannot_reach_warn_that_red_never_acts():
 def test_red_thresholds_within_the_buffer_do_not_warn(recwarn):
     ccsim.dumbbell("10Mbps", "20ms", queue="red", buffer=30)
     assert not [w for w in recwarn if "min_th" in str(w.message)]
+
+
+def test_a_preset_with_another_recovery_is_refused_naming_both():
+    # "sack" means Reno's window law with SACK recovery: asking it for NewReno's
+    # recovery names two recoveries; the error names both and the way to say it.
+    with pytest.raises(ccsim.ScenarioError) as err:
+        ccsim.Flow("sack", recovery="newreno")
+    text = str(err.value)
+    assert "'sack'" in text and "'newreno'" in text and "Flow('reno', recovery='newreno')" in text
+    assert ccsim.Flow("sack", recovery="sack").recovery_name == "sack"  # the same: fine
+    assert ccsim.Flow("ssdr", recovery="sack").recovery_name == "sack"  # a law of its own
+
+
+def test_presets_are_renos_law_with_their_recovery():
+    from ccsim.algorithms.reno import Reno
+    for name in ("tahoe", "newreno", "sack", "fack", "rate-halving"):
+        cls = ccsim.algorithms.get(name)
+        assert cls.preset and cls.recovery == name and cls.__mro__[1] is Reno
+        assert vars(cls).get("on_ack") is None and vars(cls).get("on_loss") is None
+    assert not ccsim.algorithms.get("ssdr").preset

@@ -156,6 +156,9 @@ class CongestionControl:
 
     name: ClassVar[str] = ""
     recovery: ClassVar[str] = "reno"
+    #: Whether the name only means another law with the recovery of the same
+    #: name (:mod:`ccsim.algorithms.presets`): a flow may not ask for another.
+    preset: ClassVar[bool] = False
     min_cwnd: ClassVar[float] = 1.0
     #: Window after a retransmission timeout (segments); RFC 5681 §3.1.
     loss_window: ClassVar[float] = 1.0
