@@ -24,6 +24,11 @@ SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput
                    "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
                    "mean_rtt", "fct")
 TRACE_VARIABLES = ("cwnd", "ssthresh", "rtt", "goodput", "queue")
+EVENT_COLUMNS = ("time", "flow", "event")
+"""The columns every :attr:`Result.events` table has (engines may add more)."""
+EVENT_KINDS = ("recovery", "timeout")
+"""Event names the plots mark: ``"recovery"`` (a loss detected, fast
+recovery entered) and ``"timeout"`` (the retransmission timer fired)."""
 
 
 @dataclass
@@ -54,6 +59,13 @@ class Result:
             ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
             ``goodput`` (bit/s over the trace interval ending at ``time``),
             ``queue`` (bottleneck backlog, packets).
+        events: what happened when, one row per event, sorted by time:
+            ``time`` (s), ``flow`` (index), ``event`` (name). ``"recovery"``:
+            a loss was detected and the flow entered loss recovery;
+            ``"timeout"``: its retransmission timer fired. Engines may add
+            further event names and columns; an engine that records none
+            gives an empty table with these three columns. The fluid engine
+            records them when it keeps traces (``traces=True``).
     """
 
     scenario: Scenario
@@ -61,6 +73,7 @@ class Result:
     summary: pd.DataFrame
     metrics: dict[str, Any]
     traces: pd.DataFrame = field(repr=False)
+    events: pd.DataFrame = field(repr=False, default_factory=lambda: empty_events())
 
     def to_pandas(self) -> pd.DataFrame:
         """The summary with the scenario's key, seed and the run's metrics
@@ -86,7 +99,10 @@ class Result:
         return rows.pivot(index="time", columns="flow", values="value")
 
     def plot(self, **kwargs: Any) -> "matplotlib.figure.Figure":
-        """cwnd, goodput and queue over time; see :func:`ccsim.plot.plot_result`."""
+        """cwnd, goodput and queue over time (or the ``panels`` asked for),
+        losses and timeouts marked; a pyplot figure. Keywords: ``panels``,
+        ``flows``, ``start``, ``end``, ``smooth``, ``ax``, ``fig``, ``marks``,
+        ``figsize``; see :func:`ccsim.plot.plot_result`."""
         from .plot import plot_result
 
         return plot_result(self, **kwargs)
@@ -99,7 +115,8 @@ class Result:
 def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
           ssthresh: np.ndarray, rtt: np.ndarray, queue: np.ndarray,
           delivered: np.ndarray, departures: np.ndarray, flows: list[dict[str, Any]],
-          extra: dict[str, Any]) -> Result:
+          extra: dict[str, Any],
+          events: list[list[tuple[float, str]]] | None = None) -> Result:
     """Assemble a :class:`Result` from an engine's raw output.
 
     Args:
@@ -112,6 +129,9 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             ``recoveries``, ``rtt_sum`` (s), ``rtt_count``, ``done_at`` (s or
             None).
         extra: engine figures merged into ``metrics``.
+        events: optional, per flow a list of ``(time, event)`` pairs (s,
+            name; e.g. ``(3.2, "recovery")``), in any order; see
+            :func:`events_table`.
     """
     sc = scenario
     dt = sc.sample_interval
@@ -152,7 +172,27 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     goodput = delivered * bits / dt  # bit/s in each bin
     traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
                                "goodput": goodput}, queue)
-    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces)
+    return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces,
+                  events=events_table(events))
+
+
+def empty_events() -> pd.DataFrame:
+    """An events table with no rows: columns ``time``, ``flow``, ``event``."""
+    return pd.DataFrame({"time": pd.Series(dtype=float), "flow": pd.Series(dtype="int64"),
+                         "event": pd.Series(dtype=object)})
+
+
+def events_table(per_flow: list[list[tuple[float, str]]] | None) -> pd.DataFrame:
+    """Per-flow ``(time, event)`` lists → the tidy :attr:`Result.events` table
+    (``time``, ``flow``, ``event``), sorted by time then flow; ``None`` or
+    no events give an empty table with those columns."""
+    if not per_flow:
+        return empty_events()
+    rows = [(float(t), i, str(name)) for i, evs in enumerate(per_flow) for t, name in evs]
+    if not rows:
+        return empty_events()
+    out = pd.DataFrame(rows, columns=list(EVENT_COLUMNS)).astype({"flow": "int64"})
+    return out.sort_values(["time", "flow"], kind="stable").reset_index(drop=True)
 
 
 def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link_bits: float,

@@ -123,7 +123,7 @@ def findings(alone: pd.DataFrame) -> pd.DataFrame:
 
 
 def _draw(result):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     t = result.table.copy()
     t["cell"] = [f"{d * 1e3:.0f} ms\nq {q}\n{p:.0%}" for d, q, p in

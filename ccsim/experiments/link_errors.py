@@ -118,7 +118,7 @@ def order_agreement(table: pd.DataFrame, order=LAI_YAO_FIG_5_ORDER) -> pd.Series
 
 
 def _draw_errors(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     fig = Figure(figsize=(7, 4.5), layout="constrained")
     ax = fig.subplots()
@@ -172,7 +172,7 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
 
 
 def _draw_utilisation(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     table = result.table
     fig = Figure(figsize=(7, 4.2), layout="constrained")

@@ -183,7 +183,7 @@ class _Trace:
 
 
 def _draw(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     table = result.table
     k = table["drops"].max()

@@ -191,7 +191,7 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
 
 
 def _draw_order(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     t = result.table
     fig = Figure(figsize=(7, 4), layout="constrained")
@@ -287,7 +287,7 @@ def _start_order(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
 
 
 def _draw(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     names = result.data["names"]
     t = result.table.set_index(["first", "second"])
