@@ -23,6 +23,13 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
                    "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
                    "mean_rtt", "fct")
+SCENARIO_COLUMNS = ("bandwidth", "rtt", "buffer", "queue", "loss", "duration", "seed")
+"""The scenario's parameters, on every row of :attr:`Result.summary`,
+:meth:`Result.to_pandas` and sweep tables, so that runs stack into one table:
+``bandwidth`` (the bottleneck's rate, bit/s), ``rtt`` (the path's two-way
+propagation delay, s), ``buffer`` (the bottleneck's buffer, packets),
+``queue`` (its discipline: ``"droptail"``, ``"red"``, ...), ``loss`` (random
+loss probability along the path), ``duration`` (s) and ``seed``."""
 TRACE_VARIABLES = ("cwnd", "ssthresh", "rtt", "goodput", "queue")
 EVENT_COLUMNS = ("time", "flow", "event")
 """The columns every :attr:`Result.events` table has (engines may add more)."""
@@ -46,7 +53,10 @@ class Result:
             over the measurement interval); ``delivered_bytes``;
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
-            s); ``fct`` (flow completion time of sized flows, s, else NaN).
+            s); ``fct`` (flow completion time of sized flows, s, else NaN);
+            then the scenario's parameters (:data:`SCENARIO_COLUMNS`:
+            ``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
+            ``duration``, ``seed``), the same on every row.
         metrics: ``utilisation`` (fraction of the bottleneck's capacity used
             by data packets over the measurement interval), ``jain`` (Jain's
             index of the flows' goodput over it), ``uf`` (seed 004's
@@ -76,12 +86,17 @@ class Result:
     events: pd.DataFrame = field(repr=False, default_factory=lambda: empty_events())
 
     def to_pandas(self) -> pd.DataFrame:
-        """The summary with the scenario's key, seed and the run's metrics
-        repeated on each row: one table that stacks across runs."""
-        out = self.summary.reset_index()
+        """One row per flow, a table that stacks across runs
+        (``pd.concat([r.to_pandas() for r in results])``): ``scenario``
+        (its key), ``mode``, the scenario's parameters
+        (:data:`SCENARIO_COLUMNS`, SI units), ``flow`` and the summary's
+        columns, then the run's ``utilisation``, ``jain`` and ``uf``."""
+        summary = self.summary.reset_index()
+        out = summary[list(SCENARIO_COLUMNS)].copy()
         out.insert(0, "scenario", self.scenario.key)
-        out.insert(1, "seed", self.scenario.seed)
-        out.insert(2, "mode", self.mode)
+        out.insert(1, "mode", self.mode)
+        rest = summary.drop(columns=list(SCENARIO_COLUMNS))
+        out = pd.concat([out, rest], axis=1)
         for name in ("utilisation", "jain", "uf"):
             out[name] = self.metrics.get(name, math.nan)
         return out
@@ -216,15 +231,29 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     else:
         share = np.full(n_flows, math.nan)
         utilisation = jain = uf = math.nan
+    params = scenario_columns(sc)
     for row, s in zip(rows, share):
         row["share"] = float(s)
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+        row.update(params)
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
     summary.index.name = "flow"
     metrics: dict[str, Any] = {"utilisation": utilisation, "jain": jain}
     if not math.isnan(uf):
         metrics["uf"] = uf
     metrics["interval"] = (t0, t1)
     return summary, metrics
+
+
+def scenario_columns(sc: Scenario) -> dict[str, Any]:
+    """The values of :data:`SCENARIO_COLUMNS` for ``sc`` (SI units)."""
+    link = sc.links[sc.bottleneck]
+    lossy = [l.loss for l in sc.links if l.loss > 0]
+    # one lossy link (a dumbbell): its probability exactly as given
+    loss = lossy[0] if len(lossy) == 1 else 1.0 - math.prod(1.0 - p for p in lossy)
+    return {"bandwidth": float(link.rate), "rtt": float(sc.path_rtt),
+            "buffer": int(link.queue.packets(sc.packet_size)), "queue": link.queue.kind,
+            "loss": float(loss),
+            "duration": float(sc.duration), "seed": sc.seed}
 
 
 def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],

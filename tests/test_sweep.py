@@ -46,8 +46,11 @@ def reference():
 # -- the table -------------------------------------------------------------------------
 def test_one_row_per_flow_per_scenario_in_grid_order(reference):
     t = reference
-    assert list(t.columns[:7]) == ["scenario", "key", "buffer", "loss", "seed", "mode", "flow"]
-    assert list(t.columns[7:9]) == ["algorithm", "recovery"]
+    # the grid's parameters, then the scenario's others (SI), seed, mode
+    assert list(t.columns[:11]) == ["scenario", "key", "buffer", "loss", "bandwidth", "rtt",
+                                    "queue", "duration", "seed", "mode", "flow"]
+    assert list(t.columns[11:13]) == ["algorithm", "recovery"]
+    assert set(t["bandwidth"]) == {10e6} and set(t["rtt"]) == {0.02}
     assert list(t.columns[-3:]) == ["error", "traceback", "wall_time"]
     assert {"utilisation", "jain", "uf", "drops", "interval_start"} <= set(t.columns)
     assert len(t) == 8 * 2 and list(t["flow"]) == [0, 1] * 8
