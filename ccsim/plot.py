@@ -119,25 +119,11 @@ def flow_label(i: int, flow: Any) -> str:
 
 
 def describe(result: "Result") -> str:
-    """One-line description of the scenario, used as the figure's title, e.g.
-    ``"dumbbell · 10 Mbit/s · RTT 20 ms · droptail buffer 17 pkts · seed 1"``."""
-    sc = result.scenario
-    link = sc.links[sc.bottleneck]
-    parts = [sc.topology if len(sc.links) == 1 else f"{sc.topology} ({len(sc.links)} links)",
-             format_rate(link.rate)]
-    rtts = sorted({sc.flow_rtt(i) for i in range(len(sc.flows))})
-    if len(rtts) == 1:
-        parts.append(f"RTT {format_time(rtts[0])}")
-    else:
-        parts.append(f"RTT {format_time(rtts[0])}–{format_time(rtts[-1])}")
-    kind = {"droptail": "droptail", "red": "RED"}.get(link.queue.kind, link.queue.kind)
-    parts.append(f"{kind} buffer {link.queue.packets(sc.packet_size)} pkts")
-    if link.loss > 0:
-        parts.append(f"loss {link.loss * 100:.3g}%")
-    parts.append(f"seed {sc.seed}")
-    if result.mode != "packet":
-        parts.append(f"{result.mode} engine")
-    return " · ".join(parts)
+    """One-line description of the scenario, the figure's title; see
+    :meth:`ccsim.Result.describe`."""
+    from .results import describe as _describe
+
+    return _describe(result)
 
 
 def _smooth_samples(smooth: Any, dt: float) -> int:

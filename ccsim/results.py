@@ -122,9 +122,87 @@ class Result:
 
         return plot_result(self, **kwargs)
 
+    def describe(self) -> str:
+        """The scenario in one line, e.g. ``"dumbbell · 10 Mbit/s · RTT 20 ms ·
+        droptail buffer 17 pkts · seed 1"`` (plus the engine when it is
+        the fluid one); the title of :meth:`plot`."""
+        return describe(self)
+
+    def __repr__(self) -> str:
+        flows = ", ".join(
+            f"{r.algorithm} {_fmt(r.goodput_bps / 1e6, '.3g')} Mbit/s"
+            for r in self.summary.itertuples())
+        return f"<ccsim.Result {self.mode}: {self.describe()}; {flows}>"
+
     def _repr_html_(self) -> str:
-        return (f"<b>ccsim {self.mode} result</b> — scenario <code>{self.scenario.key}</code>"
-                + self.summary._repr_html_())
+        """The summary in the units people read (Mbit/s, %, ms) under a line
+        describing the scenario; :attr:`summary` itself stays in SI units."""
+        import html
+
+        table = display_summary(self)
+        m = self.metrics
+        figures = [f"utilisation {_fmt(m.get('utilisation', math.nan) * 100, '.1f')}%",
+                   f"Jain's index {_fmt(m.get('jain', math.nan), '.3f')}"]
+        if "uf" in m:
+            figures.append(f"UF {_fmt(m['uf'], '.1f')}%")
+        return (f"<p><b>ccsim {html.escape(self.mode)} run</b>: "
+                f"{html.escape(self.describe())}<br>{html.escape(' · '.join(figures))}</p>"
+                + table.to_html(na_rep="–", escape=True))
+
+
+def _fmt(value: Any, spec: str) -> str:
+    try:
+        return "–" if value is None or math.isnan(value) else format(value, spec)
+    except TypeError:
+        return str(value)
+
+
+DISPLAY_COLUMNS = {
+    "algorithm": ("algorithm", None, None), "recovery": ("recovery", None, None),
+    "start": ("start (s)", 1.0, 3), "goodput_bps": ("goodput (Mbit/s)", 1e-6, 3),
+    "share": ("share (%)", 100.0, 1), "retransmits": ("retransmits", None, None),
+    "timeouts": ("timeouts", None, None), "recoveries": ("recoveries", None, None),
+    "mean_rtt": ("mean RTT (ms)", 1e3, 1), "fct": ("completion (s)", 1.0, 3),
+}
+"""Summary column → (heading, scale, decimals) of the readable table."""
+
+
+def display_summary(result: "Result") -> pd.DataFrame:
+    """:attr:`Result.summary` for reading: goodput in Mbit/s, share in %,
+    RTT in ms, rounded, without the columns every row shares; a completion
+    time only when a flow has one."""
+    s = result.summary
+    out = pd.DataFrame(index=s.index)
+    for column, (heading, scale, decimals) in DISPLAY_COLUMNS.items():
+        if column == "fct" and s[column].isna().all():
+            continue
+        if column == "recovery" and (s["recovery"] == s["algorithm"]).all():
+            continue
+        out[heading] = s[column] if scale is None else (s[column] * scale).round(decimals)
+    return out
+
+
+def describe(result: "Result") -> str:
+    """See :meth:`Result.describe`."""
+    from .units import format_rate, format_time
+
+    sc = result.scenario
+    link = sc.links[sc.bottleneck]
+    parts = [sc.topology if len(sc.links) == 1 else f"{sc.topology} ({len(sc.links)} links)",
+             format_rate(link.rate)]
+    rtts = sorted({sc.flow_rtt(i) for i in range(len(sc.flows))})
+    if len(rtts) == 1:
+        parts.append(f"RTT {format_time(rtts[0])}")
+    else:
+        parts.append(f"RTT {format_time(rtts[0])}–{format_time(rtts[-1])}")
+    kind = {"droptail": "droptail", "red": "RED"}.get(link.queue.kind, link.queue.kind)
+    parts.append(f"{kind} buffer {link.queue.packets(sc.packet_size)} pkts")
+    if link.loss > 0:
+        parts.append(f"loss {link.loss * 100:.3g}%")
+    parts.append(f"seed {sc.seed}")
+    if result.mode != "packet":
+        parts.append(f"{result.mode} engine")
+    return " · ".join(parts)
 
 
 def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
