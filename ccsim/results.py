@@ -59,7 +59,7 @@ class Result:
             ``duration``, ``seed``), the same on every row.
         metrics: ``utilisation`` (fraction of the bottleneck's capacity used
             by data packets over the measurement interval), ``jain`` (Jain's
-            index of the flows' goodput over it), ``uf`` (seed 004's
+            index of the flows' goodput over it), ``uf`` (Lai & Yao's
             unfairness index, %, only when flows differ in base RTT),
             ``interval`` (start, end; s), ``drops`` (queue drops at the
             bottleneck), ``losses`` (random losses), ``data_packets`` (data

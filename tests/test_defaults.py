@@ -81,8 +81,8 @@ DEFAULTS = {
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
                      "rho": 16, "zeta": 50, "ai_cnt": 100.0},
              ["Baiocchi", "PFLDnet 2007", "tcp_yeah.c"]),
-    # Chen & Chen 1999, reconstructed from seed 004 §3.4: queue target 3 segments (a choice).
-    "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "seed 004"]),
+    # Chen & Chen 1999, reconstructed from Lai & Yao §3.4: queue target 3 segments (a choice).
+    "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "Lai & Yao"]),
 }
 
 

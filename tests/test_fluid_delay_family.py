@@ -233,7 +233,7 @@ def test_bbr_window_is_two_bdp_and_bounds_the_queue():
 
 
 def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
-    """2 % random loss (seed 002's finding): BBR does not reduce on loss and
+    """2 % random loss (Kwon et al.'s finding): BBR does not reduce on loss and
     keeps pacing at its measured bandwidth; Reno's window collapses to
     √(1.5/p) ≈ 9 segments. Measured: BBR 7.69 Mb/s, Reno 2.07 (packet
     engine 5.35 and 1.90). BBR above half the link and 3 times Reno."""

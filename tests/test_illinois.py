@@ -142,7 +142,7 @@ def test_engine_small_buffer_keeps_utilisation_high():
 
 
 def test_engine_takes_more_than_reno_on_a_large_buffer():
-    # Seed 000 (Linux testbed): Illinois dominates Reno. With a 2-BDP buffer α = 10 while the
+    # Esterhuizen & Krzesinski (Linux testbed): Illinois dominates Reno. With a 2-BDP buffer α = 10 while the
     # delay is low and β = 1/8 at small delay let it outgrow Reno. Measured share 0.67 with
     # RFC 6937's PRR; 0.568 since PRR follows Linux's tcp_cwnd_reduction (the +1 only on
     # ACKs that advance snd_una: fewer segments per recovery for both flows). 0.53: still a

@@ -32,7 +32,7 @@ RED_MAX_P = 1 / 50
 
 # -- validation ------------------------------------------------------------------------
 def _five_link_path(**kw):
-    """Seed 002's shape: host - R1 - R2 - R3 - R4 - host, the bottleneck at R1, i.e. the
+    """Kwon et al.'s shape: host - R1 - R2 - R3 - R4 - host, the bottleneck at R1, i.e. the
     second of five links is the slowest."""
     links = [
         {"rate": "1Gbps", "delay": "1ms"},

@@ -1,6 +1,6 @@
 """FACK: Reno's window law with forward-acknowledgement recovery.
 
-The name seed 004 (Lai & Yao) uses for Mathis & Mahdavi's "Forward
+The name Lai & Yao uses for Mathis & Mahdavi's "Forward
 Acknowledgement: Refining TCP Congestion Control" (SIGCOMM 1996): the window
 law is RFC 5681's (:mod:`ccsim.algorithms.reno`), recovery is
 :mod:`ccsim.recovery.fack`. ``Flow("cubic", recovery="fack")`` pairs it with

@@ -1,6 +1,6 @@
 """Rate-Halving: Reno's window law with Rate-Halving recovery.
 
-The name seed 004 (Lai & Yao) uses for Mathis, Semke, Mahdavi & Lahey's
+The name Lai & Yao uses for Mathis, Semke, Mahdavi & Lahey's
 Rate-Halving algorithm (draft-mathis-tcp-ratehalving-00, 1999): the window
 law is RFC 5681's (:mod:`ccsim.algorithms.reno`), recovery is
 :mod:`ccsim.recovery.rate_halving` over SACK.

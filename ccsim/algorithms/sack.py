@@ -1,6 +1,6 @@
 """SACK: Reno's window law with RFC 6675 SACK-based loss recovery.
 
-The name seed 004 (Lai & Yao) and Fall & Floyd (CCR 1996) use for "Reno
+The name Lai & Yao and Fall & Floyd (CCR 1996) use for "Reno
 with the SACK option": the window law is RFC 5681's
 (:mod:`ccsim.algorithms.reno`), recovery is :mod:`ccsim.recovery.sack`
 (RFC 2018 option, RFC 6675 recovery). Any other law takes the same recovery
