@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 from matplotlib.axes import Axes
 
 from .errors import ScenarioError
-from .units import format_rate, format_time, parse_time
+from .units import format_time, parse_time
 
 if TYPE_CHECKING:
     from .results import Result

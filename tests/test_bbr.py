@@ -3,7 +3,6 @@ control-00, Linux tcp_bbr.c) and its behaviour (Kwon et al.)."""
 
 from __future__ import annotations
 
-import math
 
 import pytest
 

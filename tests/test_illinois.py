@@ -6,7 +6,6 @@ Expected values come from independent restatements: α(da) has 1/α linear in da
 line from (d2, β_min) to (d3, β_max); plus hand arithmetic.
 """
 
-import math
 
 import pytest
 
