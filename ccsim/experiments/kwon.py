@@ -79,7 +79,9 @@ def delay_queue_loss(algorithms: Iterable[str] = KWON_ALGORITHMS, *,
                                       duration=duration, seed=seed))
     runs = sweep(scenarios, mode=mode, workers=workers, executor=executor, store=store,
                  progress=progress)
-    runs = runs.drop(columns=["seed"]).join(pd.DataFrame(rows), on="base")
+    # this recipe's own labels (the queue as given, ...) replace the sweep's
+    meta = pd.DataFrame(rows)
+    runs = runs.drop(columns=[c for c in meta if c in runs]).join(meta, on="base")
     keys = ["algorithm", "delay", "queue", "loss"]
     alone = runs[~runs.together].groupby(keys, sort=False).agg(
         goodput_bps=("goodput_bps", "mean"), timeouts=("timeouts", "mean")).reset_index()
