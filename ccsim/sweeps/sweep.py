@@ -157,7 +157,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
              for batch in _batches(keys, m, runner, width)]
     total = sum(len(b) for _, b in tasks)
     pool, owned = executors.choose(workers, executor, len(tasks))
-    from tqdm.auto import tqdm
+    from .._progress import tqdm
 
     bar = tqdm(total=total, desc="sweep", unit="scenario", disable=not progress or total == 0)
     failed = 0
