@@ -203,6 +203,7 @@ def test_json_safe():
     json.dumps(doc, allow_nan=False)
 
 
+@pytest.mark.slow
 def test_python_dash_m():
     proc = subprocess.run([sys.executable, "-m", "ccsim", "algorithms"],
                           capture_output=True, text=True, timeout=60)
@@ -296,6 +297,7 @@ def test_csv_and_traces(capsys, tmp_path):
     assert set(tr["variable"]) >= {"cwnd", "queue"}
 
 
+@pytest.mark.slow
 def test_json_into_a_closed_pipe_is_quiet():
     # head reads one line and closes the pipe; ccsim must not print a traceback
     cmd = (f"{sys.executable} -m ccsim run --flows reno --mode fluid --duration 60s --json "
@@ -314,6 +316,7 @@ def test_matrix_without_arguments_says_what_it_would_do(capsys):
     assert " min on " in captured.err
 
 
+@pytest.mark.slow
 def test_matrix_cells_read_first_slash_second(capsys):
     assert main(["matrix", "--algorithms", "reno", "cubic", "--duration", "4s", "--delay", "1s",
                  "--bandwidth", "10Mbps", "--buffer", "50", "--workers", "1"]) == 0

@@ -16,6 +16,7 @@ def _row(table, strategy, k):
     return table[(table.strategy == strategy) & (table.drops == k)].iloc[0]
 
 
+@pytest.mark.slow
 def test_multiple_drops_outcomes(drops):
     # Fall & Floyd 1996 §3–§5, per strategy, for 1 to 4 drops from one window.
     t = drops.table
@@ -46,6 +47,7 @@ def test_multiple_drops_plot(drops):
     assert axes[-1].get_xlabel() == "time (s)"
 
 
+@pytest.mark.slow
 def test_link_errors_rank_order_matches_lai_and_yao():
     # Lai & Yao §4.1: "Rate-Halving > SSDR ≈ FACK ≈ SACK > NewReno > Reno" (Vegas
     # and Pseudo-Rate are not built yet), and the gaps widen with the error rate.
@@ -66,6 +68,7 @@ def test_link_errors_rank_order_matches_lai_and_yao():
     assert fig.axes[0].get_xlabel() == "link error rate (%)"
 
 
+@pytest.mark.slow
 def test_utilisation_under_loss_orders_sack_above_reno():
     # Zhang & Bian: SACK uses the link better than Reno at 1% and 5% loss; 5% is far
     # worse than 1% for both.

@@ -126,6 +126,7 @@ def test_decrease_keeps_one_minus_beta_and_timeout_resets():
     assert make(cwnd=3).ssthresh_after(loss) == 2.0
 
 
+@pytest.mark.slow
 def test_engine_small_buffer_keeps_utilisation_high():
     # The paper's aim: high throughput on high-BDP paths without filling the buffer — α is
     # large while the queueing delay is small and β small (1/8) when losses come at low delay.
@@ -140,6 +141,7 @@ def test_engine_small_buffer_keeps_utilisation_high():
     assert ill > reno + 0.1
 
 
+@pytest.mark.slow
 def test_engine_takes_more_than_reno_on_a_large_buffer():
     # Esterhuizen & Krzesinski (Linux testbed): Illinois dominates Reno. With a 2-BDP buffer α = 10 while the
     # delay is low and β = 1/8 at small delay let it outgrow Reno. Measured share 0.67 with

@@ -95,6 +95,7 @@ def test_new_arrival_of_a_loss_recovery_flow_gets_a_similar_share():
     assert row.paper_new_over_old == pytest.approx(4678 / 4780.66)
 
 
+@pytest.mark.slow
 def test_experiment_command(tmp_path, capsys):
     assert main(["experiment", "--list"]) == 0
     listed = capsys.readouterr().out

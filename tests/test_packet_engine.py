@@ -31,6 +31,7 @@ def _mean_cwnd_under_loss(p: float, algorithm: str = "reno") -> float:
 
 
 @pytest.mark.parametrize("algorithm", ["reno", "newreno"])
+@pytest.mark.slow
 def test_square_root_law(algorithm):
     ps = np.array([0.001, 0.003, 0.01])
     w = np.array([_mean_cwnd_under_loss(p, algorithm) for p in ps])

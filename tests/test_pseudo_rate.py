@@ -95,6 +95,7 @@ def test_reno_before_the_first_bound_and_after_a_loss():
     assert (cc.ssthresh, cc.bound) == (15.0, None)
 
 
+@pytest.mark.slow
 def test_engine_fairness_between_rtts_beats_reno():
     # Lai & Yao's Table 2: Pseudo-Rate has the best fairness between short and long connections
     # (UF 28 % against Reno's 183 %). Each flow keeps ~3 segments queued, so equal rates

@@ -43,3 +43,30 @@ def test_display_converts_but_summary_stays_si(res):
     assert "completion (s)" not in shown.columns  # bulk flows: no completion time
     assert "recovery" not in shown.columns  # each flow's recovery is its own law's
     assert not math.isnan(shown.loc[1, "goodput (Mbit/s)"])
+
+
+def test_build_takes_per_flow_event_lists():
+    """The seam the packet engine fills: build(events=[per flow [(time, name)]])."""
+    import numpy as np
+
+    from ccsim.results import EVENT_COLUMNS, build
+
+    sc = ccsim.dumbbell(bandwidth="10Mbps", rtt="20ms", flows=["reno", "reno"], duration="1s")
+    n, dt = 100, sc.sample_interval
+    times = np.arange(n) * dt
+    ones = np.ones((n, 2))
+    raw = [{"end": 1.0, "retransmits": 0, "timeouts": 1, "recoveries": 1, "rtt_sum": 0.02,
+            "rtt_count": 1, "done_at": None}] * 2
+    kw = dict(times=times, cwnd=ones * 10, ssthresh=ones * 20, rtt=ones * 0.02,
+              queue=np.zeros(n), delivered=ones, departures=np.full(n, 2.0), flows=raw,
+              extra={})
+    res = build(sc, "packet", events=[[(0.7, "timeout"), (0.3, "recovery")],
+                                      [(0.5, "recovery")]], **kw)
+    ev = res.events
+    assert list(ev.columns) == list(EVENT_COLUMNS)
+    assert ev.values.tolist() == [[0.3, 0, "recovery"], [0.5, 1, "recovery"],
+                                  [0.7, 0, "timeout"]]
+    assert ev["flow"].dtype == "int64" and ev["time"].dtype == "float64"
+    empty = build(sc, "packet", **kw).events  # an engine that records none
+    assert list(empty.columns) == list(EVENT_COLUMNS) and len(empty) == 0
+    assert ccsim.Result(sc, "packet", res.summary, res.metrics, res.traces).events.empty

@@ -321,6 +321,7 @@ _BUILD = ('ccsim.dumbbell("10Mbps", "20ms", buffer=20, queue="red", loss=0.01, s
           'flows=["reno", ccsim.Flow("newreno", start="5s", rtt="40ms")], duration="30s")')
 
 
+@pytest.mark.slow
 def test_key_stable_across_processes():
     sc = eval(_BUILD, {"ccsim": ccsim})
     root = Path(ccsim.__file__).resolve().parent.parent

@@ -253,6 +253,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie has stopped running
 
 
+@pytest.mark.slow
 def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
     path = tmp_path / "killed.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -328,6 +329,7 @@ def test_a_failing_scenario_is_a_row_with_its_error(broken, tmp_path):
 
 
 @pytest.mark.parametrize("where", ["in this process", "in a thread"])
+@pytest.mark.slow
 def test_timeout_turns_a_stuck_run_into_an_error(broken, where):
     executor = cf.ThreadPoolExecutor(2) if where == "in a thread" else None
     workers = None if executor else 1
@@ -444,6 +446,7 @@ def _guide_section() -> str:
     return text.split("\n## Sweeps\n", 1)[1].split("\n## ", 1)[0]
 
 
+@pytest.mark.slow
 def test_guide_sweeps_section_runs_as_printed(tmp_path, monkeypatch, capsys):
     import re
     import shlex
