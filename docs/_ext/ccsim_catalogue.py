@@ -37,6 +37,27 @@ def _params(cls) -> list[tuple[str, str]]:
             if p.name != "self" and p.default is not inspect.Parameter.empty]
 
 
+def _provenance(name: str, doc: str) -> str:
+    """What the docstring says about parameter ``name``'s default: the clause
+    that names it, preferring a paragraph about defaults ("Defaults and their
+    sources: ``gain = 1/8`` — Linux westwood_do_filter ..."), else any."""
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", doc)]
+    valued = re.compile(r"``" + re.escape(name) + r"\s*=\s*[-\d.(\"'][^`]*``")
+    bare = re.compile(r"``" + re.escape(name) + r"``")
+    passes = [(valued, lambda p: "efault" in p), (valued, lambda p: True),
+              (bare, lambda p: "efault" in p), (bare, lambda p: True)]
+    for about, wanted in passes:
+        for para in filter(wanted, paragraphs):
+            m = about.search(para)
+            if m:
+                rest = para[m.start():]
+                end = min([i for i in (rest.find("; "), rest.find(". ", 2)) if i > 0],
+                          default=len(rest))
+                clause = rest[:min(end, 220)].replace("|", "\\|").replace("``", "`")
+                return clause + ("…" if end > 220 else "")
+    return "see the docstring below"
+
+
 def _fence(text: str) -> str:
     return "```text\n" + inspect.cleandoc(text or "(no docstring)") + "\n```\n"
 
@@ -98,8 +119,9 @@ def generate(app=None) -> None:
                   "", f"![cwnd of one {name} flow](catalogue/{name}.png)", ""]
         params = _params(cls)
         if params:
-            lines += ["| parameter | default |", "|---|---|"]
-            lines += [f"| `{p}` | `{d}` |" for p, d in params]
+            lines += ["| parameter | default | where the default comes from (the docstring) |",
+                      "|---|---|---|"]
+            lines += [f"| `{p}` | `{d}` | {_provenance(p, doc)} |" for p, d in params]
             lines.append("")
         else:
             lines += ["No parameters.", ""]
