@@ -103,11 +103,14 @@ class Result:
 
     def series(self, variable: str) -> pd.DataFrame:
         """One traced variable as a wide table: index ``time``, a column per
-        flow (the queue: a single column)."""
-        if variable not in TRACE_VARIABLES:
+        flow (the queue: a single column). Besides :data:`TRACE_VARIABLES`,
+        any variable an engine adds to :attr:`traces` (such as ``inflight``)."""
+        known = list(TRACE_VARIABLES) + sorted(
+            set(map(str, self.traces["variable"].unique())) - set(TRACE_VARIABLES))
+        if variable not in known:
             from .errors import ScenarioError
 
-            raise ScenarioError("variable", variable, "one of " + ", ".join(TRACE_VARIABLES))
+            raise ScenarioError("variable", variable, "one of " + ", ".join(known))
         rows = self.traces[self.traces["variable"] == variable]
         if variable == "queue":
             return rows.set_index("time")[["value"]].rename(columns={"value": "queue"})

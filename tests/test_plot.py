@@ -345,3 +345,18 @@ def test_shown_once_in_jupyter(monkeypatch):
     NotebookClient(nb, timeout=120, kernel_name="python3").execute()
     images = [sum("image/png" in o.get("data", {}) for o in c.outputs) for c in nb.cells]
     assert images == [0, 1, 1, 1, 1, 1, 1]
+
+
+def test_inflight_panel_when_an_engine_traces_it(result):
+    import pandas as pd
+
+    cwnd = result.traces[result.traces["variable"] == "cwnd"].copy()
+    inflight = cwnd.assign(variable="inflight", value=cwnd["value"] - 1)
+    traces = pd.concat([result.traces.astype({"variable": str}),
+                        inflight.astype({"variable": str})], ignore_index=True)
+    traced = ccsim.Result(result.scenario, result.mode, result.summary, result.metrics, traces)
+    fig = traced.plot(panels=["cwnd", "inflight"])
+    ax = fig.axes[1]
+    assert ax.get_ylabel() == "in flight (segments)"
+    y = flow_lines(ax)[0].get_ydata()
+    np.testing.assert_allclose(y, flow_lines(fig.axes[0])[0].get_ydata() - 1)
