@@ -28,7 +28,6 @@ import re
 import time
 from datetime import date
 
-import numpy as np
 import pandas as pd
 
 import ccsim

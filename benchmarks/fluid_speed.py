@@ -63,7 +63,7 @@ def main() -> None:
     for n in (1, 10, 100, 1000):
         batch = [ccsim.dumbbell("10Mbps", "20ms", buffer="1BDP", duration="60s", seed=s,
                                 flows=["reno", "cubic"]) for s in range(n)]
-        res, wall, _ = timed(lambda: ccsim.run_many(batch, mode="fluid", traces=False))
+        res, wall, _ = timed(lambda batch=batch: ccsim.run_many(batch, mode="fluid", traces=False))
         steps = max(r.metrics["steps"] for r in res)
         rows.append(f"| {n} | {wall:.2f} s | {wall / n * 1000:.1f} ms | {steps} |")
     one = ccsim.dumbbell("10Mbps", "20ms", buffer="1BDP", duration="60s", seed=0,

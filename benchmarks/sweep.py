@@ -63,7 +63,7 @@ def speed_up(repeat: int) -> None:
     walls, busy = {}, {}
     with tempfile.TemporaryDirectory() as tmp:
         for workers in (1, 2):
-            def once() -> None:
+            def once(workers: int = workers) -> None:
                 path = os.path.join(tmp, f"m{time.perf_counter_ns()}.sqlite")
                 pairwise_matrix(ALGORITHMS, workers=workers, store=path, **MATRIX)
                 busy.setdefault(workers, []).append(

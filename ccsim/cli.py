@@ -6,7 +6,9 @@ The only module that prints or reads argv. Console entry point:
 Examples::
 
     ccsim run --flows reno vegas@10s --bandwidth 10Mbps --rtt 20ms --duration 60s --plot out.png
-    ccsim run --flows cubic cubic --loss 1% --json
+    ccsim run --flows "vegas@10s:rtt=40ms,alpha=3" "cubic:recovery=sack" --queue red:max_p=0.1
+    ccsim run --flows cubic cubic --loss 1% --json | head
+    ccsim run --bandwidth 100mbit --csv summary.csv --traces traces.csv
     ccsim sweep sweep.toml --workers 8 --store sweep.sqlite --csv out.csv
     ccsim experiment --list
     ccsim experiment unfairness --workers 2 --csv table2.csv --plot table2.png
@@ -50,16 +52,22 @@ def _parser() -> argparse.ArgumentParser:
         "run", help="simulate one dumbbell scenario and print its summary",
         description="Simulate flows sharing one bottleneck (a dumbbell) and print the "
                     "per-flow summary and aggregate metrics.")
-    run.add_argument("--flows", nargs="+", default=["reno", "reno"], metavar="NAME[@START]",
-                     help="one flow per algorithm name, optionally with its start time, "
-                          "e.g. reno vegas@10s (default: reno reno)")
-    run.add_argument("--bandwidth", default="10Mbps", help="bottleneck rate (default: 10Mbps)")
+    run.add_argument("--flows", nargs="+", default=["reno", "reno"],
+                     metavar="NAME[@START][:KEY=VALUE,...]",
+                     help="one flow per algorithm name (any case), optionally with its start "
+                          "time and, after a colon, its own settings: rtt, stop, size, "
+                          "recovery, and the algorithm's parameters, e.g. reno "
+                          "\"vegas@10s:rtt=40ms,alpha=3\" (default: reno reno)")
+    run.add_argument("--bandwidth", default="10Mbps",
+                     help="bottleneck rate: 10Mbps, 10Mbit/s, or tc's 10mbit (default: 10Mbps)")
     run.add_argument("--rtt", default="20ms", help="two-way propagation delay (default: 20ms)")
     run.add_argument("--buffer", default="1BDP",
                      help="bottleneck buffer: packets, a size (64KB) or a BDP multiple "
                           "(default: 1BDP)")
-    run.add_argument("--queue", default="droptail", choices=["droptail", "red", "codel", "pie"],
-                     help="bottleneck queue discipline (default: droptail)")
+    run.add_argument("--queue", default="droptail", metavar="KIND[:KEY=VALUE,...]",
+                     help="bottleneck queue discipline (droptail, red, codel, pie), with its parameters "
+                          "after a colon, e.g. red:min_th=5,max_th=15,max_p=0.1,gentle=true "
+                          "(default: droptail)")
     run.add_argument("--loss", default="0",
                      help="random loss probability of data packets, e.g. 0.01 or 1%% "
                           "(default: 0)")
@@ -83,6 +91,10 @@ def _parser() -> argparse.ArgumentParser:
     out.add_argument("--plot", metavar="FILE", help="save cwnd, goodput and queue plots to FILE")
     out.add_argument("--json", action="store_true",
                      help="print scenario, summary and metrics as one JSON object")
+    out.add_argument("--csv", metavar="FILE",
+                     help="save the summary (Result.to_pandas(): one row per flow) as CSV")
+    out.add_argument("--traces", metavar="FILE",
+                     help="save the time series (time, flow, variable, value) as CSV")
 
     demo = commands.add_parser(
         "demo", help="the README's example: reno against a reno that starts at 10 s",
@@ -99,7 +111,10 @@ def _parser() -> argparse.ArgumentParser:
                     "(Mbit/s of the first and second flow) and the pairs whose outcome "
                     "depends on who starts first.")
     matrix.add_argument("--algorithms", nargs="+", metavar="NAME",
-                        help="algorithms to pair (default: every registered one)")
+                        help="algorithms to pair")
+    matrix.add_argument("--all", action="store_true",
+                        help="pair every registered algorithm (many runs: without --all or "
+                             "--algorithms the command says how many and stops)")
     matrix.add_argument("--bandwidth", default="100Mbps", help="bottleneck rate")
     matrix.add_argument("--rtt", default="1ms", help="two-way propagation delay")
     matrix.add_argument("--buffer", default="1000", help="bottleneck buffer (default 1000 packets)")
@@ -204,16 +219,56 @@ def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) ->
 
 
 # -- scenario from arguments -------------------------------------------------------
+_FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery")
+
+
+def _settings(text: str, field: str) -> dict[str, Any]:
+    """``"a=1,b=40ms"`` → ``{"a": 1, "b": "40ms"}``: numbers become numbers,
+    true/false booleans, anything else stays a string for ccsim to parse."""
+    out: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ScenarioError(field, item, "KEY=VALUE settings separated by commas, "
+                                             "e.g. 'rtt=40ms,alpha=3'")
+        out[key.strip()] = _value(value.strip())
+    return out
+
+
+def _value(text: str) -> Any:
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
 def _flow(spec: str) -> Any:
-    """``NAME`` or ``NAME@START`` → a :class:`ccsim.Flow`."""
+    """``NAME[@START][:KEY=VALUE,...]`` → a :class:`ccsim.Flow`. Keys ``start``,
+    ``stop``, ``size``, ``rtt`` and ``recovery`` are the flow's; any other is
+    a parameter of its algorithm (``vegas@10s:rtt=40ms,alpha=3``)."""
     from .scenario import Flow
 
-    name, sep, start = spec.partition("@")
-    if not sep:
-        return Flow(name)
-    if not start:
+    head, colon, rest = spec.partition(":")
+    name, sep, start = head.partition("@")
+    if sep and not start:
         raise ScenarioError("flow.start", spec, "NAME@START with a start time, e.g. 'vegas@10s'")
-    return Flow(name, start=start)
+    settings = _settings(rest, "flow") if colon else {}
+    fields = {k: settings.pop(k) for k in _FLOW_FIELDS if k in settings}
+    if sep:
+        if "start" in fields:
+            raise ScenarioError("flow.start", spec, "the start time once: NAME@START or start=")
+        fields["start"] = start
+    return Flow(name.strip().lower(), params=settings, **fields)
+
+
+def _queue(spec: str, field: str = "--queue") -> tuple[str, dict[str, Any]]:
+    """``"red:min_th=5,max_p=0.1"`` → ``("red", {"min_th": 5, "max_p": 0.1})``."""
+    kind, colon, rest = spec.partition(":")
+    return kind.strip().lower(), (_settings(rest, field) if colon else {})
 
 
 def _probability(text: str) -> float:
@@ -225,15 +280,29 @@ def _probability(text: str) -> float:
 
 
 def _scenario(args: argparse.Namespace) -> Any:
+    import dataclasses
+
     from .scenario import dumbbell
 
     knobs = {name: getattr(args, name) for name in
              ("mss", "initial_window", "min_rto", "delayed_ack", "sack")
              if getattr(args, name) is not None}
-    return dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,
-                    queue=args.queue, loss=_probability(args.loss),
-                    flows=[_flow(spec) for spec in args.flows], duration=args.duration,
-                    seed=args.seed, **knobs)
+    kind, queue_params = _queue(args.queue)
+    sc = dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,
+                  queue=kind, loss=_probability(args.loss),
+                  flows=[_flow(spec) for spec in args.flows], duration=args.duration,
+                  seed=args.seed, **knobs)
+    if queue_params:
+        queue = sc.links[0].queue
+        known = [f.name for f in dataclasses.fields(queue) if f.name not in ("limit", "unit")]
+        for key in queue_params:
+            if key not in known:
+                raise ScenarioError("--queue", f"{kind}:{key}=...",
+                                    f"parameters of {kind}: " + (", ".join(known) or "none")
+                                    + "; its buffer is --buffer")
+        sc = sc.replace(links=(dataclasses.replace(
+            sc.links[0], queue=dataclasses.replace(queue, **queue_params)),))
+    return sc
 
 
 # -- output ---------------------------------------------------------------------------
@@ -345,8 +414,10 @@ def _save_plot(res: Any, path: str) -> None:
 
 
 def _report(res: Any) -> None:
-    print(_header(res))
-    print(summary_table(res.summary))
+    from .results import SCENARIO_COLUMNS
+
+    print(_header(res))  # the scenario's parameters are in the header line
+    print(summary_table(res.summary.drop(columns=list(SCENARIO_COLUMNS))))
     print(metrics_line(res.metrics))
 
 
@@ -356,6 +427,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     sc = _scenario(args)
     _check_plot_path(args.plot)
+    _check_table_path("--csv", args.csv)
+    _check_table_path("--traces", args.traces)
     progress = args.progress
     if progress is None:
         progress = is_long_run(sc, args.mode)
@@ -367,10 +440,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(json.dumps(json_safe(doc), indent=2, allow_nan=False))
     else:
         _report(res)
+    # with --json, stdout holds only the JSON document
+    note = sys.stderr if args.json else sys.stdout
+    if args.csv:
+        res.to_pandas().to_csv(args.csv, index=False)
+        print(f"summary saved to {args.csv}", file=note)
+    if args.traces:
+        res.traces.to_csv(args.traces, index=False)
+        print(f"traces saved to {args.traces}", file=note)
     if args.plot:
         _save_plot(res, args.plot)
-        # with --json, stdout holds only the JSON document
-        print(f"plot saved to {args.plot}", file=sys.stderr if args.json else sys.stdout)
+        print(f"plot saved to {args.plot}", file=note)
     return 0
 
 
@@ -391,25 +471,63 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 def _cmd_algorithms(args: argparse.Namespace) -> int:
     from . import algorithms, recovery
 
+    import inspect
+    import shutil
+    import textwrap
+
     rows = []
     for name in algorithms.names():
         cls = algorithms.get(name)
-        doc = (cls.__doc__ or "").strip().splitlines()
-        rows.append((name, cls.recovery, doc[0] if doc else ""))
+        # the docstring's first paragraph, whole: what the algorithm is and its source
+        first = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
+        rows.append((name, cls.recovery, " ".join(first.split())))
     w_name = max([len("algorithm")] + [len(r[0]) for r in rows])
     w_rec = max([len("default recovery")] + [len(r[1]) for r in rows])
+    indent = w_name + w_rec + 4
+    width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))
     print(f"{'algorithm':<{w_name}}  {'default recovery':<{w_rec}}  description")
     for name, rec, doc in rows:
-        print(f"{name:<{w_name}}  {rec:<{w_rec}}  {doc}".rstrip())
+        lines = textwrap.wrap(doc, width - indent) or [""]
+        print(f"{name:<{w_name}}  {rec:<{w_rec}}  {lines[0]}".rstrip())
+        for line in lines[1:]:
+            print(" " * indent + line)
     print()
     print("recovery strategies: " + ", ".join(recovery.names()))
     print("combine them with Flow(algorithm, recovery=...)")
     return 0
 
 
-def _cmd_matrix(args: argparse.Namespace) -> int:
-    from .experiments import pairwise_matrix
+PACKETS_PER_SECOND = 200_000
+"""The packet engine's speed for time estimates, data packets per CPU-second
+(benchmarks/README.md measures about 210,000 for Reno)."""
 
+
+def _cmd_matrix(args: argparse.Namespace) -> int:
+    from . import algorithms
+    from .experiments import pairwise_matrix
+    from .scenario import dumbbell
+    from .units import parse_time
+
+    if args.all and args.algorithms:
+        raise ScenarioError("--all", "with --algorithms", "one of --all or --algorithms NAME ...")
+    names = algorithms.names() if args.algorithms is None else args.algorithms
+    delay, duration = parse_time(args.delay, "--delay"), parse_time(args.duration, "--duration")
+    if delay >= duration:
+        raise ScenarioError("--duration", args.duration,
+                            f"a time after --delay={args.delay}, when the second flow starts")
+    if args.algorithms is None and not args.all:
+        sc = dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,
+                      duration=args.duration)
+        runs = len(names) ** 2
+        packets = sc.links[0].rate * sc.duration / (8 * sc.packet_size)
+        workers = args.workers or os.cpu_count() or 1
+        minutes = runs * packets / PACKETS_PER_SECOND / min(workers, runs) / 60
+        print(f"ccsim matrix would run every ordered pair of the {len(names)} registered "
+              f"algorithms: {runs} packet runs of {_seconds(sc.duration)} at "
+              f"{format_rate(sc.links[0].rate)}, about {minutes:.0f} min on {workers} "
+              f"worker{'s' * (workers != 1)}.", file=sys.stderr)
+        print("Run it with --all, or pick some: --algorithms reno cubic vegas", file=sys.stderr)
+        return 2
     _check_plot_path(args.plot)
     res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
                           buffer=args.buffer, delay=args.delay, duration=args.duration,
@@ -429,7 +547,7 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         print(f"failed: {row.first} then {row.second}: {row.error}", file=sys.stderr)
     agreement = res.data["agreement"]
     if agreement == agreement:  # not NaN: some pairs are in the paper's table
-        compared = int(res.table.seed_first_bps.notna().sum())
+        compared = int(res.table.paper_first_bps.notna().sum())
         print(f"\noutcome as in Esterhuizen & Krzesinski's Table I for {agreement:.0%} of {compared} pairs")
     print(f"\n{len(res.table)} runs in {res.data['wall_time']:.0f} s")
     _save_outputs(res, args)
@@ -563,3 +681,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("ccsim: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``ccsim run --json | head``): stop quietly, like
+        # any Unix filter, and point stdout at /dev/null so that the flush at exit
+        # does not raise again
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError, AttributeError):
+            pass
+        return 141  # 128 + SIGPIPE, what a shell reports for a filter cut short

@@ -23,7 +23,7 @@ def jain(x: Sequence[float]) -> float:
 
 
 def unfairness(throughput: Sequence[float], rtt: Sequence[float]) -> float:
-    """Seed 004's UF index (Lai & Yao, §4.2), in percent:
+    """Lai & Yao's UF index (§4.2), in percent:
     ``|mean(long) − mean(short)| / mean(all) · 100``, where the short flows
     have the smallest base RTT and the long ones the largest. NaN unless the
     flows have at least two distinct base RTTs."""

@@ -1,8 +1,10 @@
 """How a result looks: cwnd, goodput and the bottleneck queue over time.
 
-Built on matplotlib's object-oriented API only (a :class:`~matplotlib.figure.Figure`
-and its axes, never pyplot's global state), so it works headless, in scripts
-that save PNGs, and in Jupyter, where the returned figure displays itself.
+Every figure ccsim draws is made through pyplot (:func:`new_figure`), so it
+behaves like any matplotlib figure: ``plt.show()`` shows it in a script,
+``fig.savefig(...)`` saves it, and in Jupyter it appears once, whether the
+cell ends with ``res.plot()``, ``res.plot();`` or ``fig = res.plot()``.
+Flow ``i`` has the same colour (:func:`flow_colours`) in every plot.
 """
 
 from __future__ import annotations
@@ -14,14 +16,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.axes import Axes
 
 from .errors import ScenarioError
-from .units import format_rate, format_time, parse_time
+from .units import format_time, parse_time
 
 if TYPE_CHECKING:
     from .results import Result
 
-__all__ = ["plot_result"]
+__all__ = ["plot_result", "flow_colours", "new_figure", "PANELS"]
+
+PANELS = ("cwnd", "ssthresh", "rtt", "goodput", "queue", "inflight")
+"""Panels :func:`plot_result` can draw, top to bottom in the order asked for.
+``inflight`` only when the result traces it."""
+DEFAULT_PANELS = ("cwnd", "goodput", "queue")
+STACK_FROM = 5
+"""From this many flows the goodput panel is a stacked area (who holds what
+part of the link) instead of one line per flow."""
 
 DEFAULT_FIGSIZE = (9.0, 7.5)
 """Width and height (inches) of :func:`plot_result`'s figure."""
@@ -30,20 +41,47 @@ _GRID = {"color": "0.88", "linewidth": 0.6}
 _QUEUE_COLOUR = "0.35"
 
 
-class ResultFigure(Figure):
-    """A :class:`~matplotlib.figure.Figure` that renders itself as PNG in Jupyter;
-    every figure ccsim returns (results, experiments) is one.
+_NON_INTERACTIVE = {"agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}
 
-    IPython only knows how to draw a plain ``Figure`` once pyplot's inline
-    backend has been loaded; a notebook that never imports pyplot would show
-    ``<Figure size ...>``. When the inline backend is active its formatter
-    takes precedence, so the image is never shown twice.
+
+class ResultFigure(Figure):
+    """The :class:`~matplotlib.figure.Figure` every ccsim plot is: made by
+    pyplot (:func:`new_figure`), so ``plt.show()``, ``fig.show()`` and
+    ``savefig`` work as for any figure, and shown once in Jupyter.
+
+    Jupyter's inline backend shows every open pyplot figure at the end of a
+    cell; a figure that is also the cell's value would appear twice. When IPython
+    displays a ccsim figure (as a cell's value or through ``display``) it
+    sends the image and closes the figure in pyplot, so the end-of-cell
+    flush does not send it again. Under an interactive backend (ipympl, Qt)
+    the figure's own window or widget shows it and display does nothing.
     """
 
     def _repr_png_(self) -> bytes:
         buf = io.BytesIO()
         self.savefig(buf, format="png", bbox_inches="tight")
         return buf.getvalue()
+
+    def _ipython_display_(self) -> None:
+        import matplotlib
+        import matplotlib.pyplot as plt
+        from IPython.display import Image, display
+
+        managed = self.canvas.manager is not None and plt.fignum_exists(self.number)
+        backend = matplotlib.get_backend().lower()
+        if managed and "inline" not in backend and backend not in _NON_INTERACTIVE:
+            return  # an interactive backend's window or widget shows it
+        display(Image(data=self._repr_png_(), format="png"))
+        if managed:
+            plt.close(self)
+
+
+def new_figure(**kwargs: Any) -> ResultFigure:
+    """A pyplot-managed :class:`ResultFigure` (``plt.figure(FigureClass=
+    ResultFigure, **kwargs)``); what every ccsim plot draws on."""
+    import matplotlib.pyplot as plt
+
+    return plt.figure(FigureClass=ResultFigure, **kwargs)
 
 
 def default_smooth(result: "Result") -> float:
@@ -54,15 +92,22 @@ def default_smooth(result: "Result") -> float:
 
 
 def flow_colours(n: int) -> list[Any]:
-    """One colour per flow: matplotlib's default cycle (C0..C9), then tab20,
-    then evenly spaced viridis for crowds."""
-    if n <= 10:
-        return [f"C{i}" for i in range(n)]
+    """One colour per flow, flow ``i`` always the same: tab10 (matplotlib's
+    C0..C9) for the first ten flows, then tab20's lighter shades, then
+    evenly spaced viridis. Use it in your own plots to agree with
+    :meth:`ccsim.Result.plot`: ``flow_colours(2)[1]`` is flow 1's colour."""
     from matplotlib import colormaps
 
-    if n <= 20:
-        return [colormaps["tab20"](i) for i in range(n)]
-    return [colormaps["viridis"](x) for x in np.linspace(0.0, 0.95, n)]
+    tab10, tab20 = colormaps["tab10"], colormaps["tab20"]
+    out: list[Any] = []
+    for i in range(n):
+        if i < 10:
+            out.append(tab10(i))
+        elif i < 20:
+            out.append(tab20(2 * (i - 10) + 1))  # the light shade of C(i-10)
+        else:
+            out.append(colormaps["viridis"]((i - 20) * 0.618034 % 0.95))
+    return out
 
 
 def flow_label(i: int, flow: Any) -> str:
@@ -74,25 +119,11 @@ def flow_label(i: int, flow: Any) -> str:
 
 
 def describe(result: "Result") -> str:
-    """One-line description of the scenario, used as the figure's title, e.g.
-    ``"dumbbell · 10 Mbit/s · RTT 20 ms · droptail buffer 17 pkts · seed 1"``."""
-    sc = result.scenario
-    link = sc.links[sc.bottleneck]
-    parts = [sc.topology if len(sc.links) == 1 else f"{sc.topology} ({len(sc.links)} links)",
-             format_rate(link.rate)]
-    rtts = sorted({sc.flow_rtt(i) for i in range(len(sc.flows))})
-    if len(rtts) == 1:
-        parts.append(f"RTT {format_time(rtts[0])}")
-    else:
-        parts.append(f"RTT {format_time(rtts[0])}–{format_time(rtts[-1])}")
-    kind = {"droptail": "droptail", "red": "RED"}.get(link.queue.kind, link.queue.kind)
-    parts.append(f"{kind} buffer {link.queue.packets(sc.packet_size)} pkts")
-    if link.loss > 0:
-        parts.append(f"loss {link.loss * 100:.3g}%")
-    parts.append(f"seed {sc.seed}")
-    if result.mode != "packet":
-        parts.append(f"{result.mode} engine")
-    return " · ".join(parts)
+    """One-line description of the scenario, the figure's title; see
+    :meth:`ccsim.Result.describe`."""
+    from .results import describe as _describe
+
+    return _describe(result)
 
 
 def _smooth_samples(smooth: Any, dt: float) -> int:
@@ -119,87 +150,272 @@ def _active_goodput(goodput: pd.DataFrame, result: "Result", dt: float) -> pd.Da
     return out
 
 
-def plot_result(result: "Result", *, smooth: Any = None,
+def _panel_names(result: "Result", panels: Any) -> list[str]:
+    if panels is None:
+        return list(DEFAULT_PANELS)
+    names = [panels] if isinstance(panels, str) else list(panels)
+    traced = set(result.traces["variable"].unique()) if len(result.traces) else set()
+    if not names:
+        raise ScenarioError("panels", panels, "one or more of " + ", ".join(PANELS))
+    for name in names:
+        if name not in PANELS:
+            raise ScenarioError("panels", name, "one of " + ", ".join(PANELS))
+        if name == "inflight" and "inflight" not in traced:
+            raise ScenarioError("panels", name, "a traced variable; this result traces "
+                                + ", ".join(v for v in PANELS if v in traced))
+    if len(set(names)) != len(names):
+        raise ScenarioError("panels", panels, "each panel at most once")
+    return names
+
+
+def _flow_list(result: "Result", flows: Any) -> list[int]:
+    n = len(result.scenario.flows)
+    if flows is None:
+        return list(range(n))
+    chosen = [flows] if isinstance(flows, (int, np.integer)) else list(flows)
+    for f in chosen:
+        if isinstance(f, bool) or not isinstance(f, (int, np.integer)) or not 0 <= f < n:
+            raise ScenarioError("flows", f, f"flow indices 0..{n - 1}")
+    if not chosen:
+        raise ScenarioError("flows", flows, f"one or more flow indices 0..{n - 1}")
+    return [int(f) for f in chosen]
+
+
+def _window(result: "Result", start: Any, end: Any) -> tuple[float, float]:
+    duration = result.scenario.duration
+    t0 = 0.0 if start is None else parse_time(start, "start")
+    t1 = duration if end is None else parse_time(end, "end")
+    if not 0 <= t0 < duration:
+        raise ScenarioError("start", start, f"a time in [0, {format_time(duration)})")
+    if not t0 < t1 <= duration:
+        raise ScenarioError("end", end,
+                            f"a time in ({format_time(t0)}, {format_time(duration)}]")
+    return t0, t1
+
+
+def _target_axes(names: list[str], ax: Any, fig: Any, figsize: Any) -> tuple[Figure, list[Axes]]:
+    if ax is not None and fig is not None:
+        raise ScenarioError("ax", "given with fig", "either ax= or fig=, not both")
+    if ax is not None:
+        axes = [ax] if isinstance(ax, Axes) else list(np.ravel(ax))
+        if len(axes) != len(names) or not all(isinstance(a, Axes) for a in axes):
+            raise ScenarioError("ax", f"{len(axes)} axes",
+                                f"{len(names)} matplotlib Axes, one per panel ({', '.join(names)})")
+        return axes[0].figure, axes
+    if fig is None:
+        size = figsize if figsize is not None else \
+            (DEFAULT_FIGSIZE[0], 1.2 + 2.1 * len(names)) if names != list(DEFAULT_PANELS) \
+            else DEFAULT_FIGSIZE
+        fig = new_figure(figsize=size, layout="constrained")
+    elif not isinstance(fig, Figure):
+        raise ScenarioError("fig", type(fig).__name__, "a matplotlib Figure")
+    ratios = [{"cwnd": 1.2, "queue": 0.8}.get(n, 1.0) for n in names]
+    axes = fig.subplots(len(names), 1, sharex=True, squeeze=False,
+                        gridspec_kw={"height_ratios": ratios})[:, 0]
+    return fig, list(axes)
+
+
+def plot_result(result: "Result", *, panels: Any = None, flows: Any = None,
+                start: Any = None, end: Any = None, smooth: Any = None,
+                ax: Any = None, fig: Any = None, marks: bool = True,
                 figsize: tuple[float, float] | None = None) -> Figure:
-    """cwnd, goodput and the bottleneck queue over time, in three stacked panels.
+    """A result's time series in stacked panels sharing the time axis.
 
-    1. cwnd of each flow (segments), as steps; gaps where the flow is not
-       active. ssthresh is traced but not drawn.
-    2. goodput of each flow (Mbit/s), a centred rolling mean over ``smooth``
-       seconds; the window is named in the axis label.
-    3. the bottleneck queue (packets), with the buffer limit as a dashed line.
+    Panels (``panels=``, top to bottom in the order given):
 
-    Each flow keeps one colour in all panels; the legend gives its index,
-    algorithm and start time. The title describes the scenario.
+    * ``cwnd`` (segments), steps, gaps where a flow is not active; loss
+      recoveries (``v``) and timeouts (``x``) from :attr:`Result.events`
+      marked on each flow's curve.
+    * ``ssthresh`` (segments; not drawn while still infinite).
+    * ``rtt`` (latest RTT sample, ms).
+    * ``goodput`` (Mbit/s), a centred rolling mean over ``smooth``, the
+      window named in the axis label, the link rate as a dotted line. In-order
+      delivery can exceed the link briefly (a retransmission that fills a hole
+      releases everything buffered behind it); the mean smooths those bursts.
+      With 5 flows or more, a stacked area: the top edge is the total.
+    * ``queue`` (bottleneck backlog, packets) with the buffer as a dashed line.
+    * ``inflight`` (segments), when the result traces it.
+
+    Flow ``i`` has colour ``flow_colours(n)[i]`` in every panel and every
+    ccsim plot; the legend gives its index, algorithm and start time. The
+    title describes the scenario.
 
     Args:
         result: a :class:`ccsim.Result`.
+        panels: a panel name or a list of them; default
+            ``["cwnd", "goodput", "queue"]``.
+        flows: flow indices to draw (default all); colours stay the flows' own.
+        start, end: the time window to show (s or strings such as ``"10s"``);
+            default the whole run.
         smooth: goodput smoothing window (s, or a string such as ``"500ms"``),
             rounded to whole trace intervals and at least one. Default
-            ``max(sample_interval, min(1 s, duration / 50))``: 1 s for runs of
-            a minute or more, a fiftieth of shorter runs.
-        figsize: (width, height) in inches; default ``(9, 7.5)``.
+            ``max(sample_interval, min(1 s, duration / 50))``.
+        ax: draw into these axes instead (one per panel, a single Axes for
+            one panel); no title or figure legend is added.
+        fig: draw into this (empty) figure instead of a new one.
+        marks: mark recoveries and timeouts on the cwnd panel.
+        figsize: (width, height) in inches of a new figure; default ``(9, 7.5)``
+            for the three default panels.
 
     Returns:
-        A :class:`matplotlib.figure.Figure` (not registered with pyplot: save
-        it with ``fig.savefig(...)``; in Jupyter it displays itself).
+        The :class:`matplotlib.figure.Figure`, managed by pyplot like any
+        other: ``plt.show()`` shows it, ``fig.savefig(...)`` saves it; in
+        Jupyter it appears once.
     """
     sc = result.scenario
     dt = sc.sample_interval
+    names = _panel_names(result, panels)
+    chosen = _flow_list(result, flows)
+    t0, t1 = _window(result, start, end)
     n_window = _smooth_samples(default_smooth(result) if smooth is None else smooth, dt)
-    window = n_window * dt
-    limit = sc.links[sc.bottleneck].queue.packets(sc.packet_size)
+    own_figure = ax is None
+    figure, axes = _target_axes(names, ax, fig, figsize)
     colours = flow_colours(len(sc.flows))
-    labels = [flow_label(i, f) for i, f in enumerate(sc.flows)]
+    labels = {i: flow_label(i, sc.flows[i]) for i in chosen}
+    handles = {}
+    draw = {"cwnd": _draw_cwnd, "ssthresh": _draw_ssthresh, "rtt": _draw_rtt,
+            "goodput": _draw_goodput, "queue": _draw_queue, "inflight": _draw_inflight}
+    for name, a in zip(names, axes):
+        drawn = draw[name](a, result, chosen, colours, labels,
+                           n_window=n_window, marks=marks, window=(t0, t1))
+        for i, h in (drawn or {}).items():
+            handles.setdefault(i, h)
+    for a in axes:
+        a.grid(True, **_GRID)
+        a.set_axisbelow(True)
+        a.set_xlim(t0, t1)
+        a.set_ylim(bottom=0)
+        a.margins(x=0)
+    axes[-1].set_xlabel("time (s)")
+    legend_handles = [handles[i] for i in chosen if i in handles]
+    legend_labels = [labels[i] for i in chosen if i in handles]
+    if own_figure:
+        if marks and "cwnd" in names and len(result.events):
+            legend_handles += _mark_handles()
+            legend_labels += ["loss recovery", "timeout"]
+        axes[0].legend(handles=legend_handles, labels=legend_labels, loc="lower center",
+                       bbox_to_anchor=(0.5, 1.0), ncols=min(len(legend_labels), 5),
+                       fontsize="small", frameon=False, borderaxespad=0.2)
+        figure.suptitle(describe(result), fontsize="medium")
+    return figure
 
-    fig = ResultFigure(figsize=DEFAULT_FIGSIZE if figsize is None else figsize,
-                       layout="constrained")
-    ax_cwnd, ax_good, ax_queue = fig.subplots(3, 1, sharex=True,
-                                              gridspec_kw={"height_ratios": [1.2, 1.0, 0.8]})
 
-    # (1) cwnd: steps, NaN (inactive) leaves gaps
-    cwnd = result.series("cwnd")
-    handles = []
-    for i in range(len(sc.flows)):
-        y = cwnd[i].to_numpy(dtype=float) if i in cwnd.columns else np.array([])
-        t = cwnd.index.to_numpy(dtype=float) if i in cwnd.columns else np.array([])
-        (line,) = ax_cwnd.step(t, y, where="post", color=colours[i], linewidth=0.9,
-                               label=labels[i])
-        handles.append(line)
-    ax_cwnd.set_ylabel("cwnd (segments)")
+_MARKS = {"recovery": {"marker": "v", "s": 18}, "timeout": {"marker": "X", "s": 40}}
 
-    # (2) goodput: centred rolling mean, Mbit/s, drawn at bin centres
+
+def _mark_handles() -> list[Any]:
+    from matplotlib.lines import Line2D
+
+    return [Line2D([], [], color="0.3", marker="v", linestyle="none", markersize=5),
+            Line2D([], [], color="0.3", marker="X", linestyle="none", markersize=7)]
+
+
+def _per_flow(result: "Result", variable: str, window: tuple[float, float]) -> pd.DataFrame:
+    """The variable's wide table over the time window (one sample either side,
+    so steps reach the edges; the y axis then scales to what is shown)."""
+    if not (result.traces["variable"] == variable).any():
+        return pd.DataFrame()
+    return _clip(result.series(variable), window, result.scenario.sample_interval)
+
+
+def _clip(table: pd.DataFrame, window: tuple[float, float], dt: float) -> pd.DataFrame:
+    t = table.index.to_numpy(dtype=float)
+    return table[(t >= window[0] - dt * 1.5) & (t <= window[1] + dt * 1.5)]
+
+
+def _lines(ax: Axes, table: pd.DataFrame, chosen, colours, labels, *, scale: float = 1.0,
+           step: bool = True) -> dict[int, Any]:
+    handles = {}
+    for i in chosen:
+        if i in table.columns:
+            t = table.index.to_numpy(dtype=float)
+            y = table[i].to_numpy(dtype=float) * scale
+        else:
+            t, y = np.array([]), np.array([])
+        kw = {"color": colours[i], "linewidth": 0.9, "label": labels[i]}
+        (line,) = ax.step(t, y, where="post", **kw) if step else ax.plot(t, y, **kw)
+        handles[i] = line
+    return handles
+
+
+def _draw_cwnd(ax, result, chosen, colours, labels, *, marks, window, **_):
+    cwnd = _per_flow(result, "cwnd", window)
+    handles = _lines(ax, cwnd, chosen, colours, labels)
+    ax.set_ylabel("cwnd (segments)")
+    events = result.events
+    if marks and len(events) and len(cwnd):
+        t = cwnd.index.to_numpy(dtype=float)
+        for kind, style in _MARKS.items():
+            for i in chosen:
+                rows = events[(events["event"] == kind) & (events["flow"] == i)
+                              & (events["time"] >= window[0]) & (events["time"] <= window[1])]
+                if not len(rows) or i not in cwnd.columns:
+                    continue
+                when = rows["time"].to_numpy(dtype=float)
+                # the window just before the reaction: the last sample at or before it
+                k = np.clip(np.searchsorted(t, when, side="right") - 1, 0, len(t) - 1)
+                y = cwnd[i].to_numpy(dtype=float)[k]
+                size = style["s"] * (0.5 if len(result.scenario.flows) >= STACK_FROM else 1.0)
+                ax.scatter(when, y, color=colours[i], edgecolors="black", linewidths=0.4,
+                           zorder=3, label=f"_{kind} {i}", marker=style["marker"], s=size)
+    return handles
+
+
+def _draw_ssthresh(ax, result, chosen, colours, labels, *, window, **_):
+    table = _per_flow(result, "ssthresh", window)
+    table = table.where(np.isfinite(table)) if len(table) else table
+    ax.set_ylabel("ssthresh (segments)")
+    return _lines(ax, table, chosen, colours, labels)
+
+
+def _draw_rtt(ax, result, chosen, colours, labels, *, window, **_):
+    ax.set_ylabel("RTT (ms)")
+    return _lines(ax, _per_flow(result, "rtt", window), chosen, colours, labels, scale=1e3)
+
+
+def _draw_inflight(ax, result, chosen, colours, labels, *, window, **_):
+    ax.set_ylabel("in flight (segments)")
+    return _lines(ax, _per_flow(result, "inflight", window), chosen, colours, labels)
+
+
+def _draw_goodput(ax, result, chosen, colours, labels, *, n_window, window, **_):
+    sc = result.scenario
+    dt = sc.sample_interval
     goodput = _active_goodput(result.series("goodput"), result, dt)
     smoothed = goodput.rolling(n_window, center=True, min_periods=1).mean()
     smoothed = smoothed.where(goodput.notna())
-    t_good = goodput.index.to_numpy(dtype=float) - dt / 2
-    for i in range(len(sc.flows)):
-        y = smoothed[i].to_numpy(dtype=float) / 1e6 if i in smoothed.columns \
-            else np.full(len(t_good), math.nan)
-        ax_good.plot(t_good, y, color=colours[i], linewidth=1.2, label=labels[i])
-    ax_good.set_ylabel(f"goodput (Mbit/s, {format_time(window)} mean)")
+    goodput = _clip(goodput, window, dt)  # smoothed over the whole run, then cut
+    smoothed = _clip(smoothed, window, dt)
+    t = goodput.index.to_numpy(dtype=float) - dt / 2  # drawn at bin centres
+    handles = {}
+    rate = sc.links[sc.bottleneck].rate / 1e6
+    if len(sc.flows) >= STACK_FROM:
+        ys = [smoothed[i].to_numpy(dtype=float) / 1e6 if i in smoothed.columns
+              else np.full(len(t), math.nan) for i in chosen]
+        polys = ax.stackplot(t, np.nan_to_num(np.array(ys)) if ys else np.zeros((0, len(t))),
+                             colors=[colours[i] for i in chosen], linewidth=0,
+                             labels=[labels[i] for i in chosen])
+        handles = dict(zip(chosen, polys))
+        ax.set_ylabel(f"goodput, stacked\n(Mbit/s, {format_time(n_window * dt)} mean)")
+    else:
+        for i in chosen:
+            y = smoothed[i].to_numpy(dtype=float) / 1e6 if i in smoothed.columns \
+                else np.full(len(t), math.nan)
+            (handles[i],) = ax.plot(t, y, color=colours[i], linewidth=1.2, label=labels[i])
+        ax.set_ylabel(f"goodput (Mbit/s, {format_time(n_window * dt)} mean)")
+    ax.axhline(rate, color="0.3", linestyle=":", linewidth=0.9, label="_link rate")
+    return handles
 
-    # (3) queue and its limit
-    queue = result.series("queue")
-    ax_queue.step(queue.index.to_numpy(dtype=float), queue["queue"].to_numpy(dtype=float),
-                  where="post", color=_QUEUE_COLOUR, linewidth=0.8, label="queue")
-    ax_queue.axhline(limit, color="black", linestyle="--", linewidth=1.0,
-                     label=f"buffer ({limit} pkts)")
-    ax_queue.set_ylabel("queue (packets)")
-    ax_queue.set_ylim(0, limit * 1.45 + 1)  # headroom for the legend above the limit
-    ax_queue.legend(loc="upper right", fontsize="small", ncols=2, framealpha=0.9)
-    ax_queue.set_xlabel("time (s)")
 
-    for ax in (ax_cwnd, ax_good, ax_queue):
-        ax.grid(True, **_GRID)
-        ax.set_axisbelow(True)
-        ax.set_xlim(0, sc.duration)
-        ax.set_ylim(bottom=0)
-        ax.margins(x=0)
-    # flows' legend just above the top panel (an axes legend, so constrained
-    # layout makes room for it below the title)
-    ax_cwnd.legend(handles=handles, labels=labels, loc="lower center",
-                   bbox_to_anchor=(0.5, 1.0), ncols=min(len(labels), 5),
-                   fontsize="small", frameon=False, borderaxespad=0.2)
-    fig.suptitle(describe(result), fontsize="medium")
-    return fig
+def _draw_queue(ax, result, chosen, colours, labels, *, window, **_):
+    sc = result.scenario
+    limit = sc.links[sc.bottleneck].queue.packets(sc.packet_size)
+    queue = _clip(result.series("queue"), window, sc.sample_interval)
+    ax.step(queue.index.to_numpy(dtype=float), queue["queue"].to_numpy(dtype=float),
+            where="post", color=_QUEUE_COLOUR, linewidth=0.8, label="queue")
+    ax.axhline(limit, color="black", linestyle="--", linewidth=1.0,
+               label=f"buffer ({limit} pkts)")
+    ax.set_ylabel("queue (packets)")
+    ax.set_ylim(0, limit * 1.45 + 1)  # headroom for the legend above the limit
+    ax.legend(loc="upper right", fontsize="small", ncols=2, framealpha=0.9)
+    return {}

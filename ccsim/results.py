@@ -23,7 +23,19 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
                    "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
                    "mean_rtt", "fct")
+SCENARIO_COLUMNS = ("bandwidth", "rtt", "buffer", "queue", "loss", "duration", "seed")
+"""The scenario's parameters, on every row of :attr:`Result.summary`,
+:meth:`Result.to_pandas` and sweep tables, so that runs stack into one table:
+``bandwidth`` (the bottleneck's rate, bit/s), ``rtt`` (the path's two-way
+propagation delay, s), ``buffer`` (the bottleneck's buffer, packets),
+``queue`` (its discipline: ``"droptail"``, ``"red"``, ...), ``loss`` (random
+loss probability along the path), ``duration`` (s) and ``seed``."""
 TRACE_VARIABLES = ("cwnd", "ssthresh", "rtt", "goodput", "queue")
+EVENT_COLUMNS = ("time", "flow", "event")
+"""The columns every :attr:`Result.events` table has (engines may add more)."""
+EVENT_KINDS = ("recovery", "timeout")
+"""Event names the plots mark: ``"recovery"`` (a loss detected, fast
+recovery entered) and ``"timeout"`` (the retransmission timer fired)."""
 
 
 @dataclass
@@ -41,10 +53,13 @@ class Result:
             over the measurement interval); ``delivered_bytes``;
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
-            s); ``fct`` (flow completion time of sized flows, s, else NaN).
+            s); ``fct`` (flow completion time of sized flows, s, else NaN);
+            then the scenario's parameters (:data:`SCENARIO_COLUMNS`:
+            ``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
+            ``duration``, ``seed``), the same on every row.
         metrics: ``utilisation`` (fraction of the bottleneck's capacity used
             by data packets over the measurement interval), ``jain`` (Jain's
-            index of the flows' goodput over it), ``uf`` (seed 004's
+            index of the flows' goodput over it), ``uf`` (Lai & Yao's
             unfairness index, %, only when flows differ in base RTT),
             ``interval`` (start, end; s), ``drops`` (queue drops at the
             bottleneck), ``losses`` (random losses), ``data_packets`` (data
@@ -54,11 +69,16 @@ class Result:
             ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
             ``goodput`` (bit/s over the trace interval ending at ``time``),
             ``queue`` (bottleneck backlog, packets).
-        events: a row per event, in time order, columns
-            :data:`ccsim.packet.events.EVENT_COLUMNS`: always the losses
-            detected (``recovery``) and timeouts (``timeout``); with
-            ``ccsim.run(sc, events=True)`` (packet engine) every segment sent,
-            dropped, delivered and acknowledged, and each recovery's end.
+        events: what happened when, one row per event, sorted by time:
+            ``time`` (s), ``flow`` (index), ``event`` (name). ``"recovery"``:
+            a loss was detected and the flow entered loss recovery;
+            ``"timeout"``: its retransmission timer fired. Engines may add
+            further event names and columns; an engine that records none
+            gives an empty table with these three columns. The fluid engine
+            records them when it keeps traces (``traces=True``); the packet
+            engine always, and with ``ccsim.run(sc, events=True)`` every
+            segment sent, dropped, delivered and acknowledged too (columns
+            :data:`ccsim.packet.events.EVENT_COLUMNS`).
     """
 
     scenario: Scenario
@@ -66,26 +86,34 @@ class Result:
     summary: pd.DataFrame
     metrics: dict[str, Any]
     traces: pd.DataFrame = field(repr=False)
-    events: pd.DataFrame | None = field(default=None, repr=False)
+    events: pd.DataFrame = field(repr=False, default_factory=lambda: empty_events())
 
     def to_pandas(self) -> pd.DataFrame:
-        """The summary with the scenario's key, seed and the run's metrics
-        repeated on each row: one table that stacks across runs."""
-        out = self.summary.reset_index()
+        """One row per flow, a table that stacks across runs
+        (``pd.concat([r.to_pandas() for r in results])``): ``scenario``
+        (its key), ``mode``, the scenario's parameters
+        (:data:`SCENARIO_COLUMNS`, SI units), ``flow`` and the summary's
+        columns, then the run's ``utilisation``, ``jain`` and ``uf``."""
+        summary = self.summary.reset_index()
+        out = summary[list(SCENARIO_COLUMNS)].copy()
         out.insert(0, "scenario", self.scenario.key)
-        out.insert(1, "seed", self.scenario.seed)
-        out.insert(2, "mode", self.mode)
+        out.insert(1, "mode", self.mode)
+        rest = summary.drop(columns=list(SCENARIO_COLUMNS))
+        out = pd.concat([out, rest], axis=1)
         for name in ("utilisation", "jain", "uf"):
             out[name] = self.metrics.get(name, math.nan)
         return out
 
     def series(self, variable: str) -> pd.DataFrame:
         """One traced variable as a wide table: index ``time``, a column per
-        flow (the queue: a single column)."""
-        if variable not in TRACE_VARIABLES:
+        flow (the queue: a single column). Besides :data:`TRACE_VARIABLES`,
+        any variable an engine adds to :attr:`traces` (such as ``inflight``)."""
+        known = list(TRACE_VARIABLES) + sorted(
+            set(map(str, self.traces["variable"].unique())) - set(TRACE_VARIABLES))
+        if variable not in known:
             from .errors import ScenarioError
 
-            raise ScenarioError("variable", variable, "one of " + ", ".join(TRACE_VARIABLES))
+            raise ScenarioError("variable", variable, "one of " + ", ".join(known))
         rows = self.traces[self.traces["variable"] == variable]
         if variable == "queue":
             return rows.set_index("time")[["value"]].rename(columns={"value": "queue"})
@@ -98,7 +126,7 @@ class Result:
         count. See :mod:`ccsim.packet.pcap` for what the headers hold."""
         from .packet.pcap import write_pcap
 
-        if self.events is None:
+        if self.mode != "packet":
             from .errors import ScenarioError
 
             raise ScenarioError("mode", self.mode, "'packet', run with events=True",
@@ -106,20 +134,102 @@ class Result:
         return write_pcap(self.events, path, self.scenario.mss, flows)
 
     def plot(self, **kwargs: Any) -> "matplotlib.figure.Figure":
-        """cwnd, goodput and queue over time; see :func:`ccsim.plot.plot_result`."""
+        """cwnd, goodput and queue over time (or the ``panels`` asked for),
+        losses and timeouts marked; a pyplot figure. Keywords: ``panels``,
+        ``flows``, ``start``, ``end``, ``smooth``, ``ax``, ``fig``, ``marks``,
+        ``figsize``; see :func:`ccsim.plot.plot_result`."""
         from .plot import plot_result
 
         return plot_result(self, **kwargs)
 
+    def describe(self) -> str:
+        """The scenario in one line, e.g. ``"dumbbell · 10 Mbit/s · RTT 20 ms ·
+        droptail buffer 17 pkts · seed 1"`` (plus the engine when it is
+        the fluid one); the title of :meth:`plot`."""
+        return describe(self)
+
+    def __repr__(self) -> str:
+        flows = ", ".join(
+            f"{r.algorithm} {_fmt(r.goodput_bps / 1e6, '.3g')} Mbit/s"
+            for r in self.summary.itertuples())
+        return f"<ccsim.Result {self.mode}: {self.describe()}; {flows}>"
+
     def _repr_html_(self) -> str:
-        return (f"<b>ccsim {self.mode} result</b> — scenario <code>{self.scenario.key}</code>"
-                + self.summary._repr_html_())
+        """The summary in the units people read (Mbit/s, %, ms) under a line
+        describing the scenario; :attr:`summary` itself stays in SI units."""
+        import html
+
+        table = display_summary(self)
+        m = self.metrics
+        figures = [f"utilisation {_fmt(m.get('utilisation', math.nan) * 100, '.1f')}%",
+                   f"Jain's index {_fmt(m.get('jain', math.nan), '.3f')}"]
+        if "uf" in m:
+            figures.append(f"UF {_fmt(m['uf'], '.1f')}%")
+        return (f"<p><b>ccsim {html.escape(self.mode)} run</b>: "
+                f"{html.escape(self.describe())}<br>{html.escape(' · '.join(figures))}</p>"
+                + table.to_html(na_rep="–", escape=True))
+
+
+def _fmt(value: Any, spec: str) -> str:
+    try:
+        return "–" if value is None or math.isnan(value) else format(value, spec)
+    except TypeError:
+        return str(value)
+
+
+DISPLAY_COLUMNS = {
+    "algorithm": ("algorithm", None, None), "recovery": ("recovery", None, None),
+    "start": ("start (s)", 1.0, 3), "goodput_bps": ("goodput (Mbit/s)", 1e-6, 3),
+    "share": ("share (%)", 100.0, 1), "retransmits": ("retransmits", None, None),
+    "timeouts": ("timeouts", None, None), "recoveries": ("recoveries", None, None),
+    "mean_rtt": ("mean RTT (ms)", 1e3, 1), "fct": ("completion (s)", 1.0, 3),
+}
+"""Summary column → (heading, scale, decimals) of the readable table."""
+
+
+def display_summary(result: "Result") -> pd.DataFrame:
+    """:attr:`Result.summary` for reading: goodput in Mbit/s, share in %,
+    RTT in ms, rounded, without the columns every row shares; a completion
+    time only when a flow has one."""
+    s = result.summary
+    out = pd.DataFrame(index=s.index)
+    for column, (heading, scale, decimals) in DISPLAY_COLUMNS.items():
+        if column == "fct" and s[column].isna().all():
+            continue
+        if column == "recovery" and (s["recovery"] == s["algorithm"]).all():
+            continue
+        out[heading] = s[column] if scale is None else (s[column] * scale).round(decimals)
+    return out
+
+
+def describe(result: "Result") -> str:
+    """See :meth:`Result.describe`."""
+    from .units import format_rate, format_time
+
+    sc = result.scenario
+    link = sc.links[sc.bottleneck]
+    parts = [sc.topology if len(sc.links) == 1 else f"{sc.topology} ({len(sc.links)} links)",
+             format_rate(link.rate)]
+    rtts = sorted({sc.flow_rtt(i) for i in range(len(sc.flows))})
+    if len(rtts) == 1:
+        parts.append(f"RTT {format_time(rtts[0])}")
+    else:
+        parts.append(f"RTT {format_time(rtts[0])}–{format_time(rtts[-1])}")
+    kind = {"droptail": "droptail", "red": "RED"}.get(link.queue.kind, link.queue.kind)
+    parts.append(f"{kind} buffer {link.queue.packets(sc.packet_size)} pkts")
+    if link.loss > 0:
+        parts.append(f"loss {link.loss * 100:.3g}%")
+    parts.append(f"seed {sc.seed}")
+    if result.mode != "packet":
+        parts.append(f"{result.mode} engine")
+    return " · ".join(parts)
 
 
 def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
           ssthresh: np.ndarray, rtt: np.ndarray, queue: np.ndarray,
           delivered: np.ndarray, departures: np.ndarray, flows: list[dict[str, Any]],
-          extra: dict[str, Any], events: pd.DataFrame | None = None) -> Result:
+          extra: dict[str, Any],
+          events: pd.DataFrame | list[list[tuple[float, str]]] | None = None) -> Result:
     """Assemble a :class:`Result` from an engine's raw output.
 
     Args:
@@ -132,7 +242,9 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             ``recoveries``, ``rtt_sum`` (s), ``rtt_count``, ``done_at`` (s or
             None).
         extra: engine figures merged into ``metrics``.
-        events: the run's event table, if the engine records one.
+        events: optional: the run's event table, or per flow a list of
+            ``(time, event)`` pairs (s, name; e.g. ``(3.2, "recovery")``), in
+            any order (see :func:`events_table`).
     """
     sc = scenario
     dt = sc.sample_interval
@@ -174,7 +286,27 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
                                "goodput": goodput}, queue)
     return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces,
-                  events=events)
+                  events=(events if isinstance(events, pd.DataFrame)
+                          else events_table(events)))
+
+
+def empty_events() -> pd.DataFrame:
+    """An events table with no rows: columns ``time``, ``flow``, ``event``."""
+    return pd.DataFrame({"time": pd.Series(dtype=float), "flow": pd.Series(dtype="int64"),
+                         "event": pd.Series(dtype=object)})
+
+
+def events_table(per_flow: list[list[tuple[float, str]]] | None) -> pd.DataFrame:
+    """Per-flow ``(time, event)`` lists → the tidy :attr:`Result.events` table
+    (``time``, ``flow``, ``event``), sorted by time then flow; ``None`` or
+    no events give an empty table with those columns."""
+    if not per_flow:
+        return empty_events()
+    rows = [(float(t), i, str(name)) for i, evs in enumerate(per_flow) for t, name in evs]
+    if not rows:
+        return empty_events()
+    out = pd.DataFrame(rows, columns=list(EVENT_COLUMNS)).astype({"flow": "int64"})
+    return out.sort_values(["time", "flow"], kind="stable").reset_index(drop=True)
 
 
 def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link_bits: float,
@@ -198,15 +330,29 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     else:
         share = np.full(n_flows, math.nan)
         utilisation = jain = uf = math.nan
+    params = scenario_columns(sc)
     for row, s in zip(rows, share):
         row["share"] = float(s)
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+        row.update(params)
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
     summary.index.name = "flow"
     metrics: dict[str, Any] = {"utilisation": utilisation, "jain": jain}
     if not math.isnan(uf):
         metrics["uf"] = uf
     metrics["interval"] = (t0, t1)
     return summary, metrics
+
+
+def scenario_columns(sc: Scenario) -> dict[str, Any]:
+    """The values of :data:`SCENARIO_COLUMNS` for ``sc`` (SI units)."""
+    link = sc.links[sc.bottleneck]
+    lossy = [l.loss for l in sc.links if l.loss > 0]
+    # one lossy link (a dumbbell): its probability exactly as given
+    loss = lossy[0] if len(lossy) == 1 else 1.0 - math.prod(1.0 - p for p in lossy)
+    return {"bandwidth": float(link.rate), "rtt": float(sc.path_rtt),
+            "buffer": int(link.queue.packets(sc.packet_size)), "queue": link.queue.kind,
+            "loss": float(loss),
+            "duration": float(sc.duration), "seed": sc.seed}
 
 
 def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],

@@ -49,7 +49,7 @@ def run(scenario: Scenario, mode: str = "packet", *, progress: bool = False,
 
 def progress_bar(duration: float, desc: str) -> Any:
     """A tqdm bar over ``duration`` simulated seconds (``update`` in seconds)."""
-    from tqdm.auto import tqdm
+    from ._progress import tqdm
 
     return tqdm(total=duration, desc=desc, unit="s", unit_scale=False,
                 bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s simulated "

@@ -350,7 +350,7 @@ class Scenario:
             (``Ack.acked`` is 1; recovery and delivery counts are unchanged).
         rtt_granularity: tick of the clock RTT samples are read from (s).
             Default 0: exact. ``"4ms"`` is a 250 Hz jiffy clock (the kernels
-            of seed 000), ``"1ms"`` TCP timestamps. A sample is the difference
+            of Esterhuizen & Krzesinski), ``"1ms"`` TCP timestamps. A sample is the difference
             of the two tick counts (send and ACK times truncated to the tick),
             and at least one tick, as Linux's jiffy-based estimator counted a
             zero-jiffy sample as one; the estimator, ``min_rtt`` and the

@@ -24,7 +24,13 @@ _TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3,
 _RATE_UNITS = {prefix + suffix: factor * per_unit
                for prefix, factor in _SI.items()
                for suffix, per_unit in (("bps", 1), ("bit/s", 1), ("b/s", 1), ("Bps", 8), ("B/s", 8))}
-"""bit/s per unit: lowercase b / bit = bits, capital B = bytes."""
+_RATE_UNITS |= {prefix + "bit": factor for prefix, factor in
+                (_SI | {"m": 1e6, "g": 1e9, "t": 1e12}).items()}
+"""bit/s per unit: lowercase b / bit = bits, capital B = bytes. tc's spellings
+``kbit``, ``mbit``, ``gbit`` (bits per second, any case of the prefix) too."""
+_TC_BYTE_RATES = {"kbps": "kB/s", "mbps": "MB/s", "gbps": "GB/s", "tbps": "TB/s"}
+"""tc's lowercase ``mbps`` is megaBYTES per second; ccsim's ``Mbps`` is bits.
+Refused with a hint rather than guessed."""
 
 _SIZE_UNITS = ({prefix + "B": factor for prefix, factor in _SI.items()}
                | {prefix + "b": factor / 8 for prefix, factor in _SI.items()}
@@ -39,7 +45,8 @@ _UNITS = {"time": _TIME_UNITS, "rate": _RATE_UNITS, "size": _SIZE_UNITS,
 _ALLOWED = {
     "time": "a time such as '20ms' or a number in seconds; units: ns, us, µs, ms, s, sec, min, h",
     "rate": "a rate such as '100Mbps' or a number in bit/s; units: bps, kbps, Mbps, Gbps, Tbps, "
-            "bit/s, Mbit/s, Mb/s, Bps, kBps, MBps, GBps, MB/s (bytes/s; prefixes k/K, M, G, T)",
+            "bit/s, Mbit/s, Mb/s, kbit, mbit, gbit (as tc writes them), Bps, kBps, MBps, GBps, "
+            "MB/s (bytes/s; prefixes k/K, M, G, T)",
     "size": "a size such as '64KB' or a number in bytes; units: B, kB, KB, MB, GB, TB (x1000), "
             "KiB, MiB, GiB, TiB (x1024), b, kb, Mb, Gb, Tb (bits)",
     "buffer": "a buffer such as 100 (packets), '100 packets', '0.5BDP' or a size such as '64KB'; "
@@ -71,6 +78,10 @@ def _split(value: object, field: str, what: str) -> tuple[float, str]:
     if unit and unit not in _UNITS[what]:
         other = next((kind for kind in ("time", "rate", "size") if unit in _UNITS[kind]), None)
         hint = f"'{unit}' is a {other} unit, not a {what} unit" if other else f"unknown unit '{unit}'"
+        if what == "rate" and unit in _TC_BYTE_RATES:
+            hint = (f"'{unit}' is ambiguous: tc reads it as bytes per second "
+                    f"({_TC_BYTE_RATES[unit]}), ccsim's 'Mbps' means bits; write "
+                    f"'{number:g}{unit[0]}bit' for bits or '{number:g}{_TC_BYTE_RATES[unit]}' for bytes")
         raise UnitError(field, value, _ALLOWED[what], hint)
     return number, unit
 

@@ -30,3 +30,13 @@ def scratch_registry(monkeypatch):
     """Let a test register algorithms without leaving them behind for others."""
     monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
                         dict(algorithm_registry.REGISTRY._classes))
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """ccsim's figures are pyplot's: close them after each test, as a script's
+    plt.show() would, so that a suite of plots does not pile them up."""
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")

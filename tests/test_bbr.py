@@ -1,9 +1,8 @@
 """BBR v1: its model and state machine (draft-cardwell-iccrg-bbr-congestion-
-control-00, Linux tcp_bbr.c) and its behaviour (seed 002)."""
+control-00, Linux tcp_bbr.c) and its behaviour (Kwon et al.)."""
 
 from __future__ import annotations
 
-import math
 
 import pytest
 
@@ -128,7 +127,7 @@ def test_alone_fills_the_link_with_an_empty_queue():
 
 
 def test_holds_its_throughput_under_random_loss_where_reno_collapses():
-    # Seed 002: with 2% loss BBR keeps high throughput, Reno and CUBIC collapse.
+    # Kwon et al.: with 2% loss BBR keeps high throughput, Reno and CUBIC collapse.
     bbr_clean, bbr_lossy = _run("bbr", 0.0), _run("bbr", 0.02)
     reno_lossy = _run("reno", 0.02)
     g = lambda r: r.summary.loc[0, "goodput_bps"]

@@ -155,8 +155,7 @@ def test_unwritable_plot_fails_before_simulating(capsys, tmp_path):
     assert code == 2 and ".png" in captured.err
 
 
-@pytest.mark.parametrize("argv", [[], ["fly"], ["run", "--queue", "fifo"],
-                                  ["run", "--seed", "one"], ["run", "--flows"]])
+@pytest.mark.parametrize("argv", [[], ["fly"], ["run", "--seed", "one"], ["run", "--flows"]])
 def test_usage_errors_exit_2(capsys, argv):
     code, captured = error_of(capsys, *argv)
     assert code == 2
@@ -189,7 +188,7 @@ def test_algorithms_lists_names_and_recovery(capsys):
     assert main(["algorithms"]) == 0
     out = capsys.readouterr().out
     rows = {line.split()[0]: line.split()[1] for line in out.splitlines()[1:] if line
-            and not line.startswith(("recovery", "combine"))}
+            and not line.startswith(("recovery", "combine", " "))}
     assert rows == {name: ccsim.algorithms.get(name).recovery
                     for name in ccsim.algorithms.names()}
     assert "recovery strategies: " + ", ".join(ccsim.recovery.names()) in out
@@ -204,6 +203,7 @@ def test_json_safe():
     json.dumps(doc, allow_nan=False)
 
 
+@pytest.mark.slow
 def test_python_dash_m():
     proc = subprocess.run([sys.executable, "-m", "ccsim", "algorithms"],
                           capture_output=True, text=True, timeout=60)
@@ -230,3 +230,114 @@ def test_matrix_exits_non_zero_when_every_run_failed(scratch_registry, capsys):
                  "1s", "--workers", "1", "--bandwidth", "1Mbps"])
     assert code == 1
     assert "every one of the 1 runs failed" in capsys.readouterr().err
+
+
+# -- a newcomer's first hour -------------------------------------------------------------
+FLUID = ["--mode", "fluid", "--duration", "3s"]
+
+
+def test_algorithm_names_in_any_case(capsys):
+    doc = run_json(capsys, "--flows", "Vegas", "RENO", *FLUID)
+    assert [row["algorithm"] for row in doc["summary"]] == ["vegas", "reno"]
+
+
+@pytest.mark.parametrize("text, bps", [("10mbit", 10e6), ("100kbit", 100e3), ("1gbit", 1e9),
+                                       ("10Mbit", 10e6)])
+def test_tc_style_rates(capsys, text, bps):
+    doc = run_json(capsys, "--bandwidth", text, "--buffer", "20", "--flows", "reno", *FLUID)
+    assert doc["scenario"]["links"][0]["rate"] == bps
+
+
+def test_tc_byte_rate_is_refused_with_a_hint(capsys):
+    code, captured = error_of(capsys, "run", "--bandwidth", "10mbps", *FLUID)
+    assert code == 2
+    assert "bandwidth='10mbps'" in captured.err and "'10mbit'" in captured.err
+    assert "bytes per second" in captured.err
+
+
+def test_per_flow_rtt_recovery_and_parameters(capsys):
+    doc = run_json(capsys, "--flows", "vegas@1s:rtt=40ms,alpha=3,beta=5",
+                   "cubic:recovery=sack", *FLUID)
+    vegas, cubic = doc["scenario"]["flows"]
+    assert vegas["start"] == 1.0 and vegas["rtt"] == 0.04
+    assert vegas["params"] == {"alpha": 3, "beta": 5}
+    assert cubic["recovery"] == "sack"
+    assert doc["summary"][0]["base_rtt"] == 0.04 and doc["summary"][1]["recovery"] == "sack"
+
+
+@pytest.mark.parametrize("spec, field", [("vegas:alpha", "flow"), ("vegas:gamma2=1", "flow.params"),
+                                         ("vegas@:rtt=5ms", "flow.start")])
+def test_bad_flow_settings_name_the_field(capsys, spec, field):
+    code, captured = error_of(capsys, "run", "--flows", spec, *FLUID)
+    assert code == 2 and f"{field}" in captured.err
+
+
+def test_queue_and_its_parameters(capsys):
+    doc = run_json(capsys, "--queue", "RED:min_th=3,max_th=9,max_p=0.1,gentle=true",
+                   "--buffer", "30", *FLUID)
+    q = doc["scenario"]["links"][0]["queue"]
+    assert q["kind"] == "red" and (q["min_th"], q["max_th"], q["max_p"], q["gentle"]) == \
+        (3, 9, 0.1, True)
+    assert q["limit"] == 30
+    code, captured = error_of(capsys, "run", "--queue", "red:limit=5", *FLUID)
+    assert code == 2 and "min_th, max_th" in captured.err and "--buffer" in captured.err
+    code, captured = error_of(capsys, "run", "--queue", "fifo", *FLUID)
+    assert code == 2 and "'codel', 'droptail', 'pie', 'red'" in captured.err
+
+
+def test_csv_and_traces(capsys, tmp_path):
+    summary, traces = tmp_path / "s.csv", tmp_path / "t.csv"
+    assert main(["run", "--flows", "reno", "cubic", *FLUID, "--csv", str(summary),
+                 "--traces", str(traces)]) == 0
+    table = pd.read_csv(summary)
+    assert list(table["algorithm"]) == ["reno", "cubic"]
+    assert {"bandwidth", "rtt", "buffer", "goodput_bps"} <= set(table.columns)
+    tr = pd.read_csv(traces)
+    assert list(tr.columns) == ["time", "flow", "variable", "value"]
+    assert set(tr["variable"]) >= {"cwnd", "queue"}
+
+
+@pytest.mark.slow
+def test_json_into_a_closed_pipe_is_quiet():
+    # head reads one line and closes the pipe; ccsim must not print a traceback
+    cmd = (f"{sys.executable} -m ccsim run --flows reno --mode fluid --duration 60s --json "
+           "--traces /dev/stdout | head -n 1")
+    proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=120)
+    assert proc.stdout == "{\n"
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
+
+
+def test_matrix_without_arguments_says_what_it_would_do(capsys):
+    code = main(["matrix"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    n = len(ccsim.algorithms.names())
+    assert f"{n * n} packet runs" in captured.err and "--all" in captured.err
+    assert " min on " in captured.err
+
+
+@pytest.mark.slow
+def test_matrix_cells_read_first_slash_second(capsys):
+    assert main(["matrix", "--algorithms", "reno", "cubic", "--duration", "4s", "--delay", "1s",
+                 "--bandwidth", "10Mbps", "--buffer", "50", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    cells = [c for c in out.split() if c == "/"]
+    assert len(cells) == 4  # four ordered pairs, each "a / b"
+    assert "," not in out.split("started second")[1].split("\n\n")[0]
+
+
+def test_duration_too_short_for_a_flow_is_an_error(capsys):
+    code, captured = error_of(capsys, "matrix", "--algorithms", "reno", "--duration", "5s")
+    assert code == 2 and "--duration='5s'" in captured.err and "--delay" in captured.err
+    code, captured = error_of(capsys, "run", "--flows", "reno", "vegas@70s", "--duration", "60s")
+    assert code == 2 and "flows[1].start=70.0" in captured.err
+
+
+def test_algorithms_prints_whole_descriptions(capsys):
+    import inspect
+
+    assert main(["algorithms"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for name in ccsim.algorithms.names():
+        first = inspect.cleandoc(ccsim.algorithms.get(name).__doc__).split("\n\n")[0]
+        assert " ".join(first.split()) in out, name

@@ -190,6 +190,7 @@ def test_slow_start_is_reno():
 
 
 # -- the trajectory after one loss --------------------------------------------------------------
+@pytest.mark.slow
 def test_trajectory_concave_plateau_convex():
     """Fixed RTT 100 ms, W_max = 1000: CUBIC region (W_cubic ≫ W_est) the whole time."""
     rtt, w_max = 0.1, 1000.0
@@ -213,6 +214,7 @@ def test_trajectory_concave_plateau_convex():
     assert (cwnd >= est - 1e-9).all()
 
 
+@pytest.mark.slow
 def test_trajectory_reno_friendly_region():
     """Small window, short RTT: W_cubic (14 → 20 in K ≈ 2.5 s) grows slower than W_est
     (α_cubic per 20 ms RTT ≈ 26 segments/s), so cwnd follows W_est (§4.3)."""
@@ -237,6 +239,7 @@ def test_trajectory_reno_friendly_region():
 
 
 # -- packet engine ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_packet_engine_cubic_shape():
     """100 Mbit/s, 50 ms, 1 BDP buffer, random loss 3e-5: losses are mostly single drops
     that fast recovery repairs, so epochs run long enough to show the curve."""
@@ -274,6 +277,7 @@ def _rtt_exponent(name: str) -> float:
     return math.log(g[0] / g[1]) / math.log(4.0)
 
 
+@pytest.mark.slow
 def test_rtt_unfairness_closer_to_linear_than_renos():
     # Ha, Rhee, Xu 2008 §4: CUBIC's throughput ratio grows linearly with the RTT
     # ratio, Reno's quadratically when drops are synchronised (Lakshman & Madhow
@@ -334,6 +338,7 @@ def test_hystart_css_ends_in_congestion_avoidance_or_resumes_slow_start():
     assert hs.done
 
 
+@pytest.mark.slow
 def test_hystart_cuts_the_slow_start_overshoot():
     # 100 Mbit/s, 50 ms, 1 BDP: plain slow start overshoots BDP + buffer (856
     # packets) by a factor of two; HyStart++ leaves it as the queue builds.

@@ -86,8 +86,8 @@ DEFAULTS = {
     # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).
     "dctcp": ("prr", {"g": 1.0 / 16.0, "alpha_init": 1.0},
               ["Alizadeh", "RFC 8257", "tcp_dctcp.c"]),
-    # Chen & Chen 1999, reconstructed from seed 004 §3.4: queue target 3 segments (a choice).
-    "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "seed 004"]),
+    # Chen & Chen 1999, reconstructed from Lai & Yao §3.4: queue target 3 segments (a choice).
+    "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "Lai & Yao"]),
 }
 
 

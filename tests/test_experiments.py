@@ -16,6 +16,7 @@ def _row(table, strategy, k):
     return table[(table.strategy == strategy) & (table.drops == k)].iloc[0]
 
 
+@pytest.mark.slow
 def test_multiple_drops_outcomes(drops):
     # Fall & Floyd 1996 §3–§5, per strategy, for 1 to 4 drops from one window.
     t = drops.table
@@ -46,8 +47,9 @@ def test_multiple_drops_plot(drops):
     assert axes[-1].get_xlabel() == "time (s)"
 
 
-def test_link_errors_rank_order_matches_seed_004():
-    # Seed 004 §4.1: "Rate-Halving > SSDR ≈ FACK ≈ SACK > NewReno > Reno" (Vegas
+@pytest.mark.slow
+def test_link_errors_rank_order_matches_lai_and_yao():
+    # Lai & Yao §4.1: "Rate-Halving > SSDR ≈ FACK ≈ SACK > NewReno > Reno" (Vegas
     # and Pseudo-Rate are not built yet), and the gaps widen with the error rate.
     res = ex.link_errors(rates=(0.01, 0.03, 0.05), duration="60s")
     g = res.table.pivot(index="algorithm", columns="error_rate", values="goodput_bps")
@@ -57,7 +59,7 @@ def test_link_errors_rank_order_matches_seed_004():
         assert col["rate-halving"] > middle.max()
         assert middle.min() > col["newreno"] > col["reno"]
         # "≈": the middle group within 10% of each other (three seeds of 60 s
-        # each leave a few percent of noise; the seed reports them as equal).
+        # each leave a few percent of noise; the paper reports them as equal).
         assert middle.max() / middle.min() < 1.10
     ratio = g.loc["reno"] / g.loc["rate-halving"]
     assert ratio.iloc[-1] < ratio.iloc[0]  # the gap widens as errors rise
@@ -66,8 +68,9 @@ def test_link_errors_rank_order_matches_seed_004():
     assert fig.axes[0].get_xlabel() == "link error rate (%)"
 
 
+@pytest.mark.slow
 def test_utilisation_under_loss_orders_sack_above_reno():
-    # Seed 003: SACK uses the link better than Reno at 1% and 5% loss; 5% is far
+    # Zhang & Bian: SACK uses the link better than Reno at 1% and 5% loss; 5% is far
     # worse than 1% for both.
     res = ex.utilisation_under_loss(algorithms=("reno", "sack"), duration="60s")
     u = res.table.set_index(["algorithm", "loss"])["utilisation"]
@@ -75,7 +78,7 @@ def test_utilisation_under_loss_orders_sack_above_reno():
         assert u["sack", p] > u["reno", p]
     for a in ("reno", "sack"):
         assert u[a, 0.05] < 0.6 * u[a, 0.01]
-    assert res.table["seed_003"].notna().all()  # the seed's figures ride along
+    assert res.table["paper_utilisation"].notna().all()  # the paper's figures ride along
 
 
 def test_multiple_drops_without_the_receive_window_clamp(drops):

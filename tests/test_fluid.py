@@ -12,7 +12,7 @@ from ccsim.algorithms import CongestionControl, FlowArrays, FluidLaw
 from ccsim.algorithms.cubic import Cubic
 from ccsim.errors import ScenarioError
 from ccsim.fluid import FluidLawError
-from ccsim.results import SUMMARY_COLUMNS, TRACE_VARIABLES
+from ccsim.results import SCENARIO_COLUMNS, SUMMARY_COLUMNS, TRACE_VARIABLES
 
 
 def small(**kw):
@@ -32,11 +32,12 @@ def same(a, b):
 
 
 # -- the contract ------------------------------------------------------------------
+@pytest.mark.slow
 def test_same_result_type_and_columns_as_the_packet_engine():
     sc = small()
     fluid, packet = ccsim.run(sc, mode="fluid"), ccsim.run(sc)
     assert fluid.mode == "fluid" and isinstance(fluid, ccsim.Result)
-    assert list(fluid.summary.columns) == list(packet.summary.columns) == list(SUMMARY_COLUMNS)
+    assert list(fluid.summary.columns) == list(packet.summary.columns) == list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS)
     assert set(TRACE_VARIABLES) == set(fluid.traces["variable"].unique())
     for name in ("utilisation", "jain", "interval", "drops", "losses", "data_packets"):
         assert name in fluid.metrics
@@ -68,6 +69,7 @@ def test_what_the_model_cannot_represent_is_refused_by_name():
         ccsim.run(small(), mode="packet", step=0.1)
 
 
+@pytest.mark.slow
 def test_same_scenario_same_result_whatever_the_batch():
     a = small(loss=0.01, seed=3)
     b = ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="10s", seed=1,
@@ -80,6 +82,7 @@ def test_same_scenario_same_result_whatever_the_batch():
         same(alone, ccsim.run_many(batch, mode="fluid")[batch.index(a)])
 
 
+@pytest.mark.slow
 def test_results_without_traces_have_the_same_summary():
     sc = small(loss=0.005)
     full, bare = ccsim.run(sc, mode="fluid"), ccsim.run(sc, mode="fluid", traces=False)
@@ -87,11 +90,13 @@ def test_results_without_traces_have_the_same_summary():
     assert bare.traces.empty and list(bare.traces.columns) == list(full.traces.columns)
 
 
+@pytest.mark.slow
 def test_seed_changes_random_losses():
     one, two = (ccsim.run(small(loss=0.01, seed=s), mode="fluid") for s in (1, 2))
     assert one.metrics["losses"] != two.metrics["losses"]
 
 
+@pytest.mark.slow
 def test_halving_the_step_changes_shares_by_less_than_two_points():
     """Numerics: the step is a fraction of the RTT; halving it (and the floor)
     must not move the outcome. Two points: the discrete loss events land in
@@ -109,6 +114,7 @@ def test_halving_the_step_changes_shares_by_less_than_two_points():
 
 
 # -- the network model ---------------------------------------------------------------
+@pytest.mark.slow
 def test_limited_transmit_spares_small_windows_their_timeouts():
     """RFC 3042: two new segments on the first duplicate ACKs let a window of
     a few segments recover by fast retransmit instead of its timer."""
@@ -120,6 +126,7 @@ def test_limited_transmit_spares_small_windows_their_timeouts():
     assert limited["goodput_bps"][0] > plain["goodput_bps"][0]
 
 
+@pytest.mark.slow
 def test_multi_link_path_and_access_delays():
     sc = ccsim.path([{"rate": "100Mbps", "delay": "2ms"},
                      {"rate": "10Mbps", "delay": "10ms", "buffer": 40},
@@ -158,6 +165,7 @@ def test_hostile_fluid_law_gets_a_clear_error(scratch_registry):
         ccsim.run(sc, mode="fluid")
 
 
+@pytest.mark.slow
 def test_a_class_without_a_fluid_law_runs_through_its_hooks(scratch_registry):
     """Write a class, run it in both engines: a user's Reno (no fluid law)
     comes close to the built-in fluid Reno on the same scenario."""
@@ -183,6 +191,7 @@ def test_a_class_without_a_fluid_law_runs_through_its_hooks(scratch_registry):
 
 # -- theory ------------------------------------------------------------------------
 @pytest.mark.parametrize("p", [0.001, 0.01])
+@pytest.mark.slow
 def test_square_root_law(p):
     """Mathis et al. (CCR 1997): Reno's mean window is about 1.22/√p under
     periodic loss, 1.31/√p under random loss; a path with no queueing."""
@@ -194,6 +203,7 @@ def test_square_root_law(p):
 
 
 @pytest.mark.parametrize("n", [2, 5, 10])
+@pytest.mark.slow
 def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     """Low, Peterson & Wang (JACM 2002): in equilibrium each Vegas flow keeps
     between α and β segments queued, and flows with one base RTT share
@@ -268,6 +278,7 @@ def test_cubic_window_curve_after_a_loss():
     assert plateau == pytest.approx(w_max, abs=1.0)
 
 
+@pytest.mark.slow
 def test_two_reno_flows_converge_to_fairness():
     """Chiu & Jain (1989): AIMD converges to equal shares from any start; the
     second flow starts when the first holds the whole link."""
@@ -289,6 +300,7 @@ def _hollot(n, rate_pkts, rtt, red):
     return slope * (rtt * rate_pkts) ** 3 / (2 * n) ** 2 <= math.sqrt(omega ** 2 / k ** 2 + 1)
 
 
+@pytest.mark.slow
 def test_red_is_stable_inside_hollots_region_and_oscillates_outside():
     """Inside the linear-stability region the queue stays near its operating
     point and the link busy; far outside it the TCP/RED loop oscillates, the
@@ -329,6 +341,7 @@ def test_every_registered_algorithm_runs_in_the_fluid_engine(name):
 
 @pytest.mark.parametrize("name", ["reno", "cubic", "vegas", "scalable", "highspeed", "hybla",
                                   "bic", "htcp"])
+@pytest.mark.slow
 def test_fluid_law_agrees_with_the_class_run_through_its_hooks(name, scratch_registry):
     """A law's vectorised form and its own hooks, once per step, are two
     renderings of one rule: against Reno they give shares within 8 points
@@ -346,6 +359,7 @@ def test_fluid_law_agrees_with_the_class_run_through_its_hooks(name, scratch_reg
     assert abs(shares[0] - shares[1]) < 0.08, shares
 
 
+@pytest.mark.slow
 def test_hystart_cuts_the_slow_start_overshoot_in_the_fluid_engine_too():
     """RFC 9406: leaving slow start on a rising RTT avoids the burst of
     losses that ends plain slow start; the option must not be ignored."""
@@ -383,6 +397,7 @@ def scenarios(draw):
                           seed=draw(st.integers(0, 3)))
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(st.lists(scenarios(), min_size=1, max_size=3))
 def test_random_batches_give_sane_and_batch_independent_results(batch):
@@ -403,6 +418,7 @@ def test_random_batches_give_sane_and_batch_independent_results(batch):
     same(results[-1], ccsim.run(batch[-1], mode="fluid"))
 
 
+@pytest.mark.slow
 def test_a_scenario_that_has_ended_takes_no_events_while_others_run():
     """Found by the test above: a batch went on handling a finished
     scenario's wake-ups (here a loss detection due 0.9 ms before its end,

@@ -65,6 +65,7 @@ def test_each_law_has_its_own_fluid_law(name):
 # (rounds of 1 − h/RTT; Pseudo-Rate's cycle measures less than a window).
 # Tolerance 5 points (largest measured gap 3.6, Pseudo-Rate's cycles).
 @pytest.mark.parametrize("name", ["veno", "westwood", "lp", "yeah", "pseudo-rate"])
+@pytest.mark.slow
 def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
     _hooked(name)
     law = _vs_reno(name, "fluid").summary["share"][0]
@@ -72,6 +73,7 @@ def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
     assert abs(law - hooks) < 0.05, (law, hooks)
 
 
+@pytest.mark.slow
 def test_bbr_fluid_law_agrees_with_the_hook_route(scratch_registry):
     """BBR alone, 4-BDP buffer (the window, not the buffer, limits it).
 
@@ -126,6 +128,7 @@ def test_veno_cuts_by_a_fifth_on_random_loss_and_halves_on_congestive():
     assert f.ssthresh.tolist() == pytest.approx([40.0, 40.0, 25.0, 40.0])
 
 
+@pytest.mark.slow
 def test_veno_keeps_more_window_than_reno_under_random_loss():
     """1 % random loss, 10 Mb/s, 40 ms: windows stay below the BDP, so the
     backlog is small and Veno takes losses as random (a 1/5 cut). AIMD with
@@ -182,6 +185,7 @@ def test_westwood_alone_sets_ssthresh_to_the_bdp():
     assert np.abs(ss / BDP - 1).max() < 0.05, np.unique(ss.round(1))
 
 
+@pytest.mark.slow
 def test_lp_yields_to_reno_and_uses_an_empty_link():
     """TCP-LP backs off at the first sign of queueing: against Reno it keeps
     under 15 % (measured 8.7 %; packet engine 5.2 %), alone it still fills
@@ -191,6 +195,7 @@ def test_lp_yields_to_reno_and_uses_an_empty_link():
     assert ccsim.run(sc, mode="fluid").metrics["utilisation"] > 0.75
 
 
+@pytest.mark.slow
 def test_yeah_decongestion_holds_the_queue_at_alpha_then_reno_count_lets_it_grow():
     """What the window law does on a deep buffer (20 Mb/s, 40 ms, 4 BDP = 267
     packets): fast mode ends at queue delay base/phy (5 ms, 12 packets);
@@ -224,6 +229,7 @@ def test_pseudo_rate_alone_keeps_its_queue_target():
     assert _queue(r).mean() == pytest.approx(3.0, abs=0.5)
 
 
+@pytest.mark.slow
 def test_bbr_window_is_two_bdp_and_bounds_the_queue():
     """Alone on a 4-BDP buffer: cwnd = 2·BDP + 3 (cwnd_gain, the send-quantum
     allowance), so the queue never exceeds 1 BDP + 3 however deep the buffer,
@@ -240,8 +246,9 @@ def test_bbr_window_is_two_bdp_and_bounds_the_queue():
     assert r.summary["goodput_bps"][0] > 0.95 * 10e6
 
 
+@pytest.mark.slow
 def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
-    """2 % random loss (seed 002's finding): BBR does not reduce on loss and
+    """2 % random loss (Kwon et al.'s finding): BBR does not reduce on loss and
     keeps pacing at its measured bandwidth; Reno's window collapses to
     √(1.5/p) ≈ 9 segments. Measured: BBR 7.69 Mb/s, Reno 2.07 (packet
     engine 5.35 and 1.90). BBR above half the link and 3 times Reno."""

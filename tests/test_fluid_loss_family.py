@@ -80,6 +80,7 @@ _MOVED_BY_PRR = {"illinois": 0.14}
         f"fluid vs packet share gap {_MOVED_BY_PRR[n]} since the packet engine's PRR "
         "follows Linux; the fluid model's one-reduction-per-window PRR does not")))
     if n in _MOVED_BY_PRR else n for n in LAWS])
+@pytest.mark.slow
 def test_fluid_engine_agrees_with_the_packet_engine(name):
     sc = _pair(name)
     fluid, packet = ccsim.run(sc, mode="fluid", traces=False), ccsim.run(sc)
@@ -97,6 +98,7 @@ def _loss_limited_window(name, p, rtt="100ms", duration="300s"):
 
 
 @pytest.mark.parametrize("p", [1e-5, 1e-4])
+@pytest.mark.slow
 def test_highspeed_response_function(p):
     """RFC 3649 §5: w = 0.12/p^0.835 (the inverse of p(w) = 0.078/w^1.2) under
     periodic loss. Measured under random loss: 0.153 (p = 1e-5) and 0.132
@@ -108,6 +110,7 @@ def test_highspeed_response_function(p):
     assert 0.11 < w * p ** 0.835 < 0.17
 
 
+@pytest.mark.slow
 def test_scalable_throughput_is_inverse_to_loss():
     """Kelly 2003: a per segment, b·w per loss → w ≈ a/(b·p) = 0.08/p; throughput
     ∝ 1/p, not Reno's 1/√p. Measured w·p = 0.072, 0.080 and a ratio of 3.64 for

@@ -166,6 +166,7 @@ def rtts_to_regain(cc, w):
     return rounds
 
 
+@pytest.mark.slow
 def test_recovery_is_faster_than_renos_at_large_windows():
     # At w = 10000, b(w) = 0.232: the window falls to 7680 and must regain 2320 segments at
     # a(w) between a(7680) ≈ 25 (Appendix B row 7558) and a(10000) ≈ 30 per RTT, i.e. between
@@ -175,6 +176,7 @@ def test_recovery_is_faster_than_renos_at_large_windows():
     assert hs < 5000 / 50
 
 
+@pytest.mark.slow
 def test_engine_highspeed_fills_a_long_fat_pipe_better_than_reno():
     # 100 Mbit/s, 100 ms: BDP ≈ 833 segments, above Low_Window, with a buffer of 0.2 BDP.
     # Reno halves to ~500 segments and needs ~500 RTTs (50 s) to come back; HighSpeed gives up
@@ -219,6 +221,7 @@ def _mean_window_deterministic(name: str, p: float, rtt: float = 0.1, **params) 
 
 
 @pytest.mark.parametrize("p", [3e-4, 1e-4, 3e-5])
+@pytest.mark.slow
 def test_response_function_under_deterministic_loss(p):
     # RFC 3649 §5: above Low_Window, w = 0.12 / p^0.835 — the law a(w), b(w)
     # were derived from, under exactly this deterministic loss model. 5%:

@@ -98,6 +98,7 @@ def test_engine_hybla_is_reno_at_rtts_up_to_rtt0():
 
 
 @pytest.mark.parametrize("buffer", [5, "1BDP"])
+@pytest.mark.slow
 def test_engine_hybla_shares_between_rtts_more_evenly_than_reno(buffer):
     # The paper's aim (§1, §4): a long-RTT connection no longer loses to a short one.
     # 20 ms and 200 ms flows (rho ≈ 8.9) share 10 Mbit/s through a buffer of 5 packets

@@ -95,6 +95,7 @@ def test_new_arrival_of_a_loss_recovery_flow_gets_a_similar_share():
     assert row.paper_new_over_old == pytest.approx(4678 / 4780.66)
 
 
+@pytest.mark.slow
 def test_experiment_command(tmp_path, capsys):
     assert main(["experiment", "--list"]) == 0
     listed = capsys.readouterr().out
@@ -145,14 +146,14 @@ ZHANG_BIAN = PAPER.parent / "003_6831e3565c617df0.txt"
 
 @pytest.mark.skipif(not ZHANG_BIAN.exists(), reason="Zhang & Bian's slides not beside the repository")
 def test_zhang_bian_figures_are_transcribed_from_the_slides():
-    from ccsim.experiments.link_errors import SEED_003_UTILISATION
+    from ccsim.experiments.link_errors import ZHANG_BIAN_UTILISATION
     from ccsim.experiments.zhang_bian import ZHANG_BIAN_COMPETITION
 
     lines = ZHANG_BIAN.read_text().splitlines()
     for loss, marker in ((0.01, "1% loss"), (0.05, "5% loss")):
         cells = next(line for line in lines if marker in line).split("\t")
         values = [float(c.rstrip("%")) / 100 for c in cells if c.endswith("%") and "loss" not in c]
-        table = [SEED_003_UTILISATION[a, loss] for a in ("reno", "sack", "vegas")]
+        table = [ZHANG_BIAN_UTILISATION[a, loss] for a in ("reno", "sack", "vegas")]
         assert values == pytest.approx(table, abs=1e-9)  # "88.3%" / 100 is not exact
     text = ZHANG_BIAN.read_text()
     for (first, second), ((r1, p1), (r2, p2)) in ZHANG_BIAN_COMPETITION.items():

@@ -31,6 +31,7 @@ def _mean_cwnd_under_loss(p: float, algorithm: str = "reno") -> float:
 
 
 @pytest.mark.parametrize("algorithm", ["reno", "newreno"])
+@pytest.mark.slow
 def test_square_root_law(algorithm):
     ps = np.array([0.001, 0.003, 0.01])
     w = np.array([_mean_cwnd_under_loss(p, algorithm) for p in ps])
@@ -57,14 +58,14 @@ def test_two_reno_flows_converge():
 
 
 def test_reno_flows_with_different_rtts_favour_the_short_one():
-    # Seed 004 §4.2: "all TCP algorithms have a bias against long connections".
+    # Lai & Yao §4.2: "all TCP algorithms have a bias against long connections".
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=[ccsim.Flow("reno", rtt="20ms"),
                                                   ccsim.Flow("reno", rtt="200ms")],
                         duration="60s", seed=1)
     res = ccsim.run(sc)
     short, long_ = res.summary["goodput_bps"]
     assert short > 2 * long_
-    # UF as the seed defines it, recomputed here from the summary's goodput.
+    # UF as Lai & Yao define it, recomputed here from the summary's goodput.
     uf = abs(long_ - short) / ((long_ + short) / 2) * 100
     assert res.metrics["uf"] == pytest.approx(uf, rel=0.02)  # measured over 0–60 s vs per-flow span: same here
 
@@ -189,7 +190,7 @@ def test_random_loss_rate_is_the_configured_probability():
 
 
 def test_multi_hop_path_bottleneck_at_the_slowest_link():
-    # Seed 002: two hosts through four routers, the bottleneck at the first router.
+    # Kwon et al.: two hosts through four routers, the bottleneck at the first router.
     sc = ccsim.path([dict(rate="1Gbps", delay="1ms"),
                      dict(rate="10Mbps", delay="5ms", buffer=20),
                      dict(rate="1Gbps", delay="1ms"),

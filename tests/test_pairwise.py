@@ -1,4 +1,4 @@
-"""Seed 000's pairwise matrix recipe and its command."""
+"""Esterhuizen & Krzesinski's pairwise matrix recipe and its command."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ccsim.algorithms import CongestionControl
 from ccsim.algorithms import registry as algorithm_registry
 from ccsim.cli import main
 from ccsim.experiments import pairwise_matrix
-from ccsim.experiments.pairwise import SEED_000_TABLE_I, outcome, seed_agreement
+from ccsim.experiments.pairwise import TABLE_I, outcome, paper_agreement
 
 SMALL = dict(bandwidth="10Mbps", rtt="5ms", buffer=50, delay="2s", duration="6s")
 
@@ -31,10 +31,10 @@ def test_every_ordered_pair_once(small):
 
 
 def test_matrix_is_table_one_layout(small):
-    # Row started first, column second, cell "first,second" in Mbit/s (seed 000).
+    # Row started first, column second, cell "first / second" in Mbit/s (Esterhuizen & Krzesinski, Table I).
     m = small.data["matrix"]
     for r in small.table.itertuples():
-        a, b = (int(x) for x in m.loc[r.first, r.second].split(","))
+        a, b = (int(x) for x in m.loc[r.first, r.second].split(" / "))
         assert a == round(r.first_bps / 1e6) and b == round(r.second_bps / 1e6)
 
 
@@ -95,13 +95,13 @@ def test_matrix_command(tmp_path, capsys):
     assert not math.isnan(table["first_share"].iloc[0])
 
 
-SEED_000 = Path(__file__).parents[2] / "shared" / "seeds" / "000_91321bb5f5dd1384.txt"
+PAPER_TEXT = Path(__file__).parents[2] / "shared" / "seeds" / "000_91321bb5f5dd1384.txt"
 
 
-@pytest.mark.skipif(not SEED_000.exists(), reason="../shared/seeds not beside the repository")
-def test_seed_table_is_transcribed_from_the_seed():
-    # Read Table I's header and rows straight from the seed's text; compare every cell.
-    text = SEED_000.read_text().splitlines()
+@pytest.mark.skipif(not PAPER_TEXT.exists(), reason="Esterhuizen & Krzesinski's text (../shared/seeds/) is not beside the repository")
+def test_table_i_is_transcribed_from_the_paper():
+    # Read Table I's header and rows straight from the paper's text; compare every cell.
+    text = PAPER_TEXT.read_text().splitlines()
     header_line = next(line for line in text if line.startswith("| | Vegas |"))
     header = [c.strip().lower() for c in header_line.split("|")[2:-2]]
     lines = [line for line in text
@@ -113,25 +113,25 @@ def test_seed_table_is_transcribed_from_the_seed():
         row = cells[0].lower()
         for column, cell in zip(header, cells[1:13]):
             first, second = (int(x) for x in cell.split(","))
-            assert SEED_000_TABLE_I[row][column] == (first, second), (row, column)
+            assert TABLE_I[row][column] == (first, second), (row, column)
 
 
 def test_outcome_and_agreement():
     assert list(outcome([70, 35, 55], [30, 65, 45])) == ["first", "second", "shared"]
     seed = pd.DataFrame([
         {"first": a, "second": b, "first_bps": f * 1e6, "second_bps": s * 1e6,
-         "seed_first_bps": f * 1e6, "seed_second_bps": s * 1e6, "error": ""}
-        for a, row in SEED_000_TABLE_I.items() for b, (f, s) in row.items()])
-    assert seed_agreement(seed) == 1.0  # the seed agrees with itself
+         "paper_first_bps": f * 1e6, "paper_second_bps": s * 1e6, "error": ""}
+        for a, row in TABLE_I.items() for b, (f, s) in row.items()])
+    assert paper_agreement(seed) == 1.0  # the paper agrees with itself
     swapped = seed.assign(first_bps=seed.second_bps, second_bps=seed.first_bps)
     shared = outcome(seed.first_bps, seed.second_bps) == "shared"
-    assert seed_agreement(swapped) == pytest.approx(shared.mean())  # only ties survive a swap
+    assert paper_agreement(swapped) == pytest.approx(shared.mean())  # only ties survive a swap
 
 
-def test_small_matrix_reports_the_seed_figures(small):
+def test_small_matrix_reports_the_paper_figures(small):
     t = small.table.set_index(["first", "second"])
-    assert t.loc[("reno", "cubic"), "seed_first_bps"] == 54e6  # Table I: Reno 54, CUBIC 49
-    assert t.loc[("cubic", "scalable"), "seed_second_bps"] == 77e6
+    assert t.loc[("reno", "cubic"), "paper_first_bps"] == 54e6  # Table I: Reno 54, CUBIC 49
+    assert t.loc[("cubic", "scalable"), "paper_second_bps"] == 77e6
     assert 0.0 <= small.data["agreement"] <= 1.0
 
 
@@ -156,4 +156,4 @@ def test_matrix_takes_any_registered_names_veno_included():
     m = pairwise_matrix(["veno", "reno"], mode="fluid", duration="20s", delay="5s",
                         workers=1)
     assert m.data["matrix"].shape == (2, 2)
-    assert m.table.set_index(["first", "second"]).seed_first_bps.isna()[("veno", "reno")]
+    assert m.table.set_index(["first", "second"]).paper_first_bps.isna()[("veno", "reno")]

@@ -43,3 +43,23 @@ def test_the_cli_shows_a_bar_for_long_runs_and_not_for_short_ones(capsys):
     assert main(["run", "--flows", "reno", "--bandwidth", "10Mbps", "--duration", "2s",
                  "--progress"]) == 0
     assert "2.0/2.0 s simulated" in capsys.readouterr().err
+
+
+def test_no_widget_warning_without_ipywidgets(monkeypatch):
+    # tqdm.auto in a notebook without ipywidgets warns (TqdmWarning: IProgress not
+    # found); ccsim falls back to the text bar instead
+    import io
+    import sys
+    import warnings
+
+    import tqdm.std
+
+    from ccsim._progress import tqdm as bar
+
+    monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        b = bar(total=2, file=io.StringIO())
+        b.update(2)
+        b.close()
+    assert type(b) is tqdm.std.tqdm

@@ -1,4 +1,4 @@
-"""Rule tests for Pseudo-Rate TCP (ccsim.algorithms.pseudo_rate), reconstructed from seed 004
+"""Rule tests for Pseudo-Rate TCP (ccsim.algorithms.pseudo_rate), reconstructed from Lai & Yao
 §3.4's summary of Chen & Chen, Computer Communications 1999.
 
 Expected values come from the summary's rule restated here — window bound = baseRTT × service
@@ -31,7 +31,7 @@ def ack(now, rtt=0.1, acked=1.0, delivered=0.0, inflight=10.0):
 def test_defaults():
     cc = algorithms.get("pseudo-rate")()
     assert cc.params() == {"queue": 3.0}
-    assert (cc.name, cc.recovery) == ("pseudo-rate", "vegas")  # Pseudo-Rate modifies Vegas only in its window law (seed 004 §3.4)
+    assert (cc.name, cc.recovery) == ("pseudo-rate", "vegas")  # Pseudo-Rate modifies Vegas only in its window law (Lai & Yao §3.4)
 
 
 def test_window_bound():
@@ -95,8 +95,9 @@ def test_reno_before_the_first_bound_and_after_a_loss():
     assert (cc.ssthresh, cc.bound) == (15.0, None)
 
 
+@pytest.mark.slow
 def test_engine_fairness_between_rtts_beats_reno():
-    # Seed 004 Table 2: Pseudo-Rate has the best fairness between short and long connections
+    # Lai & Yao's Table 2: Pseudo-Rate has the best fairness between short and long connections
     # (UF 28 % against Reno's 183 %). Each flow keeps ~3 segments queued, so equal rates
     # whatever the RTT. 10 Mb/s, flows of 10 and 80 ms, 50-packet buffer, 40 s. Measured UF:
     # Pseudo-Rate 10.8 %, Reno 170 %; a third of Reno's leaves room for engine changes.

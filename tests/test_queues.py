@@ -262,7 +262,7 @@ def test_codel_decided_at_arrival_equals_codel_at_dequeue():
     # exactly the packets RFC 8289's dequeue-time algorithm drops.
     rng = random.Random(3)
     tx, t, arrivals = 0.001, 0.0, []
-    for burst in range(60):  # on/off load: overloads (rate 1.3/tx) and idle gaps
+    for _burst in range(60):  # on/off load: overloads (rate 1.3/tx) and idle gaps
         for _ in range(rng.randrange(20, 400)):
             t += rng.expovariate(1.3 / tx)
             arrivals.append(t)

@@ -32,6 +32,7 @@ def test_ci_runs_the_readme_test_command():
     assert f"&& {test}" in ci  # the same runner, after the same install
 
 
+@pytest.mark.slow
 def test_readme_demo_runs(tmp_path):
     # `ccsim demo` is the console script for `python -m ccsim demo`.
     assert _commands()[0].endswith("ccsim demo")
@@ -43,6 +44,7 @@ def test_readme_demo_runs(tmp_path):
     assert "reno" in out and "Jain" in out
 
 
+@pytest.mark.slow
 def test_readme_example_runs(monkeypatch):
     # DESIGN.md's five lines, as the README shows them: every doc starts there.
     monkeypatch.setenv("MPLBACKEND", "Agg")

@@ -345,7 +345,7 @@ def test_any_law_with_any_recovery_delivers(algorithm, recovery):
     assert res.metrics["losses"] > 0 and row.retransmits > 0  # recovery was exercised
 
 
-# -- PRR as Linux's tcp_cwnd_reduction (issue 12, defects 4 and 5) ------------------------------
+# -- PRR as Linux's tcp_cwnd_reduction ------------------------------
 def prr_midway(delivered: int, out: int) -> tuple:
     """PRR in recovery with ssthresh 5, 100..103 outstanding, nothing SACKed yet."""
     strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 104, 4.0)

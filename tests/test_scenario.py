@@ -32,7 +32,7 @@ RED_MAX_P = 1 / 50
 
 # -- validation ------------------------------------------------------------------------
 def _five_link_path(**kw):
-    """Seed 002's shape: host - R1 - R2 - R3 - R4 - host, the bottleneck at R1, i.e. the
+    """Kwon et al.'s shape: host - R1 - R2 - R3 - R4 - host, the bottleneck at R1, i.e. the
     second of five links is the slowest."""
     links = [
         {"rate": "1Gbps", "delay": "1ms"},
@@ -321,6 +321,7 @@ _BUILD = ('ccsim.dumbbell("10Mbps", "20ms", buffer=20, queue="red", loss=0.01, s
           'flows=["reno", ccsim.Flow("newreno", start="5s", rtt="40ms")], duration="30s")')
 
 
+@pytest.mark.slow
 def test_key_stable_across_processes():
     sc = eval(_BUILD, {"ccsim": ccsim})
     root = Path(ccsim.__file__).resolve().parent.parent

@@ -58,3 +58,36 @@ def test_errors_name_the_keyword():
     with pytest.raises(ccsim.ScenarioTypeError, match="rtt='3ms': a keyword of Scenario.replace"):
         multi_hop.replace(rtt="3ms")
     assert multi_hop.replace(seed=4).seed == 4  # fields still replace as before
+
+
+def test_builder_keywords_replace_on_a_built_scenario_with_strings():
+    sc = dumbbell(bandwidth="10Mbps", rtt="20ms", buffer="1BDP",
+                  flows=["reno", Flow("vegas", start="10s")], duration="60s", seed=1)
+    wider = sc.replace(buffer="2BDP")
+    assert wider.links[0].queue.limit == 33 and wider.flows == sc.flows
+    assert sc.replace(duration="30s", seed=7).duration == 30.0
+    with pytest.raises(ccsim.ScenarioError, match=r"flows\[1\].start"):
+        sc.replace(duration="5s")  # the late starter would never start
+
+
+def test_results_carry_the_scenario_so_runs_stack():
+    import pandas as pd
+
+    from ccsim.results import SCENARIO_COLUMNS
+
+    base = dumbbell(bandwidth="10Mbps", rtt="20ms", buffer="1BDP", flows=["reno", "cubic"],
+                    duration="2s", seed=1)
+    runs = [ccsim.run(base.replace(buffer=b, loss=p), mode="fluid")
+            for b, p in (("1BDP", 0.0), ("2BDP", 0.01))]
+    table = pd.concat([r.to_pandas() for r in runs], ignore_index=True)
+    assert list(table.columns[2:9]) == list(SCENARIO_COLUMNS)
+    assert list(table["buffer"]) == [17, 17, 33, 33]
+    assert list(table["loss"]) == [0.0, 0.0, 0.01, 0.01]
+    assert set(table["bandwidth"]) == {10e6} and set(table["rtt"]) == {0.02}
+    assert set(table["queue"]) == {"droptail"} and set(table["duration"]) == {2.0}
+    assert list(runs[1].summary["buffer"]) == [33, 33]
+    # a sweep has the same columns; a varied one keeps the grid's labels
+    swept = ccsim.sweep(base, grid={"buffer": ["1BDP", "2BDP"]}, mode="fluid", progress=False)
+    assert set(SCENARIO_COLUMNS) <= set(swept.columns)
+    assert list(swept["buffer"]) == ["1BDP", "1BDP", "2BDP", "2BDP"]
+    assert set(swept["bandwidth"]) == {10e6} and set(swept["queue"]) == {"droptail"}

@@ -1,8 +1,7 @@
-"""Stack knobs of issue 12: ACK counting and RTT-sample granularity."""
+"""Stack knobs: ACK counting and RTT-sample granularity."""
 
 from __future__ import annotations
 
-import math
 
 import pytest
 

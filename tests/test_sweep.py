@@ -46,8 +46,11 @@ def reference():
 # -- the table -------------------------------------------------------------------------
 def test_one_row_per_flow_per_scenario_in_grid_order(reference):
     t = reference
-    assert list(t.columns[:7]) == ["scenario", "key", "buffer", "loss", "seed", "mode", "flow"]
-    assert list(t.columns[7:9]) == ["algorithm", "recovery"]
+    # the grid's parameters, then the scenario's others (SI), seed, mode
+    assert list(t.columns[:11]) == ["scenario", "key", "buffer", "loss", "bandwidth", "rtt",
+                                    "queue", "duration", "seed", "mode", "flow"]
+    assert list(t.columns[11:13]) == ["algorithm", "recovery"]
+    assert set(t["bandwidth"]) == {10e6} and set(t["rtt"]) == {0.02}
     assert list(t.columns[-3:]) == ["error", "traceback", "wall_time"]
     assert {"utilisation", "jain", "uf", "drops", "interval_start"} <= set(t.columns)
     assert len(t) == 8 * 2 and list(t["flow"]) == [0, 1] * 8
@@ -250,6 +253,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie has stopped running
 
 
+@pytest.mark.slow
 def test_killed_sweep_resumes_without_loss_or_duplicates(tmp_path):
     path = tmp_path / "killed.sqlite"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -325,6 +329,7 @@ def test_a_failing_scenario_is_a_row_with_its_error(broken, tmp_path):
 
 
 @pytest.mark.parametrize("where", ["in this process", "in a thread"])
+@pytest.mark.slow
 def test_timeout_turns_a_stuck_run_into_an_error(broken, where):
     executor = cf.ThreadPoolExecutor(2) if where == "in a thread" else None
     workers = None if executor else 1
@@ -441,6 +446,7 @@ def _guide_section() -> str:
     return text.split("\n## Sweeps\n", 1)[1].split("\n## ", 1)[0]
 
 
+@pytest.mark.slow
 def test_guide_sweeps_section_runs_as_printed(tmp_path, monkeypatch, capsys):
     import re
     import shlex

@@ -74,6 +74,7 @@ def _cases():
 
 # -- the registry: every algorithm, the moment it is registered --------------------------------
 @pytest.mark.parametrize("name", _cases())
+@pytest.mark.slow
 def test_registered_algorithm_conforms(name):
     # A known bug only has to show up, not be shrunk again on every run.
     quick = settings(phases=[Phase.explicit, Phase.reuse, Phase.generate]) if name in KNOWN_BUGS else None
@@ -151,6 +152,7 @@ def _replay(failure: CheckFailure) -> dict:
 
 
 @pytest.mark.parametrize("mutant, properties, rules_broken", MUTANTS)
+@pytest.mark.slow
 def test_kit_catches_mutant(mutant, properties, rules_broken):
     with pytest.raises(CheckFailure) as info:
         check_algorithm(mutant, properties=properties, max_examples=MUTANT_EXAMPLES,
@@ -172,6 +174,7 @@ def test_kit_catches_mutant(mutant, properties, rules_broken):
     assert failure.recheck(algo) is not None
 
 
+@pytest.mark.slow
 def test_replay_is_short():
     with pytest.raises(CheckFailure) as info:
         check_algorithm(RenoForgetsToHalve, properties=Reno.properties,
@@ -253,6 +256,7 @@ def test_cubic_may_lag_w_est_outside_the_reno_friendly_region():
 
 
 # -- the kit's own contract ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_importing_ccsim_does_not_import_hypothesis():
     code = "import sys, ccsim; ccsim.run; print('hypothesis' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -361,6 +365,7 @@ def test_common_rules_have_names():
                                  "timeout to loss window"}
 
 
+@pytest.mark.slow
 def test_the_kit_catches_a_hybla_whose_slow_start_step_explodes():
     # Before Linux's cap, one ACK at a 1 s RTT added 2^40 segments and Hybla passed the kit,
     # which checked growth only in congestion avoidance. The slow-start step rule holds each

@@ -458,6 +458,7 @@ def lpw_queue(errors, backlog):
 
 
 @pytest.mark.parametrize("n", [2, 5, 10])
+@pytest.mark.slow
 def test_late_starters_keep_the_error_low_peterson_wang_predict(n):
     # Flows 20 s apart: a lone flow's slow-start overshoot (114 packets at cwnd 157) has drained
     # by 13 s, so each newcomer finds the others' equilibrium queue, takes it for propagation

@@ -1,4 +1,4 @@
-"""Vegas' own retransmission mechanisms (Brakmo & Peterson 1995 §3.1; issue 12, defect 13).
+"""Vegas' own retransmission mechanisms (Brakmo & Peterson 1995 §3.1).
 
 Restated from the paper: a duplicate ACK resends the first unacknowledged segment at
 once when it has been out longer than the fine-grained timeout; the first ACKs of new

@@ -3,7 +3,7 @@
 Source: J. R. Chen, Y. C. Chen, "Pseudo-Rate TCP: a congestion avoidance
 scheme with nearly optimized fairness and throughput", Computer
 Communications 22(15–16), 1999, pp. 1493–1501 — **reconstructed** from the
-summary in seed 004 (Lai & Yao's survey, §3.4 and Table 1), not from the
+summary in Lai & Yao's survey (§3.4 and Table 1), not from the
 paper, which was not available. What the summary states: Pseudo-Rate
 modifies Vegas by (1) timing one packet per cycle instead of every packet,
 and (2) a window bound ``baseRTT × network service rate + queue length``
@@ -31,7 +31,7 @@ Update rules as built here (windows in segments, times in seconds):
   ``cwnd = 1`` after a timeout.
 
 In equilibrium every flow keeps ``queue`` segments queued, so flows with
-different RTTs get the same rate — the fairness seed 004's Table 2 reports.
+different RTTs get the same rate — the fairness Lai & Yao's Table 2 reports.
 
 Reconstruction choices (the paper may differ on each):
 
@@ -44,12 +44,12 @@ Reconstruction choices (the paper may differ on each):
   drop, and the bound being dropped (Reno law) from a loss to the end of the
   next cycle are choices, not the paper's stated values;
 * the recovery strategy is Reno's fast recovery (``"reno"``): Pseudo-Rate is
-  a sender-only change to Vegas (seed 004 Table 1: no SACK, unlike SACK, FACK
+  a sender-only change to Vegas (Lai & Yao's Table 1: no SACK, unlike SACK, FACK
   and Rate-Halving), evaluated in ns against Vegas, whose ns and Linux
   versions run Reno's recovery.
 
 Defaults: ``queue = 3.0`` segments (see above; Brakmo & Peterson's Vegas
-β = 3, the reference the seed says Pseudo-Rate modifies).
+β = 3, the reference Lai & Yao say Pseudo-Rate modifies).
 """
 
 from __future__ import annotations
@@ -84,7 +84,7 @@ class PseudoRate(CongestionControl):
     """Pseudo-Rate window law (reconstructed) with Reno fast recovery."""
 
     name = "pseudo-rate"
-    recovery = "vegas"  # Vegas-derived, pre-SACK (seed 004): Vegas recovery, see ccsim.recovery.vegas
+    recovery = "vegas"  # Vegas-derived, pre-SACK (Lai & Yao): Vegas recovery, see ccsim.recovery.vegas
     param_space = {"queue": (0.5, 20.0)}
     properties = (_direct_drop_to_bound,)
 

@@ -1,7 +1,7 @@
 """SSDR: Reno with smooth-start and dynamic recovery (Wang & Williamson 1998).
 
 Source: H. Wang, C. L. Williamson, "A New Scheme for TCP Congestion Control:
-Smooth-Start and Dynamic Recovery", MASCOTS 1998, as seed 004 (Lai & Yao,
+Smooth-Start and Dynamic Recovery", MASCOTS 1998, as Lai & Yao (
 §3.3) summarises it: slow start "often causes multiple packet losses, which
 result in a retransmission timeout. Smooth-start uses a more graceful ramp of
 cwnd"; recovery is dynamic recovery (:mod:`ccsim.recovery.ssdr`).
@@ -16,7 +16,7 @@ Update rules (``acked`` segments newly acknowledged):
 
 Differences from the source: the original paper was not available to us, so
 the smooth-start threshold (``ssthresh / 2``) and ramp (half a segment per
-segment acknowledged) are a reconstruction of the seed's description. With
+segment acknowledged) are a reconstruction of the paper's description. With
 no finite ``ssthresh`` (a new connection) there is no threshold to smooth
 towards and smooth-start is plain slow start.
 """

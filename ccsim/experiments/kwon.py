@@ -79,7 +79,9 @@ def delay_queue_loss(algorithms: Iterable[str] = KWON_ALGORITHMS, *,
                                       duration=duration, seed=seed))
     runs = sweep(scenarios, mode=mode, workers=workers, executor=executor, store=store,
                  progress=progress)
-    runs = runs.drop(columns=["seed"]).join(pd.DataFrame(rows), on="base")
+    # this recipe's own labels (the queue as given, ...) replace the sweep's
+    meta = pd.DataFrame(rows)
+    runs = runs.drop(columns=[c for c in meta if c in runs]).join(meta, on="base")
     keys = ["algorithm", "delay", "queue", "loss"]
     alone = runs[~runs.together].groupby(keys, sort=False).agg(
         goodput_bps=("goodput_bps", "mean"), timeouts=("timeouts", "mean")).reset_index()
@@ -123,7 +125,7 @@ def findings(alone: pd.DataFrame) -> pd.DataFrame:
 
 
 def _draw(result):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     t = result.table.copy()
     t["cell"] = [f"{d * 1e3:.0f} ms\nq {q}\n{p:.0%}" for d, q, p in

@@ -276,7 +276,7 @@ def reno_interop(algorithms: Iterable[str] = LAI_YAO_FAMILY[1:], ns: Iterable[in
 
 def _bars(result, ours, paper, ylabel, even=False):
     """Grouped bars, ccsim beside the paper, one panel per n."""
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     table = result.table
     groups = list(table.groupby("n"))

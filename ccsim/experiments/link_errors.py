@@ -26,14 +26,14 @@ from ..scenario import dumbbell
 from ..sweeps import sweep
 from ._result import ExperimentResult, flow_for
 
-SEED_004_FAMILY = ("reno", "newreno", "sack", "fack", "rate-halving", "ssdr")
+LAI_YAO_FAMILY = ("reno", "newreno", "sack", "fack", "rate-halving", "ssdr")
 
 #: Lai & Yao, §4.1 and Fig. 5: "Vegas > Pseudo-Rate ≈ Rate-halving > SSDR ≈ FACK ≈
 #: SACK > NewReno > Reno", as tiers from best to worst (≈ shares a tier).
 LAI_YAO_FIG_5_ORDER = (("vegas",), ("pseudo-rate", "rate-halving"), ("ssdr", "fack", "sack"),
                        ("newreno",), ("reno",))
 
-SEED_003_UTILISATION = {("reno", 0.01): 0.883, ("sack", 0.01): 0.902, ("vegas", 0.01): 0.985,
+ZHANG_BIAN_UTILISATION = {("reno", 0.01): 0.883, ("sack", 0.01): 0.902, ("vegas", 0.01): 0.985,
                         ("reno", 0.05): 0.345, ("sack", 0.05): 0.427, ("vegas", 0.05): 0.750}
 """Zhang & Bian's table, "Effective Resource Utilization (1/2)", as fractions."""
 
@@ -60,7 +60,7 @@ def _runs(algorithms, rates, seeds, n_flows, *, workers=None, executor=None, sto
     return runs.reset_index(drop=True)
 
 
-def link_errors(algorithms: Iterable[str] = SEED_004_FAMILY + ("vegas", "pseudo-rate"),
+def link_errors(algorithms: Iterable[str] = LAI_YAO_FAMILY + ("vegas", "pseudo-rate"),
                 rates: Iterable[float] = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05), *,
                 seeds: Iterable[int] = (1, 2, 3), n_flows: int = 1, bandwidth="1.5Mbps",
                 rtt="40ms", buffer="1BDP", mss: int = 472, duration="100s",
@@ -118,7 +118,7 @@ def order_agreement(table: pd.DataFrame, order=LAI_YAO_FIG_5_ORDER) -> pd.Series
 
 
 def _draw_errors(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     fig = Figure(figsize=(7, 4.5), layout="constrained")
     ax = fig.subplots()
@@ -155,7 +155,7 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
 
     Returns:
         Table rows per (algorithm, loss): ``utilisation`` (mean over seeds of
-        the runs that did not raise) and ``seed_003`` (the paper's figure, NaN
+        the runs that did not raise) and ``paper_utilisation`` (the paper's figure, NaN
         where it has none). ``plot()`` draws both as grouped bars.
     """
     from .. import algorithms as registry
@@ -165,14 +165,14 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
                  mss=mss, duration=duration, workers=workers, executor=executor, store=store,
                  progress=progress).rename(columns={"rate": "loss"})
     table = runs.groupby(["algorithm", "loss"], sort=False)["utilisation"].mean().reset_index()
-    table["seed_003"] = [SEED_003_UTILISATION.get((a, p), np.nan)
+    table["paper_utilisation"] = [ZHANG_BIAN_UTILISATION.get((a, p), np.nan)
                          for a, p in zip(table["algorithm"], table["loss"])]
     return ExperimentResult("utilisation under random loss (Zhang & Bian)", table, {"runs": runs},
                             _draw_utilisation)
 
 
 def _draw_utilisation(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     table = result.table
     fig = Figure(figsize=(7, 4.2), layout="constrained")
@@ -180,7 +180,7 @@ def _draw_utilisation(result: ExperimentResult):
     labels = [f"{a}\n{p:.0%} loss" for a, p in zip(table["algorithm"], table["loss"])]
     x = np.arange(len(table))
     ax.bar(x - 0.2, table["utilisation"] * 100, 0.4, label="ccsim")
-    ax.bar(x + 0.2, table["seed_003"] * 100, 0.4, label="Zhang & Bian (ns-2)", color="0.6")
+    ax.bar(x + 0.2, table["paper_utilisation"] * 100, 0.4, label="Zhang & Bian (ns-2)", color="0.6")
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_ylabel("bottleneck utilisation (%)")
     ax.set_ylim(0, 105)

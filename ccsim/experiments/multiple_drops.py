@@ -158,7 +158,7 @@ def _frame(sent, lost: list[int]) -> pd.DataFrame:
 
 
 def _draw(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     table = result.table
     k = table["drops"].max()

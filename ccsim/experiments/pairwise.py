@@ -10,7 +10,7 @@ Mbit/s. Some pairs depend on who starts first (Illinois with BIC or YeAH).
 
 Defaults: 100 Mbit/s, 1 ms RTT (a switched LAN), a 1000-packet drop-tail
 buffer (Linux's default ``txqueuelen``, where a LAN sender's queue builds),
-second flow 10 s after the first, 60 s in all. The seed does not state its
+second flow 10 s after the first, 60 s in all. The paper does not state its
 run length or buffer; these are the choices documented here.
 """
 
@@ -26,11 +26,11 @@ from ..scenario import Flow, dumbbell
 from ..sweeps import sweep
 from ._result import ExperimentResult
 
-#: Esterhuizen & Krzesinski, Table I, transcribed: ``SEED_000_TABLE_I[first][second]`` is the
+#: Esterhuizen & Krzesinski, Table I, transcribed: ``TABLE_I[first][second]`` is the
 #: pair's average throughputs (first, second) in Mbit/s, Linux 2.6-era kernels on
-#: a 100 Mbit/s LAN. ``highspeed`` is the seed's "HighSpeed", ``westwood`` its
+#: a 100 Mbit/s LAN. ``highspeed`` is the paper's "HighSpeed", ``westwood`` its
 #: "Westwood" (Linux's tcp_westwood, which is Westwood+).
-SEED_000_TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
+TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
     "vegas": {
         "vegas": (49, 50), "htcp": (10, 95), "westwood": (8, 95), "illinois": (6, 97),
         "bic": (13, 91), "scalable": (8, 95), "highspeed": (9, 95), "yeah": (23, 95),
@@ -126,9 +126,9 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         the run failed, else empty). ``data["matrix"]`` is Table I's layout
         ("86,19" in Mbit/s), ``data["start_order"]`` the pairs whose outcome
         depends on the order, ``data["wall_time"]`` the run time (s).
-        ``seed_first_bps`` and ``seed_second_bps`` are Table I's figures for
-        the pair (NaN where the seed has none) and ``data["agreement"]`` how
-        often the outcome matches them (:func:`seed_agreement`).
+        ``paper_first_bps`` and ``paper_second_bps`` are Table I's figures for
+        the pair (NaN where the paper has none) and ``data["agreement"]`` how
+        often the outcome matches them (:func:`paper_agreement`).
         ``plot()`` draws the matrix as a heatmap.
     """
     from .. import algorithms as registry
@@ -162,7 +162,7 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
         ``depends`` matches the paper's. ``plot()`` draws both differences.
     """
     if pairs is None:
-        pairs = [("illinois", b) for b in SEED_000_TABLE_I if b != "illinois"]
+        pairs = [("illinois", b) for b in TABLE_I if b != "illinois"]
     pairs = [tuple(p) for p in pairs]
     names = list(dict.fromkeys(n for p in pairs for n in p))
     res = _pairs([o for a, b in pairs for o in ((a, b), (b, a))], names, bandwidth=bandwidth,
@@ -175,8 +175,8 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
         row = {"a": a, "b": b, "a_share_when_first": share[a, b],
                "a_share_when_second": 1.0 - share[b, a]}
         row["difference"] = row["a_share_when_first"] - row["a_share_when_second"]
-        if b in SEED_000_TABLE_I.get(a, {}):
-            (f1, s1), (f2, s2) = SEED_000_TABLE_I[a][b], SEED_000_TABLE_I[b][a]
+        if b in TABLE_I.get(a, {}):
+            (f1, s1), (f2, s2) = TABLE_I[a][b], TABLE_I[b][a]
             row["paper_difference"] = f1 / (f1 + s1) - s2 / (f2 + s2)
         else:
             row["paper_difference"] = np.nan
@@ -191,7 +191,7 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
 
 
 def _draw_order(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     t = result.table
     fig = Figure(figsize=(7, 4), layout="constrained")
@@ -224,17 +224,17 @@ def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order
                  progress=progress).set_index(["base", "flow"])
     rows = []
     for i, (first, second) in enumerate(pairs):
-        seed_cell = SEED_000_TABLE_I.get(first, {}).get(second, (np.nan, np.nan))
+        paper_cell = TABLE_I.get(first, {}).get(second, (np.nan, np.nan))
         rows.append({"first": first, "second": second,
                      "first_bps": runs.loc[(i, 0), "goodput_bps"],
                      "second_bps": runs.loc[(i, 1), "goodput_bps"],
                      "first_share": runs.loc[(i, 0), "share"],
-                     "seed_first_bps": seed_cell[0] * 1e6,
-                     "seed_second_bps": seed_cell[1] * 1e6,
+                     "paper_first_bps": paper_cell[0] * 1e6,
+                     "paper_second_bps": paper_cell[1] * 1e6,
                      "error": runs.loc[(i, 0), "error"]})
     table = pd.DataFrame(rows)
     data = {"matrix": _matrix(table, names), "start_order": _start_order(table, order_threshold),
-            "agreement": seed_agreement(table), "wall_time": time.perf_counter() - started,
+            "agreement": paper_agreement(table), "wall_time": time.perf_counter() - started,
             "names": names}
     return ExperimentResult("pairwise matrix (Esterhuizen & Krzesinski, Table I)", table, data, _draw)
 
@@ -248,21 +248,21 @@ def outcome(first_bps, second_bps, margin: float = 0.1):
                     np.where(share < 0.5 - margin, "second", "shared"))
 
 
-def seed_agreement(table: pd.DataFrame) -> float:
+def paper_agreement(table: pd.DataFrame) -> float:
     """Fraction of the pairs Table I also has whose :func:`outcome` matches
-    the seed's; NaN when there are none."""
-    done = table[(table.error == "") & table.seed_first_bps.notna()]
+    the paper's; NaN when there are none."""
+    done = table[(table.error == "") & table.paper_first_bps.notna()]
     if done.empty:
         return float("nan")
     ours = outcome(done.first_bps, done.second_bps)
-    seed = outcome(done.seed_first_bps, done.seed_second_bps)
+    seed = outcome(done.paper_first_bps, done.paper_second_bps)
     return float(np.mean(ours == seed))
 
 
 def _matrix(table: pd.DataFrame, names: list[str]) -> pd.DataFrame:
-    """Table I's layout: row started first, column second, "row,column" Mbit/s."""
+    """Table I's layout: row started first, column second, "row / column" Mbit/s."""
     cells = {(r.first, r.second): ("failed" if r.error else
-                                   f"{r.first_bps / 1e6:.0f},{r.second_bps / 1e6:.0f}")
+                                   f"{r.first_bps / 1e6:.0f} / {r.second_bps / 1e6:.0f}")
              for r in table.itertuples()}
     out = pd.DataFrame([[cells.get((a, b), "") for b in names] for a in names], index=names,
                        columns=names)
@@ -287,7 +287,7 @@ def _start_order(table: pd.DataFrame, threshold: float) -> pd.DataFrame:
 
 
 def _draw(result: ExperimentResult):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     names = result.data["names"]
     t = result.table.set_index(["first", "second"])

@@ -99,7 +99,7 @@ def _plain():
 
 
 def _draw_bias(result):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     fig = Figure(figsize=(6, 4.2), layout="constrained")
     ax = fig.subplots()
@@ -148,7 +148,7 @@ def queue_fairness(algorithm: str = "reno", buffers: Iterable[int] = (5, 10, 20,
 
 
 def _draw_queues(result):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     fig = Figure(figsize=(6, 4.2), layout="constrained")
     ax = fig.subplots()
@@ -204,7 +204,7 @@ def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "
 
 
 def _draw_competition(result):
-    from ..plot import ResultFigure as Figure
+    from ..plot import new_figure as Figure
 
     fig = Figure(figsize=(6.5, 4.2), layout="constrained")
     ax = fig.subplots()

@@ -230,6 +230,9 @@ class FluidEngine:
         self.retransmits = np.zeros(F)
         self.timeouts = np.zeros(F)
         self.recoveries = np.zeros(F)
+        # (time, flow index in the batch, event) of recoveries and timeouts, kept
+        # with the traces (they are plot material, not figures of the summary)
+        self.loss_events: list[tuple[np.ndarray, np.ndarray, str]] = []
         self.rtt_sum, self.ack_sum = np.zeros(F), np.zeros(F)
         self.end_time = np.full(F, np.nan)
         self.done_at = np.full(F, np.nan)
@@ -489,6 +492,7 @@ class FluidEngine:
             # the first hole, so it is what was out when the loss was detected
             self.outstanding[fire] = self.rto_flight[fire]
             self._loss(fire, "timeout")
+            self._note(fire, tf, "timeout")
             self.cwnd[fire] = self.loss_window[fire]
             self.retransmits[fire] += self.rto_lost[fire]
             self.outstanding[fire] = 0.0  # go back: what is still out is sent again,
@@ -587,6 +591,12 @@ class FluidEngine:
         if bad.any():
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
 
+    def _note(self, mask: np.ndarray, tf: np.ndarray, event: str) -> None:
+        """Note ``event`` for the flows in ``mask`` at their time ``tf`` (s)."""
+        if self.traces:
+            where = np.flatnonzero(mask)
+            self.loss_events.append((tf[where].copy(), where, event))
+
     def _detect(self, due: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``due`` detect the losses of a window: a fast recovery or,
         where the packet engine would need its timer, a timeout.
@@ -606,6 +616,7 @@ class FluidEngine:
                             & (cwnd / np.exp2(halvings - 1.0) < self.dupthresh + lost)))
         fast = due & ~timeout
         if fast.any():
+            self._note(fast, tf, "recovery")
             self._loss(fast, "fast")
             again = fast & (halvings >= 2)
             while again.any():  # Reno: one more reduction per further loss

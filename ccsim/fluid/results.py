@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ..results import TRACE_VARIABLES, Result, _tidy, summarise
+from ..results import TRACE_VARIABLES, Result, _tidy, events_table, summarise
 
 if TYPE_CHECKING:
     from .engine import FluidEngine
@@ -53,7 +53,19 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
                     "data_packets": int(round(e.sent[s])), "steps": int(e.steps[s]),
                     "batch": e.S, "wall_time": wall_time})
     return Result(scenario=sc, mode="fluid", summary=summary, metrics=metrics,
-                  traces=_traces(e, s, idx))
+                  traces=_traces(e, s, idx), events=_events(e, idx))
+
+
+def _events(e: "FluidEngine", idx: np.ndarray):
+    """Scenario ``s``'s recoveries and timeouts (flows ``idx`` of the batch)."""
+    where = {int(g): j for j, g in enumerate(idx)}
+    per_flow: list[list[tuple[float, str]]] = [[] for _ in idx]
+    for times, flows, name in e.loss_events:
+        for t, g in zip(times.tolist(), flows.tolist()):
+            j = where.get(g)
+            if j is not None:
+                per_flow[j].append((t, name))
+    return events_table(per_flow)
 
 
 def _traces(e: "FluidEngine", s: int, idx: np.ndarray) -> pd.DataFrame:

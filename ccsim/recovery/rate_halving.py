@@ -2,7 +2,7 @@
 
 Source: M. Mathis, J. Semke, J. Mahdavi, K. Lahey, "The Rate-Halving
 Algorithm for TCP Congestion Control", draft-mathis-tcp-ratehalving-00,
-1999; as summarised in seed 004 (Lai & Yao, §3.2) and RFC 6937 §1.
+1999; as summarised in Lai & Yao (§3.2) and RFC 6937 §1.
 
 Instead of halving ``cwnd`` at once and then waiting for half a window of
 duplicate ACKs (Reno), the sender keeps sending through the whole recovery at

@@ -1,7 +1,7 @@
 """SSDR's dynamic recovery (Wang & Williamson 1998), for senders without SACK.
 
 Source: H. Wang, C. L. Williamson, "A New Scheme for TCP Congestion Control:
-Smooth-Start and Dynamic Recovery", MASCOTS 1998; as summarised in seed 004
+Smooth-Start and Dynamic Recovery", MASCOTS 1998; as summarised by Lai & Yao
 (Lai & Yao, §3.3): dynamic recovery "adds a new damping phase that performs
 as Rate-Halving does in fast recovery", uses "a variable-length recovery
 period, while also sending new packets to probe the new equilibrium", and
@@ -20,7 +20,7 @@ needs no change at the receiver.
   time; the full ACK ends recovery with ``cwnd = ssthresh``.
 
 Differences from the source: the original paper was not available to us; the
-rules above follow seed 004's description and NewReno (RFC 6582) for hole
+rules above follow Lai & Yao's description and NewReno (RFC 6582) for hole
 repair, and are a reconstruction, not a transcription.
 """
 

@@ -94,8 +94,11 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
     Returns:
         A DataFrame with one row per flow per scenario (per engine): columns
         ``scenario`` (position in the sweep's order), ``key``
-        (:attr:`~ccsim.Scenario.key`), the grid's parameters, ``seed``,
-        ``mode``, ``flow`` and the summary's columns, the metrics
+        (:attr:`~ccsim.Scenario.key`), the grid's parameters (as given:
+        ``"2BDP"`` stays ``"2BDP"``), the scenario's other parameters among
+        ``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
+        ``duration`` (SI units, as in :meth:`ccsim.Result.to_pandas`),
+        ``seed``, ``mode``, ``flow`` and the summary's columns, the metrics
         (``utilisation``, ``jain``, ``uf``, ``interval_start``,
         ``interval_end``, ``drops``, ``losses``, ``data_packets``), ``error``
         and ``traceback`` (empty strings unless the scenario raised), and
@@ -154,7 +157,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
              for batch in _batches(keys, m, runner, width)]
     total = sum(len(b) for _, b in tasks)
     pool, owned = executors.choose(workers, executor, len(tasks))
-    from tqdm.auto import tqdm
+    from .._progress import tqdm
 
     bar = tqdm(total=total, desc="sweep", unit="scenario", disable=not progress or total == 0)
     failed = 0

@@ -12,7 +12,8 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import ScenarioError
-from ..results import SUMMARY_COLUMNS
+from ..results import SCENARIO_COLUMNS, SUMMARY_COLUMNS, scenario_columns
+from ..scenario import Scenario
 from .work import loads
 
 METRICS = ("utilisation", "jain", "uf", "interval_start", "interval_end", "drops", "losses",
@@ -46,6 +47,7 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
     decoded: dict[tuple[str, str], dict[str, Any]] = {}
     rows, extra = [], {}
     for position, key, scenario, params in points:
+        described = None
         for mode, engine in engines:
             text = records.get((key, engine))
             if text is None:
@@ -60,15 +62,20 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
             flows = rec["rows"] or [
                 {"flow": i, "algorithm": f["algorithm"], "recovery": f.get("recovery"),
                  "start": f.get("start", 0.0)} for i, f in enumerate(scenario["flows"])]
-            head = {"scenario": position, "key": key, **params,
+            if described is None:
+                described = _described(scenario)
+            # the grid's values as given win over the scenario's SI values
+            head = {"scenario": position, "key": key, **described, **params,
                     "seed": params.get("seed", scenario["seed"]), "mode": mode}
             tail = {"error": rec["error"], "traceback": rec["traceback"],
                     "wall_time": rec["wall_time"]}
             for flow in flows:
+                flow = {k: v for k, v in flow.items() if k not in SCENARIO_COLUMNS}
                 rows.append({**head, **flow, **metrics, **tail})
     # a bare flow field in the grid ("algorithm", "start") is the summary's column
     shown = [n for n in names if n != "seed" and n not in PER_FLOW]
-    columns = (["scenario", "key"] + shown + ["seed", "mode"]
+    fixed = [c for c in SCENARIO_COLUMNS if c not in shown and c != "seed"]
+    columns = (["scenario", "key"] + shown + fixed + ["seed", "mode"]
                + list(PER_FLOW) + list(METRICS) + sorted(extra)
                + ["error", "traceback", "wall_time"])
     table = pd.DataFrame(rows, columns=columns)
@@ -76,6 +83,14 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
         table[name] = table[name].map(tuples)
     table.attrs["ccsim.params"] = [n for n in names if n != "seed"]
     return table
+
+
+def _described(scenario: dict[str, Any]) -> dict[str, Any]:
+    """The scenario's :data:`~ccsim.results.SCENARIO_COLUMNS` from its dict."""
+    try:
+        return scenario_columns(Scenario.from_dict(scenario))
+    except Exception:  # noqa: BLE001 - a record of a scenario this version cannot read
+        return {c: math.nan for c in SCENARIO_COLUMNS}
 
 
 def per_scenario(table: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,154 @@
+"""Sphinx extension: the algorithm catalogue, generated from ccsim's registry
+at build time, and the notebooks copied in for myst-nb.
+
+On ``builder-inited`` it writes ``docs/_generated/catalogue.md`` (one
+section per window law and per recovery strategy: the module's docstring,
+which names the source and its differences from it; the parameters with
+their defaults; the sources the docstring cites) and one small cwnd figure
+per window law, all from a single fluid-engine batch on a standard dumbbell
+(10 Mbit/s, 40 ms, 1 BDP drop-tail, one flow, 30 s): a couple of seconds.
+``docs/_generated/`` is rebuilt every time and ignored by git.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import shutil
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parents[1]
+OUT = DOCS / "_generated"
+STANDARD = dict(bandwidth="10Mbps", rtt="40ms", buffer="1BDP", duration="30s", seed=1)
+"""The dumbbell every catalogue figure is drawn on."""
+
+
+def _sources(text: str) -> list[str]:
+    """What a docstring cites that a reader can look up: RFCs, Linux files,
+    Internet-Drafts."""
+    found = re.findall(r"RFC \d{3,4}|tcp_\w+\.c|draft-[\w-]+", text)
+    return list(dict.fromkeys(found))
+
+
+def _params(cls) -> list[tuple[str, str]]:
+    sig = inspect.signature(cls.__init__)
+    return [(p.name, repr(p.default)) for p in sig.parameters.values()
+            if p.name != "self" and p.default is not inspect.Parameter.empty]
+
+
+def _provenance(name: str, doc: str) -> str:
+    """What the docstring says about parameter ``name``'s default: the clause
+    that names it, preferring a paragraph about defaults ("Defaults and their
+    sources: ``gain = 1/8`` — Linux westwood_do_filter ..."), else any."""
+    paragraphs = [" ".join(p.split()) for p in re.split(r"\n\s*\n", doc)]
+    valued = re.compile(r"``" + re.escape(name) + r"\s*=\s*[-\d.(\"'][^`]*``")
+    bare = re.compile(r"``" + re.escape(name) + r"``")
+    passes = [(valued, lambda p: "efault" in p), (valued, lambda p: True),
+              (bare, lambda p: "efault" in p), (bare, lambda p: True)]
+    for about, wanted in passes:
+        for para in filter(wanted, paragraphs):
+            m = about.search(para)
+            if m:
+                rest = para[m.start():]
+                end = min([i for i in (rest.find("; "), rest.find(". ", 2)) if i > 0],
+                          default=len(rest))
+                clause = rest[:min(end, 220)].replace("|", "\\|").replace("``", "`")
+                return clause + ("…" if end > 220 else "")
+    return "see the docstring below"
+
+
+def _fence(text: str) -> str:
+    return "```text\n" + inspect.cleandoc(text or "(no docstring)") + "\n```\n"
+
+
+def _figures(names: list[str]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import ccsim
+
+    scenarios = [ccsim.dumbbell(flows=[name], **STANDARD) for name in names]
+    results = ccsim.run_many(scenarios, mode="fluid")
+    for name, res in zip(names, results):
+        fig, ax = plt.subplots(figsize=(6.0, 2.0), layout="constrained")
+        res.plot(panels="cwnd", ax=ax)
+        ax.set_title(f"{name}: one flow, 10 Mbit/s, 40 ms, 1 BDP drop-tail (fluid engine)",
+                     fontsize="small")
+        fig.savefig(OUT / "catalogue" / f"{name}.png", dpi=80)
+        plt.close(fig)
+
+
+def generate(app=None) -> None:
+    import ccsim
+    from ccsim import algorithms, recovery
+
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    (OUT / "catalogue").mkdir(parents=True)
+    names = algorithms.names()
+    _figures(names)
+    lines = [
+        "# Algorithm catalogue",
+        "",
+        "Generated from ccsim's registry (`ccsim.algorithms.names()`, "
+        "`ccsim.recovery.names()`) when the documentation is built, so it lists "
+        "exactly what this version runs. For each window law: the source and how "
+        "ccsim differs from it (the algorithm file's own docstring), its parameters "
+        "with their defaults (current mainline Linux where Linux ships the algorithm, "
+        "else the paper; the docstring says which for each, and "
+        "`tests/test_defaults.py` pins every default to its source), and one flow's "
+        "cwnd on a standard dumbbell (10 Mbit/s, 40 ms RTT, a 1-BDP drop-tail "
+        "buffer, 30 s, fluid engine; losses ▼, timeouts ✖).",
+        "",
+        f"ccsim {ccsim.__version__}: {len(names)} window laws, "
+        f"{len(recovery.names())} recovery strategies.",
+        "",
+        "## Window laws",
+        "",
+    ]
+    for name in names:
+        cls = algorithms.get(name)
+        module = sys.modules[cls.__module__]
+        doc = module.__doc__ or cls.__doc__ or ""
+        lines += [f"### {name}", "",
+                  f"`{cls.__module__}.{cls.__qualname__}` · default recovery: "
+                  f"`{cls.recovery}` · {inspect.cleandoc(cls.__doc__ or '').splitlines()[0]}",
+                  "", f"![cwnd of one {name} flow](catalogue/{name}.png)", ""]
+        params = _params(cls)
+        if params:
+            lines += ["| parameter | default | where the default comes from (the docstring) |",
+                      "|---|---|---|"]
+            lines += [f"| `{p}` | `{d}` | {_provenance(p, doc)} |" for p, d in params]
+            lines.append("")
+        else:
+            lines += ["No parameters.", ""]
+        cited = _sources(doc)
+        if cited:
+            lines += ["Cites: " + ", ".join(f"`{c}`" for c in cited), ""]
+        lines += ["Source, rules and differences (the module's docstring):", "",
+                  _fence(doc), ""]
+    lines += ["## Recovery strategies", "",
+              "Any window law runs with any of these: "
+              "`ccsim.Flow(\"cubic\", recovery=\"sack\")`.", ""]
+    for name in recovery.names():
+        cls = recovery.get(name)
+        module = sys.modules[cls.__module__]
+        doc = module.__doc__ or cls.__doc__ or ""
+        lines += [f"### {name} (recovery)", "", f"`{cls.__module__}.{cls.__qualname__}`", ""]
+        cited = _sources(doc)
+        if cited:
+            lines += ["Cites: " + ", ".join(f"`{c}`" for c in cited), ""]
+        lines += [_fence(doc), ""]
+    (OUT / "catalogue.md").write_text("\n".join(lines), encoding="utf-8")
+    # the notebooks, with their stored outputs, for myst-nb (not executed here)
+    (OUT / "notebooks").mkdir()
+    for nb in sorted((DOCS.parent / "notebooks").glob("*.ipynb")):
+        shutil.copy(nb, OUT / "notebooks" / nb.name)
+
+
+def setup(app):
+    app.connect("builder-inited", generate)
+    return {"version": "1", "parallel_read_safe": True}

@@ -1,0 +1,53 @@
+"""Packaging and the README's promises: one version, metadata in setup.cfg,
+speed figures that match the benchmarks they quote."""
+
+import configparser
+import re
+import tomllib
+from pathlib import Path
+
+import ccsim
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_version_has_one_source():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    assert cfg["metadata"]["version"] == "attr: ccsim.__version__"
+    assert re.fullmatch(r"\d+\.\d+\.\d+\S*", ccsim.__version__)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert "project" not in pyproject  # no second copy of the metadata
+    assert pyproject["build-system"]["build-backend"] == "setuptools.build_meta"
+
+
+def test_ci_and_docs_dependencies_are_declared():
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    extras = cfg["options.extras_require"]
+    test = extras["test"]
+    for needed in ("pytest", "hypothesis", "nbclient", "sphinx", "myst-nb", "ruff"):
+        assert needed in test, needed
+    assert "sphinx" in extras["docs"] and "ipywidgets" in extras["notebook"]
+    assert "scipy" in cfg["options"]["install_requires"]  # used: fluid draws, sweep intervals
+
+
+def test_slow_marker_is_registered():
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    markers = pyproject["tool"]["pytest"]["ini_options"]["markers"]
+    assert any(m.startswith("slow:") for m in markers)
+    tox = (ROOT / "tox.ini").read_text()
+    assert '-m "not slow"' in tox and "[testenv:full]" in tox and "[testenv:docs]" in tox
+
+
+def test_readme_speed_figures_are_the_benchmarks():
+    readme = (ROOT / "README.md").read_text()
+    speed = readme.split("## Speed", 1)[1].split("\n## ", 1)[0]
+    bench = (ROOT / "benchmarks" / "README.md").read_text()
+    figures = re.findall(r"\d[\d,.]*\d×?|\d×?", " ".join(speed.split()))
+    assert len(figures) > 10
+    for figure in figures:
+        assert figure in bench, f"README's {figure!r} is not in benchmarks/README.md"
+    # the date, the machine and the command travel with the figures
+    assert "2026-11-24" in speed and "2-core" in speed
+    assert "benchmarks/packet_engine.py" in speed
