@@ -175,6 +175,7 @@ def test_estimate_tracks_the_bottleneck_rate():
     (0.001, 0.0011, 0.002),   # HZ = 1000: rounded up to two jiffies
     (0.004, 0.1, 0.1),        # whole jiffies stay as they are
     (0.0, 0.0011, 0.0011),    # jiffy=0: exact
+    (1e-9, 0.0011, 0.0011),   # under a microsecond: whole µs (no division by a 0 tick)
 ])
 def test_rtts_in_whole_jiffies_rounded_up(jiffy, rtt, expected):
     # Linux: w->rtt = usecs_to_jiffies(rtt_us), which rounds up; RTT_min is in jiffies

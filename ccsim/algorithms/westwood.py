@@ -135,7 +135,7 @@ class Westwood(Reno):
         ``usecs_to_jiffies`` of the sample in µs; unchanged when ``jiffy`` is 0."""
         if not self.jiffy:
             return rtt
-        tick = round(self.jiffy * 1e6)
+        tick = max(round(self.jiffy * 1e6), 1)  # µs; a jiffy under 1 µs reads whole µs
         return -(-round(rtt * 1e6) // tick) * tick / 1e6
 
     def on_rtt(self, sample: RttSample) -> None:
@@ -217,7 +217,7 @@ class WestwoodFluid(RenoFluid):
         if moving.any():
             rtt = f.rtt
             if cc.jiffy:  # whole jiffies, rounded up, as Westwood.in_jiffies
-                tick = round(cc.jiffy * 1e6)
+                tick = max(round(cc.jiffy * 1e6), 1)
                 rtt = -(-np.round(f.rtt * 1e6) // tick) * tick / 1e6
             fresh_min = moving & ((f.reset_rtt_min > 0) | (rtt < f.rtt_min))
             f.rtt_min[fresh_min] = rtt[fresh_min]
