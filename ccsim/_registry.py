@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Generic, TypeVar
+from typing import Callable, Generic, TypeVar
 
 from .errors import ScenarioError, ScenarioTypeError, UnknownAlgorithmError
 
@@ -19,9 +19,10 @@ class Registry(Generic[T]):
     ``"recovery"``), for error messages.
     """
 
-    def __init__(self, base: T, field: str) -> None:
+    def __init__(self, base: T, field: str, check: "Callable[[T], None] | None" = None) -> None:
         self.base = base
         self.field = field
+        self.check = check  # raises for a class its base's contract refuses
         self._classes: dict[str, T] = {}
 
     def register(self, cls: T = _DECORATE, *, replace: bool = False) -> T:  # type: ignore[assignment]
@@ -42,6 +43,8 @@ class Registry(Generic[T]):
         if not isinstance(name, str) or not name or name != name.strip().lower():
             raise ScenarioTypeError(f"{cls.__name__}.name", name,
                                     "a non-empty lower-case string without spaces")
+        if self.check is not None:
+            self.check(cls)
         held = self._classes.get(name)
         if (held is not None and held is not cls and not replace
                 and held.__module__.startswith("ccsim.")

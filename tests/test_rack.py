@@ -16,7 +16,6 @@ from pathlib import Path
 import pytest
 
 import ccsim
-from ccsim.packet.clock import Clock
 from ccsim.recovery.rack import Rack
 from ccsim.recovery.scoreboard import Scoreboard
 
@@ -129,16 +128,15 @@ def test_a_retransmission_lost_after_a_timeout_starts_a_recovery():
     assert prr.sender.done_at < sack.sender.done_at
 
 
-def test_rack_without_sack_is_refused_by_name():
-    from ccsim.packet.tcp import Sender
+def test_rack_without_sack_is_refused_at_registration():
+    # A strategy's declared needs are checked when it is registered, naming the
+    # attribute, not at its first timeout.
     from ccsim.recovery.base import Recovery
 
     class NoSackRack(Recovery):
         name = "no-sack-rack"
         rack = True
 
-    with pytest.raises(TypeError, match="no-sack-rack.*uses_sack"):
-        Sender(ccsim.algorithms.get("reno")(), NoSackRack(), clock=Clock(),
-               transmit=lambda seq, t: None,
-               initial_window=10, mss=1460, rwnd=float("inf"), min_rto=0.2,
-               initial_rto=1.0, max_rto=60.0, end_seq=float("inf"))
+    with pytest.raises(ccsim.ScenarioTypeError, match=r"NoSackRack\.rack.*uses_sack"):
+        ccsim.recovery.register(NoSackRack)
+    assert "no-sack-rack" not in ccsim.recovery.names()

@@ -252,9 +252,6 @@ class Sender:
         self.done_at: float | None = None
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.scoreboard = Scoreboard() if recovery.uses_sack else None
-        if recovery.rack and not recovery.uses_sack:
-            raise TypeError(f"recovery {recovery.name!r} declares rack = True but not "
-                            "uses_sack = True: RACK marks losses from SACK information")
         self.rack = Rack() if recovery.rack else None
         self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)

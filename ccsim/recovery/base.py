@@ -117,6 +117,18 @@ class Recovery:
     def on_dupack(self, tcp: SenderView) -> None:
         """A duplicate ACK arrived (``tcp.dupacks`` already counts it)."""
 
+    def enter(self, tcp: SenderView) -> None:
+        """Start a recovery now. Strategies call it from :meth:`on_dupack`
+        when :meth:`triggered`; the sender calls it when RACK (``rack``)
+        finds a loss itself: a retransmission lost again in the loss phase
+        after a timeout, or a mark its reordering timer confirms. Default:
+        RFC 5681 §3.2's fast retransmit without inflation — the window law
+        sets ``ssthresh``, ``snd_una`` goes again, ``cwnd = ssthresh``."""
+        tcp.signal_loss("fast")
+        tcp.retransmit(tcp.snd_una)
+        tcp.cc.cwnd = tcp.cc.ssthresh
+        tcp.in_recovery = True
+
     def on_ack(self, tcp: SenderView, acked: int) -> None:
         """An ACK of ``acked`` new segments arrived while in recovery.
 
