@@ -49,5 +49,6 @@ def test_readme_speed_figures_are_the_benchmarks():
     for figure in figures:
         assert figure in bench, f"README's {figure!r} is not in benchmarks/README.md"
     # the date, the machine and the command travel with the figures
-    assert "2026-11-24" in speed and "2-core" in speed
+    dates = re.findall(r"\d{4}-\d{2}-\d{2}", speed)
+    assert dates and all(d in bench for d in dates) and "2-core" in speed
     assert "benchmarks/packet_engine.py" in speed
