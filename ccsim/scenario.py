@@ -593,8 +593,10 @@ class Scenario:
                      if f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn},
                   # ecn only when not the law's default: keys of scenarios before ECN stay
                   "params": dict(flow.params)} for flow in self.flows]
+        # tail_loss_probe only when on: keys of scenarios from before it stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                   if f.name not in ("links", "flows")}
+                   if f.name not in ("links", "flows")
+                   and (f.name != "tail_loss_probe" or self.tail_loss_probe)}
         return {"schema": SCHEMA, **scalars, "links": links, "flows": flows}
 
     @classmethod

@@ -415,3 +415,14 @@ def test_a_fine_but_affordable_trace_interval_is_accepted():
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "cubic"], duration="60s",
                         trace_interval="1ms")  # 60,000 samples x 9 rows
     assert sc.trace_interval == 0.001
+
+
+def test_a_knob_added_later_leaves_keys_of_scenarios_without_it_alone():
+    # tail_loss_probe joined the scenario after stored sweeps existed: written only
+    # when on, so a scenario that does not use it keeps the key it had before.
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "cubic"], duration="5s", seed=3)
+    assert "tail_loss_probe" not in sc.to_dict()
+    on = sc.replace(tail_loss_probe=True)
+    assert on.to_dict()["tail_loss_probe"] is True and on.key != sc.key
+    assert ccsim.Scenario.from_dict(on.to_dict()) == on
+    assert ccsim.Scenario.from_dict(sc.to_dict()) == sc
