@@ -16,6 +16,7 @@ packet. Run from the repository root:
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from packet_engine import HERE, measure
 GRID = [(buffer, loss) for buffer in (100, 1000, 3000) for loss in (0.0, 0.01)]
 
 
-def max_holes(scenario_json: str) -> int:
+def max_holes(scenario_json: str) -> int:  # dumbbell()'s keywords, as JSON
     """The most SACK blocks the flow's scoreboard held at once (this tree)."""
     from ccsim.recovery.scoreboard import Scoreboard
 
@@ -39,7 +40,7 @@ def max_holes(scenario_json: str) -> int:
         return out
     Scoreboard.update = counting
     try:
-        ccsim.run(ccsim.Scenario.from_json(scenario_json))
+        ccsim.run(ccsim.dumbbell(**json.loads(scenario_json)))
     finally:
         Scoreboard.update = update
     return most
@@ -57,9 +58,10 @@ def main() -> None:
           f"µs of CPU per data packet, median of {args.rounds}")
     print(f"{'buffer':>7} {'loss':>6} {'most holes':>13} " + " ".join(f"{t:>8}" for t in trees))
     for buffer, loss in GRID:
-        sc = ccsim.dumbbell("100Mbps", "1ms", buffer=buffer, loss=loss, seed=1,
-                            flows=[ccsim.Flow("cubic", recovery=args.recovery)],
-                            duration=args.duration).to_json()
+        # dumbbell()'s keywords, so that another tree builds the scenario itself
+        sc = json.dumps({"bandwidth": "100Mbps", "rtt": "1ms", "buffer": buffer, "loss": loss,
+                         "seed": 1, "duration": args.duration,
+                         "flows": [{"algorithm": "cubic", "recovery": args.recovery}]})
         cost = {}
         for name, tree in trees.items():
             runs = [measure(tree, sc, False) for _ in range(args.rounds)]
