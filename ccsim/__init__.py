@@ -22,14 +22,14 @@ from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
 from .queues import PIE, CoDel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
-from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, path
+from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
 from .sweeps import aggregate, load, per_scenario, sweep
 
 __version__ = "0.1.0"
 
 __all__ = [
     # describe
-    "dumbbell", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
+    "dumbbell", "parking_lot", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
     # queue disciplines (ccsim.queues: the contract, and register for your own)
     "QueueDiscipline", "CoDel", "PIE", "StepMark",
     # simulate

@@ -28,7 +28,7 @@ from .errors import ScenarioError, ScenarioTypeError
 from .queues import RED, DropTail, QueueDiscipline
 from .units import parse_buffer, parse_rate, parse_size, parse_time
 
-__all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "path"]
+__all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "parking_lot", "path"]
 
 SCHEMA = 1
 
@@ -216,6 +216,10 @@ class Flow:
             window of data (:meth:`~ccsim.algorithms.CongestionControl.on_ecn`).
             ``None`` (the default): the algorithm's own ``ecn`` (on for
             DCTCP, which Linux runs with ECN only; off for every other law).
+        route: ``(first, last)``, the indices of the first and the last link
+            of the path's chain the flow crosses (cross traffic that joins and
+            leaves part of the way, as in :func:`parking_lot`); ``None``: the
+            whole chain.
     """
 
     algorithm: str
@@ -227,6 +231,7 @@ class Flow:
     params: tuple[tuple[str, Any], ...] = ()
     drop_segments: tuple[int, ...] = ()
     ecn: bool | None = None
+    route: tuple[int, int] | None = None
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -276,8 +281,18 @@ class Flow:
         if not isinstance(ecn, bool):
             raise ScenarioTypeError("flow.ecn", self.ecn, "True, False or None (the algorithm's "
                                     "default)")
+        route = self.route
+        if route is not None:
+            if (isinstance(route, (str, bytes)) or not isinstance(route, Iterable)
+                    or len(route := tuple(route)) != 2
+                    or not all(isinstance(k, numbers.Integral) and not isinstance(k, bool)
+                               and k >= 0 for k in route)
+                    or route[0] > route[1]):
+                raise ScenarioTypeError("flow.route", self.route,
+                                        "(first, last): link indices, first <= last, or None")
+            route = (int(route[0]), int(route[1]))
         _set(self, algorithm=cls.name, recovery=rec, start=start, stop=stop, size=size,
-             rtt=rtt, params=params, ecn=ecn,
+             rtt=rtt, params=params, ecn=ecn, route=route,
              drop_segments=tuple(sorted(int(d) for d in drops)))
 
     def make_algorithm(self) -> algorithms.CongestionControl:
@@ -322,7 +337,7 @@ class Scenario:
             result.
         bottleneck: index of the link whose queue and utilisation are
             reported; default the slowest (the first of equals).
-        topology: ``"dumbbell"`` or ``"path"``, for labels.
+        topology: ``"dumbbell"``, ``"path"`` or ``"parking_lot"``, for labels.
         mss: segment payload (bytes). Default 1460: a 1500-byte Ethernet MTU
             less 40 bytes of IPv4 and TCP headers (RFC 879, RFC 894).
         header: header bytes added to each data packet on the wire (40).
@@ -415,8 +430,8 @@ class Scenario:
             raise ScenarioError("flows", self.flows, "at least one flow")
         duration = _time(self.duration, "duration", positive=True)
         _whole(self.seed, "seed", 0, "an integer ≥ 0")
-        if self.topology not in ("dumbbell", "path"):
-            raise ScenarioError("topology", self.topology, "'dumbbell' or 'path'")
+        if self.topology not in ("dumbbell", "path", "parking_lot"):
+            raise ScenarioError("topology", self.topology, "'dumbbell', 'path' or 'parking_lot'")
         mss, header = _bytes(self.mss, "mss", 1), _bytes(self.header, "header", 0)
         packet = mss + header
         for i, link in enumerate(links):
@@ -431,8 +446,12 @@ class Scenario:
             if bottleneck >= len(links):
                 raise ScenarioError("bottleneck", bottleneck,
                                     f"a link index in 0..{len(links) - 1}")
-        path_rtt = 2.0 * sum(link.delay for link in links)
         for i, flow in enumerate(flows):
+            if flow.route is not None and flow.route[1] >= len(links):
+                raise ScenarioError(f"flows[{i}].route", flow.route,
+                                    f"link indices below {len(links)}, the links of the path")
+            first, last = flow.route or (0, len(links) - 1)
+            path_rtt = 2.0 * sum(link.delay for link in links[first:last + 1])
             if flow.start >= duration:
                 raise ScenarioError(f"flows[{i}].start", flow.start,
                                     f"a time before the end, duration={duration} s")
@@ -504,14 +523,31 @@ class Scenario:
         """Two-way propagation delay of the links alone (s)."""
         return 2.0 * sum(link.delay for link in self.links)
 
+    def route(self, i: int) -> tuple[Link, ...]:
+        """The links flow ``i`` crosses, in order."""
+        first, last = self.flows[i].route or (0, len(self.links) - 1)
+        return self.links[first:last + 1]
+
+    def route_rtt(self, i: int) -> float:
+        """Two-way propagation delay of the links flow ``i`` crosses (s)."""
+        return 2.0 * sum(link.delay for link in self.route(i))
+
+    @property
+    def routed(self) -> bool:
+        """Whether some flow crosses only part of the chain of links."""
+        return any(f.route is not None and f.route != (0, len(self.links) - 1)
+                   for f in self.flows)
+
     def flow_rtt(self, i: int) -> float:
         """Two-way propagation delay of flow ``i`` (s), access delays included."""
         rtt = self.flows[i].rtt
-        return self.path_rtt if rtt is None else rtt
+        return self.route_rtt(i) if rtt is None else rtt
 
     def bdp_packets(self, i: int = 0) -> float:
-        """Bandwidth-delay product of flow ``i`` at the bottleneck (packets)."""
-        return self.links[self.bottleneck].rate * self.flow_rtt(i) / (8.0 * self.packet_size)
+        """Bandwidth-delay product of flow ``i`` at the slowest link it
+        crosses (packets)."""
+        rate = min(link.rate for link in self.route(i))
+        return rate * self.flow_rtt(i) / (8.0 * self.packet_size)
 
     #: Keywords of :func:`dumbbell` that are not fields of the scenario: a
     #: :meth:`replace` naming one of them re-builds the dumbbell.
@@ -590,8 +626,10 @@ class Scenario:
                   "queue": l.queue.to_dict()}
                  for l in self.links]
         flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
-                     if f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn},
-                  # ecn only when not the law's default: keys of scenarios before ECN stay
+                     if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
+                     and (f.name != "route" or flow.route is not None)},
+                  # ecn only when not the law's default, route only when given:
+                  # keys of scenarios from before them stay
                   "params": dict(flow.params)} for flow in self.flows]
         # tail_loss_probe only when on: keys of scenarios from before it stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
@@ -738,6 +776,45 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
     link = Link(rate=rate, delay=min_rtt / 2.0, queue=q, loss=_probability(loss, "loss"))
     return Scenario(links=(link,), flows=tuple(flows), duration=duration, seed=seed,
                     topology="dumbbell", **knobs)
+
+
+def parking_lot(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
+                queue: Any = "droptail", long: Any = "reno", cross: Any = "reno",
+                duration: Any = "60s", seed: int = 0, **knobs: Any) -> Scenario:
+    """The parking lot: ``hops`` equal links in a chain, one long flow (flow
+    0) across all of them, and one cross flow per link (flow ``k + 1`` on link
+    ``k``) that joins and leaves there.
+
+    Args:
+        hops: links in the chain (≥ 1).
+        bandwidth: each link's rate (bit/s or ``"10Mbps"``).
+        rtt: two-way propagation delay of one hop (s): a cross flow's RTT;
+            the long flow's is ``hops`` times it.
+        buffer, queue: each link's queue, as in :func:`dumbbell` (a BDP
+            multiple uses ``rtt``).
+        long, cross: the long flow's and the cross flows' algorithm (a name,
+            a :class:`Flow` or a dict; their ``route`` is set here).
+        duration, seed, **knobs: as in :func:`dumbbell`.
+
+    Flows' routes differ, so the packet engine takes each hop as an event of
+    its own (``docs/engine.md``); the fluid engine does not model it.
+    """
+    knobs = _knobs(knobs)
+    if isinstance(hops, bool) or not isinstance(hops, numbers.Integral) or hops < 1:
+        raise ScenarioTypeError("hops", hops, "a whole number of links ≥ 1")
+    rate = parse_rate(bandwidth, "bandwidth")
+    if not rate >= MIN_RATE:
+        raise ScenarioError("bandwidth", bandwidth,
+                            f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
+    hop_rtt = _time(rtt, "rtt", positive=True)
+    packet = _packet_size(knobs)
+    links = tuple(Link(rate=rate, delay=hop_rtt / 2.0,
+                       queue=make_queue(queue, buffer, rate, hop_rtt, packet, f"links[{k}]"))
+                  for k in range(int(hops)))
+    flows = [dataclasses.replace(_as_flow(long, 0), route=None)]
+    flows += [dataclasses.replace(_as_flow(cross, k + 1), route=(k, k)) for k in range(int(hops))]
+    return Scenario(links=links, flows=tuple(flows), duration=duration, seed=seed,
+                    topology="parking_lot", **knobs)
 
 
 def path(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any = "60s",

@@ -84,6 +84,12 @@ def _refuse(sc: Scenario, i: int) -> None:
         raise ScenarioError(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
                             "0 (exact) in the fluid engine",
                             "it has no RTT samples to tick; use mode='packet'")
+    if sc.routed:
+        j = next(j for j, f in enumerate(sc.flows) if f.route is not None
+                 and f.route != (0, len(sc.links) - 1))
+        raise ScenarioError(f"scenarios[{i}].flows[{j}].route", sc.flows[j].route,
+                            "None (the whole path) in the fluid engine",
+                            "it models one shared bottleneck; use mode='packet'")
     if sc.tail_loss_probe:
         raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
                             "False in the fluid engine",

@@ -59,9 +59,13 @@ class PacketEngine:
         queue: the bottleneck's backlog at each sample time (packets).
     """
 
-    def __init__(self, scenario: Scenario, events: bool = False) -> None:
+    def __init__(self, scenario: Scenario, events: bool = False,
+                 hop_by_hop: bool | None = None) -> None:
         self.scenario = sc = scenario
         self.log = EventLog() if events else None
+        # each hop an event of its own: needed when flows' routes differ (None:
+        # then and only then); the whole-chain shortcut gives the same results
+        self.hop_by_hop = sc.routed if hop_by_hop is None else hop_by_hop
         self.env = simpy.Environment()
         self.clock = clock = Clock()
         dt = sc.sample_interval
@@ -70,12 +74,15 @@ class PacketEngine:
         seeds = np.random.SeedSequence(sc.seed).generate_state(2 * len(sc.links))
         self.links = [LinkState(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
                                 n_bins, dt) for i, link in enumerate(sc.links)]
-        one_way = sum(link.delay for link in sc.links)
+        if not self.hop_by_hop:
+            for link in self.links[1:]:  # told of each packet as it enters the first
+                link.told_ahead()
         self.senders: list[Sender] = []
         self.receivers: list[Receiver] = []
         for i, flow in enumerate(sc.flows):
-            access = (sc.flow_rtt(i) - sc.path_rtt) / 2.0  # one way, both sides together
-            access = max(access, 0.0)  # rtt == path rtt up to rounding
+            one_way = sc.route_rtt(i) / 2.0  # the links the flow crosses
+            access = (sc.flow_rtt(i) - sc.route_rtt(i)) / 2.0  # one way, both sides together
+            access = max(access, 0.0)  # rtt == route rtt up to rounding
             rec = flow.make_recovery()
             sack = sc.sack or rec.uses_sack
             receiver = Receiver(
@@ -170,7 +177,12 @@ class PacketEngine:
                         return
                 receive(seq, t + after)
 
-        if ecn:
+        if self.hop_by_hop:
+            receive_ce = receiver.receive_ce
+            if log is not None:
+                receive_ce = log.deliver(i, receive_ce)
+            enter = self._hop_by_hop(i, receive, receive_ce, after, ecn)
+        elif ecn:
             states, receive_ce = self.links, receiver.receive_ce
             if log is not None:
                 receive_ce = log.deliver(i, receive_ce)
@@ -210,6 +222,35 @@ class PacketEngine:
         if log is not None:
             transmit = log.transmit(i, lambda: self.senders[i], transmit)
         return transmit
+
+    def _hop_by_hop(self, i: int, receive: Callable, receive_ce: Callable, after: float,
+                    ecn: bool) -> Callable:
+        """Flow ``i``'s way over its route when flows' routes differ: a link
+        is told of a packet when the packet reaches it, through an event, so
+        that packets of flows joining the chain part of the way reach every
+        link in time order too (the whole-chain shortcut computes a packet's
+        passage through every link when it enters the first)."""
+        first, last = self.scenario.flows[i].route or (0, len(self.links) - 1)
+        states = self.links[first:last + 1]
+        end, log, schedule = len(states) - 1, self.log, self.clock.schedule
+
+        def hop(k: int, seq: int, t: float, ce: bool) -> None:
+            link = states[k]
+            drops_before = link.drops
+            arrival = link.forward_ect(t) if ecn else link.forward(t)
+            if arrival < 0.0:
+                if log is not None:
+                    log.drop(i, seq, t, first + k, drop_reason(link, drops_before))
+                return
+            ce = ce or (ecn and link.ce)
+            if k == end:
+                (receive_ce if ce else receive)(seq, arrival + after)
+            else:
+                schedule(arrival, _next_hop, (hop, k + 1, seq, arrival, ce))
+
+        def enter(seq: int, t: float) -> None:
+            hop(0, seq, t, False)
+        return enter
 
     def _sample(self, k: int) -> None:
         """Record the traced state at ``k · sample_interval`` and re-arm."""
@@ -289,6 +330,11 @@ def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
     recorded ``on_ack``."""
     sender._ecn_echo(ack[2], ack[0], sender.clock.now)
     recorded((ack[0], ack[1]))
+
+
+def _next_hop(args: tuple[Callable, int, int, float, bool]) -> None:
+    hop, k, seq, t, ce = args
+    hop(k, seq, t, ce)
 
 
 def _enter_later(args: tuple[Callable, int, float]) -> None:

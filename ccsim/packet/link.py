@@ -43,7 +43,7 @@ class LinkState:
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "discipline", "drops",
                  "losses", "loss_rng", "departures_per_bin", "n_bins", "bin_rate", "arrivals",
-                 "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind")
+                 "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind", "gone")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
                  n_bins: int, bin_width: float) -> None:
@@ -54,6 +54,7 @@ class LinkState:
         self.free_at = 0.0          # when the last accepted packet finishes (s)
         self.queue: deque[float] = deque()    # departure times, oldest first (s)
         self.arrivals: deque[float] = deque()  # arrival times, same order (s)
+        self.gone: deque[tuple[float, float]] | None = None  # see told_ahead
         self.drops = self.marks = 0
         self.losses = 0
         self.ce = False
@@ -155,14 +156,47 @@ class LinkState:
             bins[k] += (hi - lo) / self.tx
             k += 1
 
+    def told_ahead(self) -> None:
+        """This link will be told of packets before they arrive (a link
+        downstream of the first, when the engine computes a packet's passage
+        through the whole chain as it enters the first): keep the departures
+        that a later arrival passes (``gone``, departure and arrival times) until
+        :meth:`backlog` has seen the times they were still queued at."""
+        self.gone = gone = deque()
+        queue, arrivals = self.queue, self.arrivals
+        forward, forward_ect = self.forward, self.forward_ect
+
+        def depart(t: float) -> None:
+            while queue and queue[0] <= t:
+                gone.append((queue.popleft(), arrivals.popleft()))
+
+        def forward_ahead(t: float) -> float:
+            depart(t)
+            return forward(t)
+
+        def forward_ect_ahead(t: float) -> float:
+            depart(t)
+            return forward_ect(t)
+        self.forward, self.forward_ect = forward_ahead, forward_ect_ahead
+
     def backlog(self, t: float) -> int:
         """Packets waiting at time ``t`` (not counting the one in service).
 
         ``t`` may precede arrivals already handed to :meth:`forward` (links
         downstream of the first learn of packets ahead of time); those are not
-        counted.
+        counted, and those they pushed out of the queue while still there at
+        ``t`` are (``gone``: :meth:`told_ahead`). Times ``t`` of successive
+        calls do not decrease.
         """
-        queue, arrivals = self.queue, self.arrivals
+        queue, arrivals, gone = self.queue, self.arrivals, self.gone
+        earlier = 0
+        if gone is not None:
+            while gone and gone[0][0] <= t:
+                gone.popleft()
+            for _, arrived in gone:  # departure order is arrival order
+                if arrived > t:
+                    break
+                earlier += 1
         while queue and queue[0] <= t:
             queue.popleft()
             arrivals.popleft()
@@ -171,4 +205,5 @@ class LinkState:
         while i >= 0 and arrivals[i] > t:
             present -= 1
             i -= 1
+        present += earlier
         return present - 1 if present > 0 else 0
