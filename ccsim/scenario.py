@@ -375,7 +375,7 @@ class Scenario:
             outstanding). Linux has the same effect built in (duplicates and
             SACKed segments leave ``tcp_packets_in_flight``), so ``True`` is
             the Linux-like setting; default ``False`` keeps ccsim's earlier
-            behaviour and the ns-2 agents of seeds 003–004, which lack it.
+            behaviour and the ns-2 agents of Zhang & Bian and Lai & Yao, which lack it.
         tail_loss_probe: RFC 8985 §7 Tail Loss Probe for flows with SACK:
             when no ACK comes for ``PTO = 2·SRTT`` (plus 200 ms with one
             segment in flight, never past the RTO), send one new segment

@@ -158,7 +158,7 @@ class Vegas(Reno):
     """TCP Vegas window law (Brakmo & Peterson 1995) with Reno fast recovery."""
 
     name = "vegas"
-    recovery = "vegas"  # Brakmo & Peterson §3.1 (ccsim.recovery.vegas), as ns-2 (seeds 003-004)
+    recovery = "vegas"  # Brakmo & Peterson §3.1 (ccsim.recovery.vegas), as ns-2 (Zhang & Bian; Lai & Yao)
     param_space = {"alpha": (0.5, 3.0), "beta": (3.0, 8.0), "gamma": (0.25, 3.0)}
     properties = (_holds_inside_alpha_beta, _one_segment_per_round, _halves_on_loss)
 

@@ -2,7 +2,7 @@
 
 Source: L. S. Brakmo, L. L. Peterson, "TCP Vegas: End to End Congestion
 Avoidance on a Global Internet", IEEE JSAC 13(8), 1995, §3.1; and ns-2's
-``tcp-vegas.cc``, which seeds 003 and 004 ran. Vegas keeps a send time per
+``tcp-vegas.cc``, which Zhang & Bian and Lai & Yao ran. Vegas keeps a send time per
 segment and a fine-grained timeout from the RTT estimate, and:
 
 * on every duplicate ACK, not only the third, it resends the first
