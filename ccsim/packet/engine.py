@@ -147,21 +147,27 @@ class PacketEngine:
         flow is ECN-capable; a packet any link marks reaches the receiver CE.
         """
         links = [link.forward for link in self.links]
-        receive = receiver.receive
+        receive, receive_ce = receiver.receive, receiver.receive_ce
         log = self.log
         if log is not None:
-            receive = log.deliver(i, receive)
+            receive, receive_ce = log.deliver(i, receive), log.deliver(i, receive_ce)
+        if self.hop_by_hop:
+            enter = self._hop_by_hop(i, receive, receive_ce, after, ecn)
+        elif log is not None or ecn:  # the general loop: drops recorded, marks carried
             states = self.links
 
             def enter(seq: int, t: float) -> None:
+                ce = False
                 for j, link in enumerate(states):
                     drops_before = link.drops
-                    arrival = link.forward(t)
+                    arrival = link.forward_ect(t) if ecn else link.forward(t)
                     if arrival < 0.0:
-                        log.drop(i, seq, t, j, drop_reason(link, drops_before))
+                        if log is not None:
+                            log.drop(i, seq, t, j, drop_reason(link, drops_before))
                         return
                     t = arrival
-                receive(seq, t + after)
+                    ce = ce or (ecn and link.ce)
+                (receive_ce if ce else receive)(seq, t + after)
         elif len(links) == 1:
             forward = links[0]
 
@@ -176,29 +182,6 @@ class PacketEngine:
                     if t < 0.0:
                         return
                 receive(seq, t + after)
-
-        if self.hop_by_hop:
-            receive_ce = receiver.receive_ce
-            if log is not None:
-                receive_ce = log.deliver(i, receive_ce)
-            enter = self._hop_by_hop(i, receive, receive_ce, after, ecn)
-        elif ecn:
-            states, receive_ce = self.links, receiver.receive_ce
-            if log is not None:
-                receive_ce = log.deliver(i, receive_ce)
-
-            def enter(seq: int, t: float) -> None:  # the ECN-capable variant
-                ce = False
-                for j, link in enumerate(states):
-                    drops_before = link.drops
-                    arrival = link.forward_ect(t)
-                    if arrival < 0.0:
-                        if log is not None:
-                            log.drop(i, seq, t, j, drop_reason(link, drops_before))
-                        return
-                    t = arrival
-                    ce = ce or link.ce
-                (receive_ce if ce else receive)(seq, t + after)
 
         if before <= 0.0:
             transmit = enter
