@@ -275,6 +275,13 @@ def test_codel_decided_at_arrival_equals_codel_at_dequeue():
     assert got == want
 
 
+def _queue_delays(result, rate):
+    """The bottleneck's sampled queueing delay (s) after the first 10 s, at
+    ``rate`` (bit/s)."""
+    s = result.series("queue")
+    return s["queue"].to_numpy()[s.index.to_numpy() > 10] * PACKET * 8 / rate
+
+
 def test_codel_holds_a_reno_flow_near_target_where_droptail_fills_the_buffer():
     # One Reno flow, 10 Mbit/s, 100 ms, a 1-BDP buffer (83 packets, 100 ms of
     # queue). Drop-tail fills it; CoDel keeps the median sampled queueing delay
@@ -284,8 +291,7 @@ def test_codel_holds_a_reno_flow_near_target_where_droptail_fills_the_buffer():
     def delays(queue):
         sc = ccsim.dumbbell("10Mbps", "100ms", buffer="1BDP", queue=queue, flows=["reno"],
                             duration="60s", seed=1)
-        s = ccsim.run(sc).series("queue")
-        return s["queue"].to_numpy()[s.index.to_numpy() > 10] * PACKET * 8 / 10e6
+        return _queue_delays(ccsim.run(sc), 10e6)
     tail, codel = delays("droptail"), delays("codel")
     assert tail.max() >= 0.09 and np.median(tail) > 0.03
     assert np.median(codel) < 0.015 and np.percentile(codel, 90) < 0.015
@@ -298,8 +304,7 @@ def test_codel_with_several_flows_keeps_a_standing_queue_near_target():
     sc = ccsim.dumbbell("20Mbps", "50ms", buffer="2BDP", queue="codel", flows=["cubic"] * 4,
                         duration="40s", seed=1)
     r = ccsim.run(sc)
-    s = r.series("queue")
-    d = s["queue"].to_numpy()[s.index.to_numpy() > 10] * PACKET * 8 / 20e6
+    d = _queue_delays(r, 20e6)
     assert 0.0025 <= np.median(d) <= 0.015
     assert r.metrics["utilisation"] > 0.95
 
@@ -349,8 +354,7 @@ def test_pie_holds_the_queue_delay_near_its_reference():
     sc = ccsim.dumbbell("20Mbps", "20ms", buffer="2BDP", queue="pie", flows=["reno"] * 4,
                         duration="40s", seed=1)
     r = ccsim.run(sc)
-    s = r.series("queue")
-    d = s["queue"].to_numpy()[s.index.to_numpy() > 10] * PACKET * 8 / 20e6
+    d = _queue_delays(r, 20e6)
     assert 0.0075 <= np.median(d) <= 0.03
     again = ccsim.run(sc)  # its random drops come from the link's seeded generator
     assert again.summary.equals(r.summary)
