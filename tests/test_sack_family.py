@@ -288,7 +288,7 @@ class FakeView:
         self.high_tx, self.end_seq, self.rwnd = nxt, math.inf, math.inf
         self.dupacks, self.in_recovery, self.recover = 0, False, -1
         self.scoreboard = Scoreboard()
-        self.rack = Rack()  # for PRR; a test marks losses by hand (no transmission records)
+        self.detector = Rack()  # for PRR; a test marks losses by hand (no transmission records)
         self.ack_delivered = 0
         self.sent: list[int] = []
 
@@ -300,7 +300,7 @@ class FakeView:
 
     def transmit(self, seq):
         self.sent.append(seq)
-        self.rack.on_sent(len(self.sent), seq)
+        self.detector.on_sent(len(self.sent), seq)
         if seq == self.snd_nxt:
             self.snd_nxt += 1
             self.high_tx = max(self.high_tx, self.snd_nxt)
@@ -316,7 +316,7 @@ def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
     # pipe (17: 104-119 not lost, plus 100 resent) on entry; RFC 6937 still leaves
     # recovery with cwnd = ssthresh, as RFC 6675 and FACK do.
     strategy, tcp = ccsim.recovery.get(name)(), FakeView(100, 120, 20.0)
-    tcp.rack.lost = [100]  # RACK's mark for PRR: 101, sent after 100, was delivered
+    tcp.detector.lost = [100]  # RACK's mark for PRR: 101, sent after 100, was delivered
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
@@ -384,7 +384,7 @@ def test_prr_counts_what_the_entering_ack_delivered():
     # on that ACK after tcp_init_cwnd_reduction zeroed prr_delivered). The third
     # duplicate SACKs one segment: prr_delivered is 1 after entry, not 0.
     strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 120, 20.0)
-    tcp.rack.lost = [100]
+    tcp.detector.lost = [100]
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
