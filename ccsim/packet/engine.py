@@ -165,6 +165,8 @@ class PacketEngine:
                         if log is not None:
                             log.drop(i, seq, t, j, drop_reason(link, drops_before))
                         return
+                    if log is not None:
+                        log.forward(i, seq, arrival - link.delay, j)
                     t = arrival
                     ce = ce or (ecn and link.ce)
                 (receive_ce if ce else receive)(seq, t + after)
@@ -225,6 +227,8 @@ class PacketEngine:
                 if log is not None:
                     log.drop(i, seq, t, first + k, drop_reason(link, drops_before))
                 return
+            if log is not None:
+                log.forward(i, seq, arrival - link.delay, first + k)
             ce = ce or (ecn and link.ce)
             if k == end:
                 (receive_ce if ce else receive)(seq, arrival + after)
