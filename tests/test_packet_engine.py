@@ -254,7 +254,6 @@ def test_a_simpy_process_of_ones_own_runs_in_turn_with_the_engine():
     # SimPy is the outer loop: a process added to engine.env wakes at its time and
     # finds every engine event due before it done (checked against the event trace).
     import ccsim
-    from ccsim.packet import PacketEngine
 
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="2s")
     engine = PacketEngine(sc, events=True)

@@ -28,7 +28,6 @@ Sequence numbers count segments. The bottleneck is 10 Mbit/s and packets are
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
