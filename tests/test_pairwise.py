@@ -157,3 +157,14 @@ def test_matrix_takes_any_registered_names_veno_included():
                         workers=1)
     assert m.data["matrix"].shape == (2, 2)
     assert m.table.set_index(["first", "second"]).paper_first_bps.isna()[("veno", "reno")]
+
+
+def test_reno_takes_the_link_from_vegas_whoever_starts_first():
+    # Table I: Reno against Vegas is 94 / 9 with Reno first and 9 / 94 with Vegas
+    # first: Reno fills the buffer, which Vegas reads as congestion and backs off.
+    res = pairwise_matrix(["reno", "vegas"], **SMALL)
+    t = res.table.set_index(["first", "second"])
+    assert t.first_share["reno", "vegas"] > 0.7
+    assert t.first_share["vegas", "reno"] < 0.3
+    mixed = res.table[res.table["first"] != res.table["second"]]
+    assert paper_agreement(mixed) == 1.0  # both mixed cells have Table I's winner
