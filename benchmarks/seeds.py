@@ -34,4 +34,6 @@ if __name__ == "__main__":
         for key in ("agreement", "ordering", "exponent"):
             if key in res.data:
                 print(f"{key}: {res.data[key]}")
+        if "findings" in res.data:  # Kwon's statements, one by one
+            print(res.data["findings"][["finding", "reproduced"]].to_string(index=False))
         print(flush=True)
