@@ -168,3 +168,18 @@ def test_reno_takes_the_link_from_vegas_whoever_starts_first():
     assert t.first_share["vegas", "reno"] < 0.3
     mixed = res.table[res.table["first"] != res.table["second"]]
     assert paper_agreement(mixed) == 1.0  # both mixed cells have Table I's winner
+
+
+def test_recipes_and_command_share_the_documented_buffer():
+    # The docstring's reasoning (the switch port, not a sender's txqueuelen) sets
+    # 100 packets; the two recipes and `ccsim matrix` must not drift apart.
+    import inspect
+
+    from ccsim.cli import _parser
+    from ccsim.experiments import start_order
+
+    for recipe in (pairwise_matrix, start_order):
+        assert inspect.signature(recipe).parameters["buffer"].default == 100
+    args = _parser().parse_args(["matrix"])
+    assert ccsim.dumbbell("100Mbps", "1ms", buffer=args.buffer).links[0].queue.limit == 100
+    assert "100-packet" in ccsim.experiments.pairwise.__doc__
