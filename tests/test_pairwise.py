@@ -164,6 +164,8 @@ def test_reno_takes_the_link_from_vegas_whoever_starts_first():
     # first: Reno fills the buffer, which Vegas reads as congestion and backs off.
     res = pairwise_matrix(["reno", "vegas"], **SMALL)
     t = res.table.set_index(["first", "second"])
+    # beyond the 60 % an outcome needs, short of Table I's 91 %: a 6 s run on a
+    # 10 Mbit/s path is not the paper's LAN
     assert t.first_share["reno", "vegas"] > 0.7
     assert t.first_share["vegas", "reno"] < 0.3
     mixed = res.table[res.table["first"] != res.table["second"]]

@@ -29,6 +29,8 @@ def test_a_small_droptail_buffer_is_unfair_to_the_long_flow():
     res = ex.queue_fairness(buffers=(5, 20), queues=("droptail",), seeds=(1,),
                             duration="30s", workers=1)
     t = res.table.set_index("buffer")
+    # Jain's 0.69 is a 16/84 split, 0.93 a 36/64 one; seeds 1-3 gave 0.69-0.74 at
+    # 5 packets and 0.88-0.93 at 20, so a 0.1 margin leaves room for seed noise
     assert t.jain[5] < t.jain[20] - 0.1
     assert t.long_share[5] < 0.3 < t.long_share[20] < 0.5  # biased at both, far more at 5
 
