@@ -18,7 +18,8 @@ and prints one line per value with the recipe's own agreement measure.
   gap to the utilisation table in points; Vegas' share at the slides'
   10-packet buffer against their 30 %.
 * matrix-fluid, matrix-packet, start-order: the buffer (Esterhuizen &
-  Krzesinski state none; default 1000 packets, Linux's txqueuelen) →
+  Krzesinski state none; default 100 packets, a switch port's; 1000 is
+  Linux's txqueuelen, the default before these runs) →
   outcomes matching Table I and the mean gap of the first flow's share in
   points; the packet engine on a five-algorithm subset, the full 12 × 12 in
   the fluid engine.
