@@ -117,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
                              "--algorithms the command says how many and stops)")
     matrix.add_argument("--bandwidth", default="100Mbps", help="bottleneck rate")
     matrix.add_argument("--rtt", default="1ms", help="two-way propagation delay")
-    matrix.add_argument("--buffer", default="1000", help="bottleneck buffer (default 1000 packets)")
+    matrix.add_argument("--buffer", default="100",
+                        help="bottleneck buffer (default 100 packets, a switch port's)")
     matrix.add_argument("--delay", default="10s", help="start of the second flow")
     matrix.add_argument("--duration", default="60s", help="simulated time per run")
     matrix.add_argument("--seed", type=int, default=1, help="random seed")

@@ -1,6 +1,9 @@
 """Kwon's delay × queue × loss grid at reduced size."""
 
+from pathlib import Path
+
 import pandas as pd
+import pytest
 
 from ccsim.experiments import delay_queue_loss
 from ccsim.experiments.kwon import KWON_FINDINGS, findings
@@ -33,3 +36,14 @@ def test_findings_read_the_table():
     assert f["vegas_low_at_10ms"] and f["bbr_cubic_best_no_loss"]
     assert not f["loss_lowers_all"]  # BBR's rate did not drop
     assert not f["bbr_worse_small_queue"]
+
+
+PAPER = Path(__file__).parents[2] / "shared" / "seeds" / "002_f862690c40af814a.txt"
+
+
+@pytest.mark.skipif(not PAPER.exists(), reason="Kwon's poster text not beside the repository")
+def test_statements_are_quoted_from_the_poster():
+    # Each statement the recipe checks is the poster's own sentence, word for word.
+    text = " ".join(PAPER.read_text().split())
+    for name, statement in KWON_FINDINGS.items():
+        assert statement in text, name
