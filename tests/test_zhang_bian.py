@@ -10,29 +10,29 @@ from ccsim import experiments as ex
 
 def test_reno_is_biased_against_the_long_delay_flow_and_vegas_is_not():
     # "Reno and SACK Bias on Long Delay Link"; Vegas, paced by its delay
-    # signal, splits the link evenly whatever the RTTs. The ratios skip 1 and
-    # 1.5, where two loss-free drop-tail Reno flows lock into phase and the
-    # split is set by the lock, not the RTTs (the recipe's docstring).
-    res = ex.rtt_bias(("reno", "vegas"), ratios=(2, 3, 4), duration="60s", workers=1)
+    # signal, splits the link evenly whatever the RTTs. The recipe's random send
+    # overhead keeps the flows out of phase lock, so every ratio counts.
+    res = ex.rtt_bias(("reno", "vegas"), ratios=(1, 1.5, 2, 3, 4), duration="60s", workers=1)
     k = res.data["exponent"]
     # k = 0 is no bias, 1 the square-root law's. Across seed triples 1-9 Reno's k
-    # ran 2.1-2.3 and Vegas' -0.3 to 0.45 (phase noise); the bounds sit between.
-    assert k["reno"] > 1.0
-    assert abs(k["vegas"]) < 0.6
+    # ran 0.76-0.91 and Vegas' -0.15 to 0.11; the bounds sit between.
+    assert k["reno"] > 0.5
+    assert abs(k["vegas"]) < 0.4
     ratio = res.table.set_index(["algorithm", "ratio"]).throughput_ratio
-    assert ratio["reno", 3] > 3 * ratio["vegas", 3]
+    # at 3 (seeds 1-9): Reno 2.1-2.3, Vegas 0.7-1.1
+    assert ratio["reno", 3] > 1.5 * ratio["vegas", 3]
 
 
 def test_a_small_droptail_buffer_is_unfair_to_the_long_flow():
     # "DropTail Buffer size will affect the fairness": with 5 packets the 156 ms
-    # flow gets far less than the 40 ms one; with 20 the split is much closer.
-    res = ex.queue_fairness(buffers=(5, 20), queues=("droptail",), seeds=(1,),
-                            duration="30s", workers=1)
+    # flow gets far less than the 40 ms one; with 20 the split is closer.
+    res = ex.queue_fairness(buffers=(5, 20), queues=("droptail",), duration="30s", workers=1)
     t = res.table.set_index("buffer")
-    # Jain's 0.69 is a 16/84 split, 0.93 a 36/64 one; seeds 1-3 gave 0.69-0.74 at
-    # 5 packets and 0.88-0.93 at 20, so a 0.1 margin leaves room for seed noise
-    assert t.jain[5] < t.jain[20] - 0.1
-    assert t.long_share[5] < 0.3 < t.long_share[20] < 0.5  # biased at both, far more at 5
+    # Jain's 0.72 is a 19/81 split, 0.82 a 26/74 one. Seed triples 1-12 gave
+    # 0.72-0.73 at 5 packets and 0.79-0.86 at 20: a 0.05 margin is below the
+    # smallest gap seen (0.07)
+    assert t.jain[5] < t.jain[20] - 0.05
+    assert t.long_share[5] < 0.22 < t.long_share[20] < 0.5  # biased at both, more at 5
 
 
 def test_red_thresholds_at_the_buffer_size_leave_droptail():

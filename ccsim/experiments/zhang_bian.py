@@ -10,11 +10,15 @@ whose one-way delay is 58 ms longer (156 ms RTT), a 10-packet drop-tail
 buffer, 100 s, three seeds.
 
 Each flow starts at a random time in its first second, drawn from the run's
-seed. Without it two loss-free drop-tail flows lock into a phase pattern
-(Floyd & Jacobson, "On traffic phase effects in packet-switched gateways",
-1992): with RTTs of 40 and 60 ms the short flow timed out 134 times in 100 s
-and got 15 % of the link, the same for every seed, and the throughput ratio
-swung by a factor of ten between neighbouring RTT ratios.
+seed. In :func:`rtt_bias` and :func:`queue_fairness`, whose flows differ only
+in their RTTs, each flow's segments also wait a random time up to one
+bottleneck packet time before they leave (``Flow.overhead``, ns-2's
+``overhead_``). Without it two loss-free drop-tail flows lock into a phase
+pattern (Floyd & Jacobson, "On traffic phase effects in packet-switched
+gateways", 1992): with RTTs of 40 and 60 ms the short flow timed out 134
+times in 100 s and got 15 % of the link, the same for every seed, and the
+throughput ratio swung by a factor of ten between neighbouring RTT ratios;
+a random start alone does not break every lock.
 """
 
 from __future__ import annotations
@@ -39,16 +43,27 @@ _PATH = {"bandwidth": "1.5Mbps", "rtt": "40ms", "buffer": 10, "mss": 960,
          "duration": "100s"}
 
 
-def _run(rows, seeds, mode, path, workers, executor, store, progress) -> pd.DataFrame:
+def _run(rows, seeds, mode, path, workers, executor, store, progress,
+         overhead: float | None = 0.0) -> pd.DataFrame:
     """Each (labels, flows) once per seed, every flow starting at a random time
-    in [0, 1) s drawn from the seed; one row per flow with the labels."""
+    in [0, 1) s drawn from the seed; one row per flow with the labels.
+    ``overhead``: each flow's (s); ``None``: one bottleneck packet time in
+    the packet engine, none in the fluid engine."""
     labels, scenarios = [], []
     for label, flows, extra in rows:
         for seed in seeds:
             starts = np.random.default_rng(seed).uniform(0.0, 1.0, len(flows))
             flows = [dataclasses.replace(f, start=f.start + t) for f, t in zip(flows, starts)]
             labels.append({**label, "seed": seed})
-            scenarios.append(dumbbell(flows=flows, seed=seed, **{**_PATH, **path, **extra}))
+            sc = dumbbell(flows=flows, seed=seed, **{**_PATH, **path, **extra})
+            wait = overhead
+            if wait is None:
+                wait = (sc.packet_size * 8.0 / sc.links[sc.bottleneck].rate
+                        if mode == "packet" else 0.0)
+            if wait:
+                sc = sc.replace(flows=[dataclasses.replace(f, overhead=wait)
+                                       for f in sc.flows])
+            scenarios.append(sc)
     runs = sweep(scenarios, mode=mode, workers=workers, executor=executor, store=store,
                  progress=progress)
     meta = pd.DataFrame(labels)
@@ -57,12 +72,14 @@ def _run(rows, seeds, mode, path, workers, executor, store, progress) -> pd.Data
 
 def rtt_bias(algorithms: Iterable[str] = ("reno", "sack", "vegas"),
              ratios: Iterable[float] = (1, 1.5, 2, 3, 4), *, seeds: Iterable[int] = (1, 2, 3),
-             mode: str = "packet", workers: int | None = None, executor=None, store=None,
-             progress: bool = False, **path) -> ExperimentResult:
+             overhead: float | None = None, mode: str = "packet", workers: int | None = None,
+             executor=None, store=None, progress: bool = False, **path) -> ExperimentResult:
     """Two flows of one algorithm, one ``ratio`` times the other's RTT.
 
     Args:
         ratios: the long flow's RTT over the short one's (``rtt``, 40 ms).
+        overhead: each flow's random send overhead (s, ``Flow.overhead``);
+            ``None``: one bottleneck packet time in the packet engine.
         mode, workers, executor, store, progress: as in :func:`ccsim.sweep`.
         **path: overrides of the dumbbell (``bandwidth``, ``rtt``, ``buffer``,
             ``mss``, ``duration``).
@@ -79,7 +96,7 @@ def rtt_bias(algorithms: Iterable[str] = ("reno", "sack", "vegas"),
     short = units.parse_time(path.get("rtt", _PATH["rtt"]), "rtt")
     rows = [({"algorithm": a, "ratio": r}, [Flow(a), Flow(a, rtt=short * r)], {})
             for a in algorithms for r in ratios]
-    flows = _run(rows, seeds, mode, path, workers, executor, store, progress)
+    flows = _run(rows, seeds, mode, path, workers, executor, store, progress, overhead)
     per_run = flows.pivot_table(index=["algorithm", "ratio", "seed"], columns="flow",
                                 values="goodput_bps", sort=False)
     per_run["throughput_ratio"] = per_run[0] / per_run[1]
@@ -122,13 +139,14 @@ def _draw_bias(result):
 
 def queue_fairness(algorithm: str = "reno", buffers: Iterable[int] = (5, 10, 20, 40, 80), *,
                    queues: Iterable[str] = ("droptail", "red"), long_rtt="156ms",
-                   seeds: Iterable[int] = (1, 2, 3), mode: str = "packet",
-                   workers: int | None = None, executor=None, store=None,
-                   progress: bool = False, **path) -> ExperimentResult:
+                   seeds: Iterable[int] = (1, 2, 3), overhead: float | None = None,
+                   mode: str = "packet", workers: int | None = None, executor=None,
+                   store=None, progress: bool = False, **path) -> ExperimentResult:
     """A short and a long flow through DropTail or RED, as the buffer grows.
 
     RED uses ccsim's defaults for its thresholds (Floyd & Jacobson's usual
-    fractions of the buffer); the slides do not give theirs.
+    fractions of the buffer); the slides do not give theirs. ``overhead``: as
+    in :func:`rtt_bias`.
 
     Returns:
         Rows per (queue, buffer): ``jain`` (Jain's index of the two flows'
@@ -138,7 +156,7 @@ def queue_fairness(algorithm: str = "reno", buffers: Iterable[int] = (5, 10, 20,
     """
     rows = [({"queue": q, "buffer": b}, [Flow(algorithm), Flow(algorithm, rtt=long_rtt)],
              {"queue": q, "buffer": b}) for q in queues for b in buffers]
-    flows = _run(rows, seeds, mode, path, workers, executor, store, progress)
+    flows = _run(rows, seeds, mode, path, workers, executor, store, progress, overhead)
     flows = flows[flows.flow == 1]
     table = (flows.groupby(["queue", "buffer"], sort=False)
              .agg(jain=("jain", "mean"), long_share=("share", "mean"),
