@@ -220,6 +220,15 @@ class Flow:
             of the path's chain the flow crosses (cross traffic that joins and
             leaves part of the way, as in :func:`parking_lot`); ``None``: the
             whole chain.
+        reverse: the flow's data crosses the chain right to left, over each
+            link's reverse side (every link is duplex: its reverse side has the
+            same rate, delay, kind of queue and loss, with a queue of its own),
+            and its ACKs come back left to right through the forward queues.
+            With a ``route``, the data enters at link ``last`` and leaves at
+            ``first``. A scenario with a reverse flow carries traffic both
+            ways, so every flow's ACKs queue behind the other direction's data
+            (Zhang, Shenker & Clark 1991; ``docs/engine.md``). ``False`` (the
+            default): left to right.
     """
 
     algorithm: str
@@ -232,6 +241,7 @@ class Flow:
     drop_segments: tuple[int, ...] = ()
     ecn: bool | None = None
     route: tuple[int, int] | None = None
+    reverse: bool = False
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -291,6 +301,10 @@ class Flow:
                 raise ScenarioTypeError("flow.route", self.route,
                                         "(first, last): link indices, first <= last, or None")
             route = (int(route[0]), int(route[1]))
+        if not isinstance(self.reverse, bool):
+            raise ScenarioTypeError("flow.reverse", self.reverse,
+                                    "True (data right to left, over each link's reverse side) "
+                                    "or False (left to right, the default)")
         _set(self, algorithm=cls.name, recovery=rec, start=start, stop=stop, size=size,
              rtt=rtt, params=params, ecn=ecn, route=route,
              drop_segments=tuple(sorted(int(d) for d in drops)))
@@ -538,6 +552,12 @@ class Scenario:
         return any(f.route is not None and f.route != (0, len(self.links) - 1)
                    for f in self.flows)
 
+    @property
+    def two_way(self) -> bool:
+        """Whether some flow sends right to left (:attr:`Flow.reverse`): then
+        traffic crosses the links both ways and ACKs queue with data."""
+        return any(f.reverse for f in self.flows)
+
     def flow_rtt(self, i: int) -> float:
         """Two-way propagation delay of flow ``i`` (s), access delays included."""
         rtt = self.flows[i].rtt
@@ -627,9 +647,10 @@ class Scenario:
                  for l in self.links]
         flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
                      if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
-                     and (f.name != "route" or flow.route is not None)},
-                  # ecn only when not the law's default, route only when given:
-                  # keys of scenarios from before them stay
+                     and (f.name != "route" or flow.route is not None)
+                     and (f.name != "reverse" or flow.reverse)},
+                  # ecn only when not the law's default, route only when given,
+                  # reverse only when on: keys of scenarios from before them stay
                   "params": dict(flow.params)} for flow in self.flows]
         # tail_loss_probe only when on: keys of scenarios from before it stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
