@@ -1,8 +1,9 @@
 """Scenario: an immutable, validated description of what to simulate.
 
-A scenario is a chain of links that every flow crosses in order (a dumbbell is
-a chain of one: the bottleneck), per-flow access delays that give flows
-different RTTs, the flows themselves, and the TCP stack's knobs. Every value
+A scenario is a chain of links that every flow crosses in order, left to
+right or, for a reverse flow, right to left (a dumbbell is a chain of one: the
+bottleneck), per-flow access delays that give flows different RTTs, the flows
+themselves, and the TCP stack's knobs. Every value
 is checked when the scenario is built and stored in base units (seconds,
 bit/s, bytes, segments), so a scenario round-trips through dict, JSON and
 TOML unchanged and has a stable content hash, :attr:`Scenario.key`.
@@ -770,7 +771,9 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
             :class:`~ccsim.PIE`, :class:`~ccsim.StepMark` or a user's
             :class:`~ccsim.QueueDiscipline`.
         loss: random loss probability of data packets on the bottleneck.
-        flows: algorithm names, :class:`Flow` objects or dicts.
+        flows: algorithm names, :class:`Flow` objects or dicts; a flow with
+            ``reverse=True`` sends the other way, and its traffic queues the
+            other flows' ACKs (two-way traffic).
         duration: simulated time (s or ``"60s"``).
         seed: random seed.
         **knobs: stack knobs of :class:`Scenario` (``mss``, ``initial_window``,

@@ -20,9 +20,18 @@ and costs one event. The receiver's state is updated at the packet's
 arrival time, which may lie ahead of the clock; everything it emits (ACKs)
 is scheduled at its own time, so the senders see a causal world.
 
-Assumptions, stated once: the reverse path is uncongested (an ACK takes the
-propagation delay back, and its 40 bytes of serialisation are neglected);
-every data packet is full-size on the wire (``mss + header`` bytes).
+Two-way traffic (a flow with ``reverse=True``: data right to left over each
+link's reverse side) takes the hop-by-hop path for data of both directions,
+and every ACK becomes a packet of ``header`` bytes crossing the links of its
+way back, one event per hop (:meth:`PacketEngine._ack_path`), queued FIFO
+with the other direction's data, and dropped by a full queue.
+
+Assumptions, stated once: one way, the reverse path is uncongested (an ACK
+takes the propagation delay back, and its 40 bytes of serialisation are
+neglected); two ways, ACKs are all ``header`` bytes (SACK option bytes
+neglected), count as one packet against queue limits (which are in packets,
+as ns-2's) and suffer no random link errors; every data packet is full-size
+on the wire (``mss + header`` bytes).
 """
 
 from __future__ import annotations
