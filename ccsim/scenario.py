@@ -817,7 +817,9 @@ def parking_lot(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
         buffer, queue: each link's queue, as in :func:`dumbbell` (a BDP
             multiple uses ``rtt``).
         long, cross: the long flow's and the cross flows' algorithm (a name,
-            a :class:`Flow` or a dict; their ``route`` is set here).
+            a :class:`Flow` or a dict; their ``route`` is set here; a
+            :class:`Flow` with ``reverse=True`` crosses right to left, and
+            the ACKs of the others queue behind its data).
         duration, seed, **knobs: as in :func:`dumbbell`.
 
     Flows' routes differ, so the packet engine takes each hop as an event of

@@ -160,3 +160,21 @@ def test_two_way_runs_are_deterministic():
     sc = _dumbbell(["cubic", Flow("reno", reverse=True, start="0.5s")], duration="5s",
                    queue="red", loss=0.001)
     assert fingerprint(ccsim.run(sc)) == fingerprint(ccsim.run(sc))
+
+
+def test_reverse_cross_flows_cross_only_their_own_links_reverse_side():
+    # The parking lot with its cross flows reversed: each one's data is dropped only
+    # at its own link (the event trace names it). The long flow no longer shares its
+    # data's queues with them, so it gets more than in the one-way parking lot; but
+    # its ACKs queue behind their data, so it gets less than alone on the chain.
+    kw = {"bandwidth": "10Mbps", "rtt": "20ms", "buffer": 20, "duration": "20s"}
+    two = ccsim.run(ccsim.parking_lot(2, cross=Flow("reno", reverse=True), **kw),
+                    events=True)
+    one = ccsim.run(ccsim.parking_lot(2, **kw))
+    alone = ccsim.run(ccsim.parking_lot(2, **kw).replace(flows=["reno"]))
+    assert list(two.summary["base_rtt"]) == pytest.approx([0.04, 0.02, 0.02])
+    ev = two.events
+    dropped = ev[(ev["event"] == "dropped") & (ev["flow"] > 0)]
+    assert len(dropped) > 0 and (dropped["link"] == dropped["flow"] - 1).all()
+    long = two.summary["goodput_bps"][0]
+    assert one.summary["goodput_bps"][0] < long < alone.summary["goodput_bps"][0]
