@@ -135,6 +135,12 @@ def test_reverse_is_validated_by_name():
             Flow("reno", reverse=bad)
 
 
+def test_a_two_way_scenario_cannot_be_run_one_way():
+    sc = _dumbbell(["reno", Flow("reno", reverse=True)], duration="5s")
+    with pytest.raises(ccsim.ScenarioError, match="two_way"):
+        PacketEngine(sc, two_way=False)
+
+
 def test_the_fluid_engine_refuses_reverse_flows():
     sc = _dumbbell(["reno", Flow("reno", reverse=True)], duration="5s")
     with pytest.raises(ccsim.ScenarioError, match=r"flows\[1\]\.reverse"):

@@ -45,6 +45,7 @@ from typing import Callable
 import numpy as np
 import simpy
 
+from ..errors import ScenarioError
 from ..metrics import integrate_bins
 from ..results import Result, build
 from ..scenario import Scenario
@@ -82,6 +83,9 @@ class PacketEngine:
         # flow is reverse, and only then); True for a one-way scenario gives its
         # ACKs the serialisation and queueing they would meet in a two-way one
         self.two_way = sc.two_way if two_way is None else two_way
+        if sc.two_way and not self.two_way:
+            raise ScenarioError("two_way", two_way, "True or None with a reverse flow "
+                                "(its data and the others' ACKs share the queues)")
         # each hop an event of its own: needed when flows' routes differ (None:
         # then and only then); the whole-chain shortcut gives the same results.
         # Two-way traffic needs it always: ACKs reach the links at their own times
