@@ -325,8 +325,10 @@ class Flow:
 
     @property
     def label(self) -> str:
-        """Short human label: the algorithm, plus the recovery if overridden."""
-        return self.algorithm + (f"+{self.recovery}" if self.recovery else "")
+        """Short human label: the algorithm, plus the recovery if overridden,
+        and ``(reverse)`` for a flow sending right to left."""
+        return (self.algorithm + (f"+{self.recovery}" if self.recovery else "")
+                + (" (reverse)" if self.reverse else ""))
 
 
 def _as_flow(spec: Any, i: int) -> Flow:

@@ -160,6 +160,8 @@ def test_reverse_round_trips_and_leaves_one_way_keys_alone():
     assert ccsim.Scenario.from_toml(two_way.to_toml()) == two_way
     assert two_way.key != one_way.key
     assert "reverse" not in two_way.to_dict()["flows"][0]
+    # plots' legends and sweep tables tell the directions apart
+    assert [f.label for f in two_way.flows] == ["reno", "cubic (reverse)"]
 
 
 def test_two_way_runs_are_deterministic():
