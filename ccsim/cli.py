@@ -56,7 +56,7 @@ def _parser() -> argparse.ArgumentParser:
                      metavar="NAME[@START][:KEY=VALUE,...]",
                      help="one flow per algorithm name (any case), optionally with its start "
                           "time and, after a colon, its own settings: rtt, stop, size, "
-                          "recovery, and the algorithm's parameters, e.g. reno "
+                          "recovery, overhead, and the algorithm's parameters, e.g. reno "
                           "\"vegas@10s:rtt=40ms,alpha=3\" (default: reno reno)")
     run.add_argument("--bandwidth", default="10Mbps",
                      help="bottleneck rate: 10Mbps, 10Mbit/s, or tc's 10mbit (default: 10Mbps)")
@@ -219,7 +219,7 @@ def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) ->
 
 
 # -- scenario from arguments -------------------------------------------------------
-_FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery")
+_FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery", "overhead")
 
 
 def _settings(text: str, field: str) -> dict[str, Any]:
@@ -248,7 +248,7 @@ def _value(text: str) -> Any:
 
 def _flow(spec: str) -> Any:
     """``NAME[@START][:KEY=VALUE,...]`` → a :class:`ccsim.Flow`. Keys ``start``,
-    ``stop``, ``size``, ``rtt`` and ``recovery`` are the flow's; any other is
+    ``stop``, ``size``, ``rtt``, ``recovery`` and ``overhead`` are the flow's; any other is
     a parameter of its algorithm (``vegas@10s:rtt=40ms,alpha=3``)."""
     from .scenario import Flow
 

@@ -119,19 +119,40 @@ class Result:
             return rows.set_index("time")[["value"]].rename(columns={"value": "queue"})
         return rows.pivot(index="time", columns="flow", values="value")
 
-    def to_pcap(self, path: Any, flows: Any = None) -> int:
-        """Write the run's data segments and ACKs, as each sender sees them,
-        to a pcap file (Wireshark, tshark, tcptrace); ``flows``: indices to
-        keep. Needs a packet run with ``events=True``. Returns the packet
-        count. See :mod:`ccsim.packet.pcap` for what the headers hold."""
+    def to_pcap(self, path: Any, flows: Any = None, link: Any = None) -> int:
+        """Write the run's data segments and ACKs to a pcap file (Wireshark,
+        tshark, tcptrace): as each sender sees them, or with ``link`` (a link
+        index, or ``"bottleneck"``) as they pass that link's queue.
+        ``flows``: indices to keep. Needs a packet run with ``events=True``.
+        Returns the packet count. See :mod:`ccsim.packet.pcap` for what the
+        headers hold."""
+        from .errors import ScenarioError
         from .packet.pcap import write_pcap
 
         if self.mode != "packet":
-            from .errors import ScenarioError
-
             raise ScenarioError("mode", self.mode, "'packet', run with events=True",
                                 "the fluid engine has no segments")
-        return write_pcap(self.events, path, self.scenario.mss, flows)
+        if link is None:
+            return write_pcap(self.events, path, self.scenario.mss, flows)
+        sc = self.scenario
+        if sc.two_way:  # its ACKs' passage is not recorded, and not the propagation delay
+            raise ScenarioError("link", link, "None (the senders' view) for a run with "
+                                "traffic both ways",
+                                "ACKs queue on their way back, so the events do not say when "
+                                "they pass a link")
+        if isinstance(link, str) and link == "bottleneck":
+            link = sc.bottleneck
+        if isinstance(link, bool) or not isinstance(link, (int, np.integer)) \
+                or not 0 <= link < len(sc.links):
+            raise ScenarioError("link", link, f"a link index in 0..{len(sc.links) - 1}, "
+                                "'bottleneck', or None for the senders' view")
+        lead = {}  # flow -> time from the link's queue side back to the sender (s)
+        for i in range(len(sc.flows)):
+            first, last = sc.flows[i].route or (0, len(sc.links) - 1)
+            if first <= link <= last:
+                before = max(sc.flow_rtt(i) - sc.route_rtt(i), 0.0) / 4.0  # as the engine
+                lead[i] = before + sum(sc.links[j].delay for j in range(first, link))
+        return write_pcap(self.events, path, sc.mss, flows, int(link), lead)
 
     def plot(self, **kwargs: Any) -> "matplotlib.figure.Figure":
         """cwnd, goodput and queue over time (or the ``panels`` asked for),

@@ -221,6 +221,14 @@ class Flow:
             of the path's chain the flow crosses (cross traffic that joins and
             leaves part of the way, as in :func:`parking_lot`); ``None``: the
             whole chain.
+        overhead: the most a segment waits at the sender before it leaves
+            (s): each waits a random time, uniform in ``[0, overhead]`` and
+            drawn from the scenario's seed, behind the segment before it (so
+            none overtakes another). ns-2's ``overhead_``, the remedy Floyd &
+            Jacobson (1992) give for phase effects: without it, loss-free
+            drop-tail flows in a deterministic simulator can lock into a
+            pattern in which one flow takes every drop. About one bottleneck
+            packet time breaks the locks. Packet engine only.
         reverse: the flow's data crosses the chain right to left, over each
             link's reverse side (every link is duplex: its reverse side has the
             same rate, delay, kind of queue and loss, with a queue of its own),
@@ -242,6 +250,7 @@ class Flow:
     drop_segments: tuple[int, ...] = ()
     ecn: bool | None = None
     route: tuple[int, int] | None = None
+    overhead: float = 0.0
     reverse: bool = False
 
     def __post_init__(self) -> None:
@@ -302,12 +311,13 @@ class Flow:
                 raise ScenarioTypeError("flow.route", self.route,
                                         "(first, last): link indices, first <= last, or None")
             route = (int(route[0]), int(route[1]))
+        overhead = _time(self.overhead, "flow.overhead", positive=False)
         if not isinstance(self.reverse, bool):
             raise ScenarioTypeError("flow.reverse", self.reverse,
                                     "True (data right to left, over each link's reverse side) "
                                     "or False (left to right, the default)")
         _set(self, algorithm=cls.name, recovery=rec, start=start, stop=stop, size=size,
-             rtt=rtt, params=params, ecn=ecn, route=route,
+             rtt=rtt, params=params, ecn=ecn, route=route, overhead=overhead,
              drop_segments=tuple(sorted(int(d) for d in drops)))
 
     def make_algorithm(self) -> algorithms.CongestionControl:
@@ -651,9 +661,11 @@ class Scenario:
         flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
                      if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
                      and (f.name != "route" or flow.route is not None)
+                     and (f.name != "overhead" or flow.overhead)
                      and (f.name != "reverse" or flow.reverse)},
-                  # ecn only when not the law's default, route only when given,
-                  # reverse only when on: keys of scenarios from before them stay
+                  # ecn only when not the law's default, route and overhead only
+                  # when given, reverse only when on: keys of scenarios from
+                  # before them stay
                   "params": dict(flow.params)} for flow in self.flows]
         # tail_loss_probe only when on: keys of scenarios from before it stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)

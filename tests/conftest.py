@@ -32,6 +32,14 @@ def scratch_registry(monkeypatch):
                         dict(algorithm_registry.REGISTRY._classes))
 
 
+@pytest.fixture
+def scratch_recovery_registry(monkeypatch):
+    """The same for loss-recovery strategies."""
+    from ccsim.recovery import registry as recovery_registry
+    monkeypatch.setattr(recovery_registry.REGISTRY, "_classes",
+                        dict(recovery_registry.REGISTRY._classes))
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     """ccsim's figures are pyplot's: close them after each test, as a script's

@@ -341,3 +341,9 @@ def test_algorithms_prints_whole_descriptions(capsys):
     for name in ccsim.algorithms.names():
         first = inspect.cleandoc(ccsim.algorithms.get(name).__doc__).split("\n\n")[0]
         assert " ".join(first.split()) in out, name
+
+
+def test_per_flow_overhead(capsys):
+    doc = run_json(capsys, "--flows", "reno:overhead=1.2ms", "reno", "--duration", "1s")
+    first, second = doc["scenario"]["flows"]
+    assert first["overhead"] == pytest.approx(0.0012) and "overhead" not in second

@@ -49,8 +49,9 @@ def test_blocks_that_do_not_run_are_rare_and_captioned():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)])
-def test_every_code_block_runs(page, tmp_path, monkeypatch, scratch_registry):
-    # scratch_registry: an algorithm a page registers (the guide's) stays with it
+def test_every_code_block_runs(page, tmp_path, monkeypatch, scratch_registry,
+                               scratch_recovery_registry):
+    # scratch registries: an algorithm or strategy a page registers stays with it
     monkeypatch.chdir(tmp_path)  # anything a block writes stays out of the checkout
     monkeypatch.setenv("MPLBACKEND", "Agg")
     for i, code in enumerate(blocks(page)):

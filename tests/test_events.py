@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import struct
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -149,3 +150,63 @@ def test_pcap_of_one_flow_and_refusals(tmp_path, lossy):
         res.to_pcap(tmp_path / "x.pcap", flows=[7])
     with pytest.raises(ccsim.ScenarioError, match="events=True"):
         plain.to_pcap(tmp_path / "x.pcap")
+
+
+def test_pcap_at_the_bottleneck(tmp_path):
+    # Captured at the bottleneck's queue, data segments leave one serialisation
+    # time apart at least (the link sends one at a time; at the senders a window's
+    # segments leave at one instant), and only those the queue did not drop are
+    # there. An ACK passes that point after the segment it acknowledges crossed the
+    # link, reached the receiver and the ACK came back: for the flow without access
+    # delay, exactly two link delays later, plus the receiver-side access delay
+    # both ways for the other (no delayed ACKs: each in-order segment is
+    # acknowledged on arrival).
+    dpkt = pytest.importorskip("dpkt")
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer=15, duration="3s", seed=1,
+                        flows=[ccsim.Flow("reno"), ccsim.Flow("reno", rtt="80ms")])
+    res = ccsim.run(sc, events=True)
+    ev = res.events
+    n = res.to_pcap(tmp_path / "b.pcap", link="bottleneck")
+    with open(tmp_path / "b.pcap", "rb") as f:
+        packets = [(float(ts), dpkt.ip.IP(buf)) for ts, buf in dpkt.pcap.Reader(f)]
+    assert len(packets) == n
+    data = [(t, ip.data) for t, ip in packets if ip.data.dport == 5001]
+    acks = [(t, ip.data) for t, ip in packets if ip.data.sport == 5001]
+    sent = ev[ev["event"].isin(["sent", "retransmitted"])]
+    # flow 1 reaches the link 10 ms after sending (a quarter of its 40 ms extra RTT):
+    # what it sent in the last 10 ms is still on its way at the end of the run
+    on_the_way = ((sent["flow"] == 1) & (sent["time"] >= 3.0 - 0.01)).sum()
+    assert (ev["event"] == "dropped").sum() > 0 and on_the_way > 0
+    assert len(data) == len(sent) - (ev["event"] == "dropped").sum() - on_the_way
+    assert len(acks) == (ev["event"] == "acked").sum()
+    tx = sc.packet_size * 8 / 10e6
+    gaps = np.diff([t for t, _ in data])
+    assert gaps.min() >= tx - 2e-9  # timestamps are whole nanoseconds
+    assert all(b >= a for a, b in zip([t for t, _ in packets], [t for t, _ in packets][1:]))
+    mss, delay = sc.mss, sc.links[0].delay
+    # behind the link: its delay, then the flow's receiver-side access delay
+    # (flow 1: a quarter of its 40 ms extra RTT), both ways
+    for port, back in ((10000, 2 * delay), (10001, 2 * delay + 2 * 0.01)):
+        left, copies = {}, {}  # segment -> when it left the bottleneck, how often
+        for t, seg in data:
+            if seg.sport == port:
+                k = (seg.seq - 1) // mss
+                left[k], copies[k] = t, copies.get(k, 0) + 1
+        left = {k: t for k, t in left.items() if copies[k] == 1}  # unambiguous ACKs
+        previous, checked = 1, 0
+        for t, ack in acks:
+            if ack.dport != port:
+                continue
+            segment = (ack.ack - 1) // mss - 1  # the segment this ACK moved past
+            if ack.ack - previous == mss and segment in left:  # that segment's own ACK
+                assert t == pytest.approx(left[segment] + back, abs=2e-9)
+                checked += 1
+            previous = max(previous, ack.ack)
+        assert checked > 0.8 * len(left)
+
+
+def test_pcap_link_refused_by_name(tmp_path, lossy):
+    _, res = lossy
+    for bad in (5, -1, "first", 1.5, True):
+        with pytest.raises(ccsim.ScenarioError, match="link"):
+            res.to_pcap(tmp_path / "x.pcap", link=bad)

@@ -8,7 +8,6 @@ import pytest
 import ccsim
 from ccsim.algorithms import CongestionControl
 from ccsim.algorithms import registry as algorithm_registry
-from ccsim.packet import PacketEngine
 
 
 @pytest.fixture()
@@ -33,11 +32,8 @@ def test_paced_flow_sends_at_its_rate(paced):
     rate = 2e6
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="10s",
                         flows=[ccsim.Flow("fixed-rate", params={"rate": rate})])
-    engine = PacketEngine(sc)
-    times = []
-    transmit = engine.senders[0]._transmit
-    engine.senders[0]._transmit = lambda seq, now: (times.append(now), transmit(seq, now))
-    res = engine.run()
+    res = ccsim.run(sc, events=True)
+    times = res.events.loc[res.events["event"] == "sent", "time"]
     # Segments leave exactly one packet time at the pacing rate apart.
     gaps = np.diff(times)
     assert gaps == pytest.approx(np.full(len(gaps), sc.packet_size * 8 / rate))

@@ -74,24 +74,14 @@ def test_reno_flows_with_different_rtts_favour_the_short_one():
 RTT = 0.1
 
 
-def _drops(algorithm: str, k: int) -> tuple[pd.Series, list[float], PacketEngine]:
+def _drops(algorithm: str, k: int) -> tuple[pd.Series, list[float], ccsim.Result]:
     """One flow whose window is held at 20 segments by the receiver window,
     with k segments of one window dropped (every third from segment 60)."""
     sc = ccsim.dumbbell("10Mbps", RTT, buffer=200,
                         flows=[ccsim.Flow(algorithm, drop_segments=[60 + 3 * j for j in range(k)])],
                         duration="5s", min_rto=1.0, rwnd=20 * 1460, seed=1)
-    engine = PacketEngine(sc)
-    sender = engine.senders[0]
-    resent: list[float] = []
-    transmit = sender._transmit
-
-    def spy(seq, now):
-        if seq < sender.high_tx:
-            resent.append(now)
-        transmit(seq, now)
-
-    sender._transmit = spy
-    res = engine.run()
+    res = ccsim.run(sc, events=True)
+    resent = list(res.events.loc[res.events["event"] == "retransmitted", "time"])
     return res.summary.iloc[0], resent, res
 
 
@@ -264,7 +254,6 @@ def test_a_simpy_process_of_ones_own_runs_in_turn_with_the_engine():
     # SimPy is the outer loop: a process added to engine.env wakes at its time and
     # finds every engine event due before it done (checked against the event trace).
     import ccsim
-    from ccsim.packet import PacketEngine
 
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="2s")
     engine = PacketEngine(sc, events=True)

@@ -79,12 +79,12 @@ def test_an_ack_too_early_for_the_retransmission_dates_nothing():
     assert w.rack.lost == [] and w.rack.latest == -1
 
 
-def test_forget_and_mark_all():
+def test_forget_and_mark_at_timeout():
     w = Wire()
     for seq in range(10):
         w.send(seq)
     w.sack(4, 6)
-    w.rack.mark_all(2, 10, w.board)   # a timeout with 0, 1 acknowledged
+    w.rack.on_timeout(2, 10, w.board)   # a timeout with 0, 1 acknowledged
     assert w.rack.lost == [2, 3, 6, 7, 8, 9] and not w.rack.queue
     assert w.rack.pipe(2, 10, w.board) == 0
     w.una = 3
@@ -135,8 +135,55 @@ def test_rack_without_sack_is_refused_at_registration():
 
     class NoSackRack(Recovery):
         name = "no-sack-rack"
-        rack = True
+        detector = Rack
 
-    with pytest.raises(ccsim.ScenarioTypeError, match=r"NoSackRack\.rack.*uses_sack"):
+    with pytest.raises(ccsim.ScenarioTypeError, match=r"NoSackRack\.detector.*Rack.*uses_sack"):
         ccsim.recovery.register(NoSackRack)
     assert "no-sack-rack" not in ccsim.recovery.names()
+
+
+def test_the_sender_knows_no_detector_by_name():
+    # The sender runs whatever loss detector a strategy declares: RACK is named
+    # only by the strategy that uses it.
+    import inspect
+
+    from ccsim.packet import tcp
+    assert "rack" not in inspect.getsource(tcp).lower()
+
+
+def test_a_strategy_of_ones_own_runs_its_detector(scratch_recovery_registry):
+    # A detector declared by a user's strategy is driven through the declared
+    # interface: one that delegates to RACK and counts the calls gives PRR's
+    # results exactly, and every hook the sender owes it was called.
+    from ccsim.recovery.prr import PrrRecovery
+
+    calls = {"on_sent": 0, "on_ack": 0, "on_timeout": 0}
+
+    class CountingRack(Rack):
+        def on_sent(self, index, seq):
+            calls["on_sent"] += 1
+            super().on_sent(index, seq)
+
+        def on_ack(self, *args):
+            calls["on_ack"] += 1
+            return super().on_ack(*args)
+
+        def on_timeout(self, una, high, board):
+            calls["on_timeout"] += 1
+            super().on_timeout(una, high, board)
+
+    @ccsim.recovery.register
+    class CountingPrr(PrrRecovery):
+        name = "counting-prr"
+        detector = CountingRack
+
+    def run(recovery):
+        flow = ccsim.Flow("reno", recovery=recovery, size=40 * 1460,
+                          drop_segments=list(range(30, 40)) + [31])
+        return ccsim.run(ccsim.dumbbell("10Mbps", "100ms", buffer=200, duration="5s", seed=1,
+                                        flows=[flow]), events=True)
+    mine, prr = run("counting-prr"), run("prr")
+    assert mine.events.equals(prr.events)
+    sends = (prr.events["event"].isin(["sent", "retransmitted"])).sum()
+    acks = (prr.events["event"] == "acked").sum()
+    assert calls == {"on_sent": sends, "on_ack": acks, "on_timeout": 1}

@@ -28,7 +28,6 @@ Sequence numbers count segments. The bottleneck is 10 Mbit/s and packets are
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
@@ -59,40 +58,26 @@ def flow(name: str, **kw) -> ccsim.Flow:
 
 
 class Spy:
-    """Watches one sender: its transmissions, the ACKs reaching it, and its
-    recovery's enter/leave, without changing what they do."""
+    """Watches one flow through the run's event trace (``events=True``) and
+    its recovery strategy's interface (``enter``, ``leave``, ``on_timeout``,
+    wrapped without changing what they do): its transmissions, the ACKs
+    reaching it, and the state at each recovery's start and end."""
 
     def __init__(self, engine: PacketEngine) -> None:
         self.engine = engine
         s = self.sender = engine.senders[0]
         rec = s.recovery
-        self.tx: list[dict] = []      # every transmission
-        self.acks: list[dict] = []    # every ACK arrival
         self.enters: list[dict] = []  # state at each recovery entry (before it acts)
         self.leaves: list[dict] = []  # state just after each recovery ends
-        order = itertools.count()     # one clock for transmissions and ACKs
+        self.timeouts: list[tuple[int, float]] = []  # (transmissions before it, time)
 
-        transmit = s._send_segment  # what every transmission, new or again, goes through
+        on_timeout = rec.on_timeout
 
-        def spy_transmit(seq, now):
-            board = s.scoreboard
-            self.tx.append(dict(
-                i=next(order), t=now, seq=seq, rtx=s.sent[seq][1], in_recovery=s.in_recovery,
-                sacked=board is not None and board.is_sacked(seq), timeouts=s.timeouts))
-            transmit(seq, now)
+        def spy_timeout(tcp):
+            self.timeouts.append((tcp.transmissions, s.now()))
+            on_timeout(tcp)
 
-        s._send_segment = spy_transmit
-
-        receiver = engine.receivers[0]
-        deliver = receiver.deliver_ack
-
-        def spy_ack(ack):
-            self.acks.append(dict(i=next(order), t=s.now(), ackno=ack[0], blocks=ack[1],
-                                  in_recovery=s.in_recovery))
-            deliver(ack)
-
-        receiver.deliver_ack = spy_ack
-
+        rec.on_timeout = spy_timeout
         # Only the strategies derived from SackRecovery have enter/leave; SSDR
         # is watched through its transmissions only.
         if not isinstance(rec, SackRecovery):
@@ -101,27 +86,56 @@ class Spy:
 
         def spy_enter(tcp):
             self.enters.append(dict(t=s.now(), dupacks=tcp.dupacks, una=tcp.snd_una,
-                                    flight=tcp.snd_nxt - tcp.snd_una, n_tx=len(self.tx),
-                                    n_acks=len(self.acks)))
+                                    flight=tcp.snd_nxt - tcp.snd_una, n_tx=tcp.transmissions))
             enter(tcp)
             self.enters[-1]["ssthresh"] = tcp.cc.ssthresh
 
         def spy_leave(tcp):
             leave(tcp)
             self.leaves.append(dict(t=s.now(), cwnd=tcp.cc.cwnd, ssthresh=tcp.cc.ssthresh,
-                                    n_tx=len(self.tx), n_acks=len(self.acks)))
+                                    n_tx=tcp.transmissions))
 
         rec.enter = spy_enter
         rec.leave = spy_leave
 
     def run(self):
-        self.result = self.engine.run()
-        self.row = self.result.summary.iloc[0]
+        self.result = res = self.engine.run()
+        self.row = res.summary.iloc[0]
+        ev = res.events[res.events["event"].isin(["sent", "retransmitted", "acked"])]
+        # recoveries as [first transmission, first one after) and (start, end] in time,
+        # ended by leaving or by a timeout
+        ends = sorted([(lv["n_tx"], lv["t"]) for lv in self.leaves])
+        spans = []
+        for e in self.enters:
+            later = [end for end in ends if end[0] >= e["n_tx"]]
+            later += [timeout for timeout in self.timeouts if timeout[0] >= e["n_tx"]]
+            n_end, t_end = min(later) if later else (math.inf, math.inf)
+            spans.append((e["n_tx"], n_end, e["t"], t_end))
+        self.tx, self.acks = [], []  # every transmission, every ACK arrival
+        sacked, una = set(), 0  # what the scoreboard holds: every SACK block seen, above una
+        for i, (t, kind, seq, sack) in enumerate(zip(ev["time"], ev["event"], ev["seq"],
+                                                     ev["sack"])):
+            if kind == "acked":
+                self.acks.append(dict(i=i, t=t, ackno=seq, blocks=sack, in_recovery=any(
+                    start < t <= end for _, _, start, end in spans)))
+                una = max(una, seq)
+                for lo, hi in sack or ():
+                    sacked.update(range(lo, hi))
+                sacked = {x for x in sacked if x >= una}
+                continue
+            k = len(self.tx)
+            self.tx.append(dict(i=i, t=t, seq=seq, rtx=kind == "retransmitted",
+                                in_recovery=any(lo <= k < hi for lo, hi, _, _ in spans),
+                                sacked=seq in sacked,
+                                timeouts=sum(n <= k for n, _ in self.timeouts)))
+        times = [a["t"] for a in self.acks]
+        for mark in self.enters + self.leaves:
+            mark["n_acks"] = sum(t <= mark["t"] for t in times)
         return self
 
 
 def watch(sc: ccsim.Scenario) -> Spy:
-    return Spy(PacketEngine(sc)).run()
+    return Spy(PacketEngine(sc, events=True)).run()
 
 
 # -- Fall & Floyd 1996: k drops from one window -----------------------------------------------
@@ -288,7 +302,7 @@ class FakeView:
         self.high_tx, self.end_seq, self.rwnd = nxt, math.inf, math.inf
         self.dupacks, self.in_recovery, self.recover = 0, False, -1
         self.scoreboard = Scoreboard()
-        self.rack = Rack()  # for PRR; a test marks losses by hand (no transmission records)
+        self.detector = Rack()  # for PRR; a test marks losses by hand (no transmission records)
         self.ack_delivered = 0
         self.sent: list[int] = []
 
@@ -300,7 +314,7 @@ class FakeView:
 
     def transmit(self, seq):
         self.sent.append(seq)
-        self.rack.on_sent(len(self.sent), seq)
+        self.detector.on_sent(len(self.sent), seq)
         if seq == self.snd_nxt:
             self.snd_nxt += 1
             self.high_tx = max(self.high_tx, self.snd_nxt)
@@ -316,7 +330,7 @@ def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
     # pipe (17: 104-119 not lost, plus 100 resent) on entry; RFC 6937 still leaves
     # recovery with cwnd = ssthresh, as RFC 6675 and FACK do.
     strategy, tcp = ccsim.recovery.get(name)(), FakeView(100, 120, 20.0)
-    tcp.rack.lost = [100]  # RACK's mark for PRR: 101, sent after 100, was delivered
+    tcp.detector.lost = [100]  # RACK's mark for PRR: 101, sent after 100, was delivered
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
@@ -384,7 +398,7 @@ def test_prr_counts_what_the_entering_ack_delivered():
     # on that ACK after tcp_init_cwnd_reduction zeroed prr_delivered). The third
     # duplicate SACKs one segment: prr_delivered is 1 after entry, not 0.
     strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 120, 20.0)
-    tcp.rack.lost = [100]
+    tcp.detector.lost = [100]
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]

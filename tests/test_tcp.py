@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 import ccsim
 from ccsim.algorithms.reno import Reno
-from ccsim.packet import PacketEngine
 from ccsim.packet.clock import Clock
 from ccsim.packet.tcp import CLOCK_GRANULARITY, Receiver, Sender
 from ccsim.recovery.reno import RenoRecovery
@@ -71,18 +70,35 @@ def test_rtt_estimator_follows_rfc6298():
     assert sender.min_rtt == 0.1
 
 
-def test_karn_no_rtt_sample_from_retransmitted_data():
+def test_karn_no_rtt_sample_from_retransmitted_data(scratch_registry):
     # One drop in the first window: the ACK that covers the retransmission
     # gives no sample, so the flow's samples never include the recovery time.
-    sc = ccsim.dumbbell("10Mbps", "100ms", buffer=100, duration="3s",
-                        flows=[ccsim.Flow("newreno", drop_segments=[5])])
-    engine = PacketEngine(sc)
+    # The samples are those a window law hears through its on_rtt hook.
     samples = []
-    sample = engine.senders[0]._rtt_sample
-    engine.senders[0]._rtt_sample = lambda r, now: (samples.append(r), sample(r, now))
-    engine.run()
+
+    @ccsim.algorithms.register
+    class Listening(Reno):
+        name = "listening-reno"
+
+        def on_rtt(self, sample):
+            samples.append(sample.rtt)
+
+    sc = ccsim.dumbbell("10Mbps", "100ms", buffer=100, duration="3s",
+                        flows=[ccsim.Flow("listening-reno", recovery="newreno",
+                                          drop_segments=[5])])
+    row = ccsim.run(sc).summary.iloc[0]
+    assert row["recoveries"] == 1 and row["timeouts"] == 0 and len(samples) > 100
     # Largest possible honest sample: propagation + a full buffer of queueing.
     assert max(samples) < 0.1 + 100 * 1500 * 8 / 10e6
+    # A timer shorter than the path's RTT fires before the first ACK can come, and
+    # the first window goes again: the ACKs of the first copies then arrive soon
+    # after the second. Timing them from the resend would give samples below the
+    # propagation delay, which no honest sample can be.
+    samples.clear()
+    row = ccsim.run(sc.replace(initial_rto=0.05, min_rto=0.01, flows=[
+        ccsim.Flow("listening-reno", recovery="newreno")])).summary.iloc[0]
+    assert row["timeouts"] >= 1 and len(samples) > 100
+    assert min(samples) >= 0.1
 
 
 class _Wire:
@@ -181,13 +197,11 @@ def test_delayed_acks_halve_the_ack_count_in_bulk_transfer():
     # queue empty: no loss, so no duplicate ACKs.
     sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, flows=["reno"], duration="2s",
                         delayed_ack=True, rwnd=12 * 1460)
-    engine = PacketEngine(sc)
-    acks = []
-    on_ack = engine.receivers[0].deliver_ack
-    engine.receivers[0].deliver_ack = lambda a: (acks.append(a), on_ack(a))
-    engine.run()
-    ratio = len(acks) / engine.senders[0].snd_una  # ACKs per acknowledged segment
-    assert engine.senders[0].retransmits == 0
+    res = ccsim.run(sc, events=True)
+    acks = (res.events["event"] == "acked").sum()
+    acknowledged = res.events.loc[res.events["event"] == "acked", "seq"].max()
+    ratio = acks / acknowledged  # ACKs per acknowledged segment
+    assert res.summary.loc[0, "retransmits"] == 0
     assert 0.5 <= ratio < 0.52  # plus a timer-driven ACK for an odd segment now and then
 
 

@@ -135,6 +135,22 @@ def test_acks_dropped_by_a_tiny_reverse_queue_are_survived():
     assert res.summary["goodput_bps"][1] > 0.1 * RATE
 
 
+def test_a_two_way_run_writes_the_senders_pcap_but_no_links(tmp_path):
+    # the senders' view holds each flow's data as sent and its ACKs as they arrive,
+    # whatever they met on the way; a capture at a link would need the ACKs'
+    # passage there, which the events do not record
+    sc = _dumbbell(["reno", Flow("reno", reverse=True)], duration="2s")
+    res = ccsim.run(sc, events=True)
+    ev = res.events
+    sent = ev["event"].isin(["sent", "retransmitted", "acked"]).sum()
+    assert res.to_pcap(tmp_path / "senders.pcap") == sent
+    with pytest.raises(ccsim.ScenarioError, match="link.*both ways"):
+        res.to_pcap(tmp_path / "link.pcap", link=0)
+    # the data of the reverse flow is forwarded over the reverse side of link 0
+    forwarded = ev[ev["event"] == "forwarded"]
+    assert set(forwarded["flow"]) == {0, 1} and set(forwarded["link"]) == {0}
+
+
 def test_reverse_is_validated_by_name():
     for bad in ("yes", 1, None):
         with pytest.raises(ccsim.ScenarioTypeError, match="flow.reverse"):

@@ -96,6 +96,11 @@ def _refuse(sc: Scenario, i: int) -> None:
                             "False (left to right) in the fluid engine",
                             "it models one direction's bottleneck with ACKs uncongested; "
                             "use mode='packet' for two-way traffic")
+    for j, flow in enumerate(sc.flows):
+        if flow.overhead:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
+                                "0 in the fluid engine",
+                                "it has no packets to space out; use mode='packet'")
     if sc.tail_loss_probe:
         raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
                             "False in the fluid engine",

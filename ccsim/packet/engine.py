@@ -37,6 +37,7 @@ on the wire (``mss + header`` bytes).
 from __future__ import annotations
 
 import math
+import random
 import time
 from collections import Counter
 from functools import partial
@@ -53,6 +54,9 @@ from .clock import Clock
 from .events import EventLog, congestion_rows, drop_reason, events_table
 from .link import LinkState
 from .tcp import Receiver, Sender
+
+
+_OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
 
 
 class PacketEngine:
@@ -130,7 +134,7 @@ class PacketEngine:
             sender = Sender(
                 flow.make_algorithm(), rec, clock=clock,
                 transmit=self._path(i, receiver, access / 2.0, access / 2.0,
-                                    Counter(flow.drop_segments), flow.ecn),
+                                    Counter(flow.drop_segments), flow.ecn, flow.overhead),
                 initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
@@ -179,7 +183,7 @@ class PacketEngine:
         return 10.0 * (sc.bdp_packets(i) + buffers)
 
     def _path(self, i: int, receiver: Receiver, before: float, after: float,
-              drops: Counter[int], ecn: bool = False) -> Callable:
+              drops: Counter[int], ecn: bool = False, overhead: float = 0.0) -> Callable:
         """The function flow ``i``'s sender transmits with: across every link
         to ``receiver``.
 
@@ -187,6 +191,8 @@ class PacketEngine:
         of the first link and behind the last (s); the first ``drops[seq]``
         transmissions of segment ``seq`` are lost on the way in. ``ecn``: the
         flow is ECN-capable; a packet any link marks reaches the receiver CE.
+        ``overhead``: each packet waits a further uniform random time up to
+        this (s) before the first link, in order (``Flow.overhead``).
         """
         links = [link.forward for link in self.links]
         receive, receive_ce = receiver.receive, receiver.receive_ce
@@ -207,6 +213,8 @@ class PacketEngine:
                         if log is not None:
                             log.drop(i, seq, t, j, drop_reason(link, drops_before))
                         return
+                    if log is not None:
+                        log.forward(i, seq, arrival - link.delay, j)
                     t = arrival
                     ce = ce or (ecn and link.ce)
                 (receive_ce if ce else receive)(seq, t + after)
@@ -225,11 +233,22 @@ class PacketEngine:
                         return
                 receive(seq, t + after)
 
-        if before <= 0.0:
+        schedule = self.clock.schedule
+        if overhead > 0.0:
+            # the flow's own generator, from the scenario's seed and its index
+            uniform = random.Random(int(np.random.SeedSequence(
+                [self.scenario.seed, _OVERHEAD, i]).generate_state(1)[0])).random
+            last = [0.0]  # when the previous packet reaches the first link (s)
+
+            def transmit(seq: int, now: float) -> None:
+                at = now + before + overhead * uniform()
+                if at < last[0]:  # behind the one before: no overtaking
+                    at = last[0]
+                last[0] = at
+                schedule(at, _enter_later, (enter, seq, at))
+        elif before <= 0.0:
             transmit = enter
         else:
-            schedule = self.clock.schedule
-
             def transmit(seq: int, now: float) -> None:
                 schedule(now + before, _enter_later, (enter, seq, now + before))
         if drops:
@@ -267,6 +286,8 @@ class PacketEngine:
                 if log is not None:
                     log.drop(i, seq, t, index[k], drop_reason(link, drops_before))
                 return
+            if log is not None:
+                log.forward(i, seq, arrival - link.delay, index[k])
             ce = ce or (ecn and link.ce)
             if k == end:
                 (receive_ce if ce else receive)(seq, arrival + after)

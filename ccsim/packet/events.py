@@ -33,9 +33,11 @@ dropped: ``"overflow"``, the discipline's kind (``"red"``, ``"codel"``, ...), ``
 ``"chosen"`` for the scenario's ``drop_segments``); ``sack`` (an ACK's SACK
 blocks, ``((start, end), ...)`` in segments, end exclusive)."""
 
-EVENTS = ("sent", "retransmitted", "dropped", "delivered", "acked", "recovery",
+EVENTS = ("sent", "retransmitted", "forwarded", "dropped", "delivered", "acked", "recovery",
           "recovered", "timeout", "ack dropped")
-"""``sent``/``retransmitted``: a segment leaves the sender. ``dropped``: a
+"""``sent``/``retransmitted``: a segment leaves the sender. ``forwarded``:
+it has been sent on over link ``link`` (time: the end of its serialisation
+there, before the link's propagation delay). ``dropped``: a
 link's queue or a link error lost it (time: its arrival at that link).
 ``delivered``: it reached the receiver. ``acked``: an ACK reached the
 sender. ``recovery``: a loss was detected by duplicate ACKs (or SACK, or
@@ -74,6 +76,9 @@ class EventLog:
 
     def ack_drop(self, flow: int, ack: int, t: float, link: int, reason: str) -> None:
         self.rows.append((t, flow, "ack dropped", ack, math.nan, math.nan, link, reason, None))
+
+    def forward(self, flow: int, seq: int, t: float, link: int) -> None:
+        self.rows.append((t, flow, "forwarded", seq, math.nan, math.nan, link, None, None))
 
     def deliver(self, flow: int, receive: Callable[[int, float], None]
                 ) -> Callable[[int, float], None]:

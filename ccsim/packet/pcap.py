@@ -1,8 +1,13 @@
 """A packet run's segments as a pcap file, for Wireshark, tshark and
 tcptrace-style tools.
 
-The capture is taken where ``tcpdump`` on each sender would take it: data
-segments as they leave the sender, ACKs as they reach it. Headers are
+By default the capture is taken where ``tcpdump`` on each sender would take
+it: data segments as they leave the sender, ACKs as they reach it. With
+``link=k`` it is taken at link ``k``'s queue side, as on a router's
+interface: data segments as their serialisation on the link ends (those the
+queue dropped are not there), ACKs as they pass on their way back (the
+reverse path is uncongested, so that is the ACK's arrival at the sender less
+its propagation from there). Headers are
 synthesised from :attr:`Result.events <ccsim.Result.events>`: IPv4 and TCP
 (RFC 793) with sequence numbers in bytes (``1 + segment · mss``: a zero
 initial sequence number, then the SYN's one byte), the cumulative ACK, and
@@ -65,13 +70,24 @@ def _sack_option(blocks: Iterable[tuple[int, int]], mss: int) -> bytes:
 
 
 def write_pcap(events: pd.DataFrame, path: str | Path, mss: int,
-               flows: Iterable[int] | None = None) -> int:
+               flows: Iterable[int] | None = None, link: int | None = None,
+               ack_lead: dict[int, float] | None = None) -> int:
     """Write the data segments and ACKs of ``events`` (a packet run's
     :attr:`~ccsim.Result.events`, recorded with ``events=True``) to ``path``
     as a pcap file; ``flows``: the flow indices to keep (default all).
+    ``link``: capture at that link (its ``forwarded`` rows) instead of the
+    senders; ``ack_lead[flow]``: how long before reaching its sender an ACK
+    passes the link (s; flows missing from it do not cross the link).
     Returns the number of packets written."""
-    segments = events[events["event"].isin(["sent", "retransmitted", "acked"])]
-    if not (segments["event"] != "acked").any():
+    if link is None:
+        segments = events[events["event"].isin(["sent", "retransmitted", "acked"])]
+    else:
+        lead = ack_lead or {}
+        forwarded = events[(events["event"] == "forwarded") & (events["link"] == link)]
+        acks = events[(events["event"] == "acked") & events["flow"].isin(list(lead))].copy()
+        acks["time"] = acks["time"] - acks["flow"].map(lead)
+        segments = pd.concat([forwarded, acks]).sort_values("time", kind="stable")
+    if not (events["event"].isin(["sent", "retransmitted"])).any():
         raise ScenarioError("events", "losses and timeouts only",
                             "a run recorded with ccsim.run(scenario, events=True)",
                             "a pcap needs every segment the senders sent")

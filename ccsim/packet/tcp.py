@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Callable
 
 from ..algorithms.base import Ack, CongestionControl, EcnEcho, Loss, RttSample
 from ..errors import AlgorithmStateError
-from ..recovery.rack import Rack
 from ..recovery.scoreboard import Scoreboard
 
 if TYPE_CHECKING:
@@ -252,7 +251,8 @@ class Sender:
         self.done_at: float | None = None
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.scoreboard = Scoreboard() if recovery.uses_sack else None
-        self.rack = Rack() if recovery.rack else None
+        detector = recovery.detector  # a loss detector of the strategy's, if it has one
+        self.detector = detector() if detector is not None else None
         self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
         self.tick = rtt_granularity     # RTT clock tick (s); 0: exact
@@ -262,7 +262,7 @@ class Sender:
         self.tlp_high_seq = -1          # high_tx when a probe went, until ACKed; -1: none
         self.tlp_resent = False         # that probe resent the last segment
         self.probes = 0
-        self.reo_pending = False        # RACK's reordering timer is set
+        self.reo_pending = False        # the detector's reordering timer is set
         self.marked = 0                 # CE marks echoed to this sender (segments)
         self.cwr_high = 0               # no ECN reduction until the ACK reaches this (RFC 3168)
         self.ecn_reductions = 0
@@ -304,19 +304,19 @@ class Sender:
         una = self.snd_una
         now = self.clock.now
         newly_sacked = released = 0
-        rack = self.rack
+        detector = self.detector
         lost_retransmission = False
         board = self.scoreboard
         if board is not None:
             new = _NO_RANGES
             if blocks or board.blocks:  # else there is nothing to record or release
-                new = [] if rack is not None else None
+                new = [] if detector is not None else None
                 newly_sacked, released = board.update(ackno if ackno > una else una, blocks,
                                                       new)
-            if rack is not None:
-                lost_retransmission = rack.on_ack(self.sent, una, ackno, new, board, now,
-                                                  self.min_rtt)
-                if self.tlp and rack.lost and not self.reo_pending:
+            if detector is not None:
+                lost_retransmission = detector.on_ack(self.sent, una, ackno, new, board, now,
+                                                      self.min_rtt)
+                if self.tlp and detector.lost and not self.reo_pending:
                     self._arm_reordering_timer(now)
         if ackno <= una:
             if ackno == una and self.high_tx > una and self.done_at is None:
@@ -376,7 +376,7 @@ class Sender:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
-        if self.in_recovery or rack is not None:
+        if self.in_recovery or detector is not None:
             self.send(now)
             return
         if not (self.pace_pending and self.cc.pacing_rate):  # else the pacing timer sends
@@ -427,8 +427,8 @@ class Sender:
         runs whenever data is outstanding (RFC 6298 §5.1)."""
         if self.in_recovery and self.recovery.owns_sending:
             self.recovery.send(self)
-        elif self.rack is not None and self.snd_una < self.recover:
-            self._send_lost_first(now)
+        elif self.detector is not None and self.snd_una < self.recover:
+            self._send_marked_first(now)
         else:
             self._send_window(now)
         if self.deadline is None and self.high_tx > self.snd_una:
@@ -451,33 +451,33 @@ class Sender:
                 self._transmit(nxt, now)
                 nxt += 1
         if nxt - una + 1 <= window and nxt < end:  # new data: _transmit, inline
-            sent, send_segment, rack = self.sent, self._send_segment, self.rack
+            sent, send_segment, detector = self.sent, self._send_segment, self.detector
             delivered, delivered_time = self.delivered, self.delivered_time
             index = self.transmissions
             while nxt - una + 1 <= window and nxt < end:
                 index += 1
                 sent[nxt] = (now, False, delivered, delivered_time, index)
-                if rack is not None:
-                    rack.on_sent(index, nxt)
+                if detector is not None:
+                    detector.on_sent(index, nxt)
                 send_segment(nxt, now)
                 nxt += 1
             self.transmissions = index
             self.high_tx = nxt
         self.snd_nxt = nxt
 
-    def _send_lost_first(self, now: float) -> None:
-        """The loss phase after a timeout, with RACK (Linux's ``TCP_CA_Loss``):
+    def _send_marked_first(self, now: float) -> None:
+        """The loss phase after a timeout, with a loss detector (Linux's ``TCP_CA_Loss``):
         while ``cwnd − pipe ≥ 1``, resend the lowest segment marked lost, else
         send new data. Paced flows send one segment per pacing interval."""
-        rack, board = self.rack, self.scoreboard
+        detector, board = self.detector, self.scoreboard
         window = min(self.cc.cwnd, self.rwnd)
         paced = self.cc.pacing_rate
         if paced and (now < self.next_send or self.pace_pending):
             return
-        pipe = rack.pipe(self.snd_una, self.high_tx, board)
+        pipe = detector.pipe(self.snd_una, self.high_tx, board)
         while window - pipe >= 1:
-            if rack.lost:
-                self._transmit(rack.lost[0], now)
+            if detector.lost:
+                self._transmit(detector.lost[0], now)
             elif self.snd_nxt < self.end_seq and self.snd_nxt - self.snd_una < self.rwnd:
                 self._transmit(self.snd_nxt, now)
                 self.snd_nxt += 1
@@ -544,8 +544,8 @@ class Sender:
             self.high_tx = seq + 1
         index = self.transmissions = self.transmissions + 1
         self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index)
-        if self.rack is not None:
-            self.rack.on_sent(index, seq)
+        if self.detector is not None:
+            self.detector.on_sent(index, seq)
             if retransmission and seq == self.snd_una:
                 self.restart_timer()  # Linux re-arms the RTO on resending the head
         self._send_segment(seq, now)
@@ -713,18 +713,18 @@ class Sender:
         self.restart_timer()
 
     def _arm_reordering_timer(self, now: float) -> None:
-        """RFC 8985 §6.3, as Linux runs it outside recovery: segments RACK
-        marks lost before DupThresh SACKs start a recovery once a reordering
-        window (``min_rtt / 4``) has passed without their being delivered."""
+        """RFC 8985 §6.3, as Linux runs it outside recovery: segments the
+        detector marks lost before DupThresh SACKs start a recovery once its
+        reordering window has passed without their being delivered."""
         if self.in_recovery or self.snd_una < self.recover:
             return
         self.reo_pending = True
-        self.clock.schedule(now + self.min_rtt / 4.0, self._reordering_timeout, None)
+        self.clock.schedule(now + self.detector.reordering_window(self.min_rtt),
+                            self._reordering_timeout, None)
 
     def _reordering_timeout(self, _: None) -> None:
         self.reo_pending = False
-        rack = self.rack
-        if (rack.lost and not self.in_recovery and self.snd_una >= self.recover
+        if (self.detector.lost and not self.in_recovery and self.snd_una >= self.recover
                 and self.done_at is None):
             self.recovery.enter(self)
             self.send(self.clock.now)
@@ -759,8 +759,8 @@ class Sender:
         self.dupacks = 0
         self.recover = self.high_tx
         self.rto = min(self.rto * 2.0, self.max_rto)
-        if self.rack is not None:  # every unSACKed outstanding segment is lost
-            self.rack.mark_all(self.snd_una, self.high_tx, self.scoreboard)
+        if self.detector is not None:  # it marks what the timeout lost
+            self.detector.on_timeout(self.snd_una, self.high_tx, self.scoreboard)
         else:
             self.snd_nxt = self.snd_una
         self.deadline = None

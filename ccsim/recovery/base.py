@@ -17,8 +17,50 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from ..algorithms.base import CongestionControl
-    from .rack import Rack
     from .scoreboard import Scoreboard
+
+
+class LossDetector(Protocol):
+    """A loss detector a strategy brings along (:attr:`Recovery.detector`):
+    told of every transmission and of what every ACK delivers, it marks
+    segments lost by a rule of its own, beside the duplicate-ACK count
+    (RACK, :mod:`ccsim.recovery.rack`, is the one ccsim ships).
+
+    With a detector, the sender also: resends the marked segments before new
+    data in the loss phase after a timeout (:meth:`on_timeout` marks what the
+    timeout lost); starts a recovery (``Recovery.enter``) when
+    :meth:`on_ack` reports a retransmission lost in that phase; re-arms the
+    retransmission timer when it resends ``snd_una``; and, with tail loss
+    probes, starts a recovery for marks that wait :meth:`reordering_window`
+    outside one. Sequence numbers count segments; ``sent[seq]`` is a
+    segment's latest transmission: ``(time (s), resent, delivered,
+    delivered time, transmission index)``.
+
+    Attributes:
+        lost: segments marked lost and not sent again since, ascending.
+        marked: segments ever marked lost (a strategy tells new marks by it).
+    """
+
+    lost: list[int]
+    marked: int
+
+    def on_sent(self, index: int, seq: int) -> None:
+        """Segment ``seq`` went out as transmission number ``index``."""
+
+    def on_ack(self, sent: dict, una: int, ackno: int, new: list[tuple[int, int]],
+               board: "Scoreboard", now: float, min_rtt: float) -> bool:
+        """An ACK moved the cumulative ACK from ``una`` to ``ackno`` and SACKed
+        the ``new`` ranges for the first time, at ``now`` (s). Returns whether
+        a retransmission was found lost."""
+
+    def on_timeout(self, una: int, high: int, board: "Scoreboard") -> None:
+        """The retransmission timer expired with ``[una, high)`` outstanding."""
+
+    def pipe(self, una: int, high: int, board: "Scoreboard") -> int:
+        """Segments in flight, by this detector's marks."""
+
+    def reordering_window(self, min_rtt: float) -> float:
+        """How long marks made outside recovery wait before they start one (s)."""
 
 
 class SenderView(Protocol):
@@ -36,7 +78,8 @@ class SenderView(Protocol):
         rwnd: the most segments outstanding (segments): the receiver window, or
             ten times what the path holds if that is smaller.
         scoreboard: the SACK scoreboard, for strategies with ``uses_sack``.
-        rack: the RACK loss marks, for strategies with ``rack``.
+        detector: the strategy's :class:`LossDetector` (``Recovery.detector``),
+            or ``None``.
         ack_delivered: segments the ACK being handled delivered: newly
             acknowledged plus newly SACKed, less those SACKed before.
         recover: one past the highest segment sent when the last recovery or
@@ -56,7 +99,7 @@ class SenderView(Protocol):
     in_recovery: bool
     recover: int
     scoreboard: "Scoreboard | None"
-    rack: "Rack | None"
+    detector: "LossDetector | None"
     ack_delivered: int
 
     def signal_loss(self, kind: str) -> None:
@@ -83,15 +126,16 @@ class Recovery:
             recovery (otherwise the sender sends new data while the window
             ``cwnd`` exceeds ``snd_nxt − snd_una``).
         dupthresh: duplicate ACKs that trigger fast retransmit (RFC 5681 §3.2).
-        rack: whether the sender marks losses by RACK (:mod:`ccsim.recovery.rack`;
-            needs ``uses_sack``): the marks are then in ``tcp.rack.lost``, and
-            after a timeout the sender resends them before new data instead
-            of going back to ``snd_una``.
+        detector: the class of the :class:`LossDetector` the sender runs for
+            this strategy (needs ``uses_sack``), or ``None``: e.g.
+            :class:`~ccsim.recovery.rack.Rack`. Its marks are then in
+            ``tcp.detector.lost``, and after a timeout the sender resends them
+            before new data instead of going back to ``snd_una``.
     """
 
     name: ClassVar[str] = ""
     uses_sack: ClassVar[bool] = False
-    rack: ClassVar[bool] = False
+    detector: ClassVar["type[LossDetector] | None"] = None
     owns_sending: ClassVar[bool] = False
     dupthresh: ClassVar[int] = 3
     #: How the fluid engine (:mod:`ccsim.fluid`), which sees loss events but
@@ -119,8 +163,8 @@ class Recovery:
 
     def enter(self, tcp: SenderView) -> None:
         """Start a recovery now. Strategies call it from :meth:`on_dupack`
-        when :meth:`triggered`; the sender calls it when RACK (``rack``)
-        finds a loss itself: a retransmission lost again in the loss phase
+        when :meth:`triggered`; the sender calls it when the strategy's
+        :attr:`detector` finds a loss itself: a retransmission lost again in the loss phase
         after a timeout, or a mark its reordering timer confirms. Default:
         RFC 5681 §3.2's fast retransmit without inflation — the window law
         sets ``ssthresh``, ``snd_una`` goes again, ``cwnd = ssthresh``."""

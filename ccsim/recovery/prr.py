@@ -43,6 +43,7 @@ from __future__ import annotations
 import math
 
 from .base import SenderView
+from .rack import Rack
 from .registry import register
 from .sack import SackRecovery
 
@@ -52,7 +53,7 @@ class PrrRecovery(SackRecovery):
     """RFC 6937 proportional rate reduction over RFC 6675 SACK recovery."""
 
     name = "prr"
-    rack = True
+    detector = Rack
 
     def __init__(self) -> None:
         super().__init__()
@@ -66,7 +67,7 @@ class PrrRecovery(SackRecovery):
         # Linux counts what the entering ACK delivered (tcp_cwnd_reduction runs on it).
         self.prr_delivered = tcp.ack_delivered
         self.prr_out = 0
-        self.last_una, self.last_marked = tcp.snd_una, tcp.rack.marked
+        self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
         super().enter(tcp)            # the fast retransmit, counted in prr_out
         tcp.cc.cwnd = self.pipe(tcp)  # from the next ACK on, PRR sets cwnd
 
@@ -80,25 +81,25 @@ class PrrRecovery(SackRecovery):
         else:
             limit = max(self.prr_delivered - self.prr_out, delivered)
             # Linux: the +1 only when the ACK advanced snd_una and marked nothing lost
-            if tcp.snd_una > self.last_una and tcp.rack.marked == self.last_marked:
+            if tcp.snd_una > self.last_una and tcp.detector.marked == self.last_marked:
                 limit += 1
             sndcnt = min(ssthresh - pipe, limit)
         tcp.cc.cwnd = pipe + max(sndcnt, 0)
-        self.last_una, self.last_marked = tcp.snd_una, tcp.rack.marked
+        self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
 
     def pipe(self, tcp: SenderView) -> float:
         """Linux's ``tcp_packets_in_flight``, from RACK's marks."""
-        return tcp.rack.pipe(tcp.snd_una, tcp.high_tx, tcp.scoreboard)
+        return tcp.detector.pipe(tcp.snd_una, tcp.high_tx, tcp.scoreboard)
 
     def first_retransmission(self, tcp: SenderView) -> int | None:
         """The lowest segment marked lost (the first unacknowledged one, when
         recovery starts on duplicate ACKs)."""
-        return tcp.rack.lost[0] if tcp.rack.lost else None
+        return tcp.detector.lost[0] if tcp.detector.lost else None
 
     def next_segment(self, tcp: SenderView) -> int | None:
         """The lowest segment marked lost, else new data, else nothing."""
-        if tcp.rack.lost:
-            return tcp.rack.lost[0]
+        if tcp.detector.lost:
+            return tcp.detector.lost[0]
         if self.new_data_allowed(tcp):
             return tcp.snd_nxt
         return None

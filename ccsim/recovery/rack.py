@@ -22,8 +22,10 @@ Differences from the source:
   reordering window is 0: what Linux uses in recovery while it has seen no
   reordering (``tcp_rack_reo_wnd``). Recovery still starts on DupThresh
   SACKed segments, Linux's own threshold while it has seen no reordering;
-  marks made before that wait for it. So there is no reordering timer (§6.3)
-  and the Tail Loss Probe (§7) is the sender's (``tail_loss_probe``).
+  marks made before that wait for it — unless the sender runs tail loss
+  probes (``tail_loss_probe``; the probe itself, RFC 8985 §7, is the
+  sender's), when they start one after the reordering timer (§6.3) of
+  ``min_rtt / 4``, the window Linux uses outside recovery.
 * "Sent after" compares transmission counts, not timestamps: ccsim sends a
   burst's segments at one instant.
 * A delivery of a retransmitted segment that comes less than ``min_rtt``
@@ -46,7 +48,8 @@ if TYPE_CHECKING:
 
 
 class Rack:
-    """Transmission-ordered loss marks for one sender (segments count sequence space).
+    """Transmission-ordered loss marks for one sender (segments count
+    sequence space): a :class:`~ccsim.recovery.base.LossDetector`.
 
     Attributes:
         queue: ``(transmission index, segment)`` of transmissions not yet
@@ -138,7 +141,7 @@ class Rack:
         for start, end in new_ranges:
             del lost[bisect.bisect_left(lost, start):bisect.bisect_left(lost, end)]
 
-    def mark_all(self, una: int, high: int, board: "Scoreboard") -> None:
+    def on_timeout(self, una: int, high: int, board: "Scoreboard") -> None:
         """At a timeout, every unSACKed outstanding segment is lost (Linux's
         ``tcp_timeout_mark_lost``)."""
         lost, seq = [], una
@@ -152,3 +155,8 @@ class Rack:
     def pipe(self, una: int, high: int, board: "Scoreboard") -> int:
         """Segments in flight: unSACKed in ``[una, high)`` less those marked lost."""
         return high - una - board.count - len(self.lost)
+
+    def reordering_window(self, min_rtt: float) -> float:
+        """RFC 8985 §6.2's ``RACK.reo_wnd`` outside recovery, as Linux sets it
+        while it has seen no reordering: a quarter of the minimum RTT (s)."""
+        return min_rtt / 4.0
