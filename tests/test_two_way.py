@@ -208,3 +208,16 @@ def test_reverse_cross_flows_cross_only_their_own_links_reverse_side():
     assert len(dropped) > 0 and (dropped["link"] == dropped["flow"] - 1).all()
     long = two.summary["goodput_bps"][0]
     assert one.summary["goodput_bps"][0] < long < alone.summary["goodput_bps"][0]
+
+
+def test_a_reverse_flows_rows_name_the_links_right_to_left():
+    # over a chain of two, a reverse flow's segment is forwarded by link 1 first,
+    # then link 0, and its drops are at the slow link 1, the one it enters first
+    sc = ccsim.path([{"rate": "100Mbps", "delay": "2ms"},
+                     {"rate": "10Mbps", "delay": "8ms", "buffer": 10}],
+                    flows=[Flow("reno", reverse=True)], duration="3s")
+    assert sc.bottleneck == 1
+    ev = ccsim.run(sc, events=True).events
+    forwarded = ev[(ev["event"] == "forwarded") & (ev["seq"] == 0)]
+    assert list(forwarded["link"]) == [1, 0]
+    assert set(ev[ev["event"] == "dropped"]["link"]) == {1}
