@@ -63,7 +63,11 @@ class Result:
             unfairness index, %, only when flows differ in base RTT),
             ``interval`` (start, end; s), ``drops`` (queue drops at the
             bottleneck), ``losses`` (random losses), ``data_packets`` (data
-            packets sent), ``wall_time`` (s).
+            packets sent), ``wall_time`` (s). With traffic both ways (a
+            reverse flow), ``utilisation``, ``drops`` and the ``queue`` trace
+            are the bottleneck's left-to-right side, ``reverse_utilisation``
+            the other side's, and ``ack_drops`` counts ACKs dropped by any
+            queue.
         traces: tidy time series, columns ``time`` (s), ``flow`` (index;
             <NA> for the queue), ``variable`` and ``value``. Variables:
             ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
@@ -135,6 +139,11 @@ class Result:
         if link is None:
             return write_pcap(self.events, path, self.scenario.mss, flows)
         sc = self.scenario
+        if sc.two_way:  # its ACKs' passage is not recorded, and not the propagation delay
+            raise ScenarioError("link", link, "None (the senders' view) for a run with "
+                                "traffic both ways",
+                                "ACKs queue on their way back, so the events do not say when "
+                                "they pass a link")
         if isinstance(link, str) and link == "bottleneck":
             link = sc.bottleneck
         if isinstance(link, bool) or not isinstance(link, (int, np.integer)) \

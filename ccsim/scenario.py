@@ -1,8 +1,9 @@
 """Scenario: an immutable, validated description of what to simulate.
 
-A scenario is a chain of links that every flow crosses in order (a dumbbell is
-a chain of one: the bottleneck), per-flow access delays that give flows
-different RTTs, the flows themselves, and the TCP stack's knobs. Every value
+A scenario is a chain of links that every flow crosses in order, left to
+right or, for a reverse flow, right to left (a dumbbell is a chain of one: the
+bottleneck), per-flow access delays that give flows different RTTs, the flows
+themselves, and the TCP stack's knobs. Every value
 is checked when the scenario is built and stored in base units (seconds,
 bit/s, bytes, segments), so a scenario round-trips through dict, JSON and
 TOML unchanged and has a stable content hash, :attr:`Scenario.key`.
@@ -228,6 +229,15 @@ class Flow:
             drop-tail flows in a deterministic simulator can lock into a
             pattern in which one flow takes every drop. About one bottleneck
             packet time breaks the locks. Packet engine only.
+        reverse: the flow's data crosses the chain right to left, over each
+            link's reverse side (every link is duplex: its reverse side has the
+            same rate, delay, kind of queue and loss, with a queue of its own),
+            and its ACKs come back left to right through the forward queues.
+            With a ``route``, the data enters at link ``last`` and leaves at
+            ``first``. A scenario with a reverse flow carries traffic both
+            ways, so every flow's ACKs queue behind the other direction's data
+            (Zhang, Shenker & Clark 1991; ``docs/engine.md``). ``False`` (the
+            default): left to right.
     """
 
     algorithm: str
@@ -241,6 +251,7 @@ class Flow:
     ecn: bool | None = None
     route: tuple[int, int] | None = None
     overhead: float = 0.0
+    reverse: bool = False
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -301,6 +312,10 @@ class Flow:
                                         "(first, last): link indices, first <= last, or None")
             route = (int(route[0]), int(route[1]))
         overhead = _time(self.overhead, "flow.overhead", positive=False)
+        if not isinstance(self.reverse, bool):
+            raise ScenarioTypeError("flow.reverse", self.reverse,
+                                    "True (data right to left, over each link's reverse side) "
+                                    "or False (left to right, the default)")
         _set(self, algorithm=cls.name, recovery=rec, start=start, stop=stop, size=size,
              rtt=rtt, params=params, ecn=ecn, route=route, overhead=overhead,
              drop_segments=tuple(sorted(int(d) for d in drops)))
@@ -320,8 +335,10 @@ class Flow:
 
     @property
     def label(self) -> str:
-        """Short human label: the algorithm, plus the recovery if overridden."""
-        return self.algorithm + (f"+{self.recovery}" if self.recovery else "")
+        """Short human label: the algorithm, plus the recovery if overridden,
+        and ``(reverse)`` for a flow sending right to left."""
+        return (self.algorithm + (f"+{self.recovery}" if self.recovery else "")
+                + (" (reverse)" if self.reverse else ""))
 
 
 def _as_flow(spec: Any, i: int) -> Flow:
@@ -548,6 +565,12 @@ class Scenario:
         return any(f.route is not None and f.route != (0, len(self.links) - 1)
                    for f in self.flows)
 
+    @property
+    def two_way(self) -> bool:
+        """Whether some flow sends right to left (:attr:`Flow.reverse`): then
+        traffic crosses the links both ways and ACKs queue with data."""
+        return any(f.reverse for f in self.flows)
+
     def flow_rtt(self, i: int) -> float:
         """Two-way propagation delay of flow ``i`` (s), access delays included."""
         rtt = self.flows[i].rtt
@@ -638,9 +661,11 @@ class Scenario:
         flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
                      if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
                      and (f.name != "route" or flow.route is not None)
-                     and (f.name != "overhead" or flow.overhead)},
+                     and (f.name != "overhead" or flow.overhead)
+                     and (f.name != "reverse" or flow.reverse)},
                   # ecn only when not the law's default, route and overhead only
-                  # when given: keys of scenarios from before them stay
+                  # when given, reverse only when on: keys of scenarios from
+                  # before them stay
                   "params": dict(flow.params)} for flow in self.flows]
         # tail_loss_probe only when on: keys of scenarios from before it stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
@@ -760,7 +785,9 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
             :class:`~ccsim.PIE`, :class:`~ccsim.StepMark` or a user's
             :class:`~ccsim.QueueDiscipline`.
         loss: random loss probability of data packets on the bottleneck.
-        flows: algorithm names, :class:`Flow` objects or dicts.
+        flows: algorithm names, :class:`Flow` objects or dicts; a flow with
+            ``reverse=True`` sends the other way, and its traffic queues the
+            other flows' ACKs (two-way traffic).
         duration: simulated time (s or ``"60s"``).
         seed: random seed.
         **knobs: stack knobs of :class:`Scenario` (``mss``, ``initial_window``,
@@ -804,7 +831,9 @@ def parking_lot(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
         buffer, queue: each link's queue, as in :func:`dumbbell` (a BDP
             multiple uses ``rtt``).
         long, cross: the long flow's and the cross flows' algorithm (a name,
-            a :class:`Flow` or a dict; their ``route`` is set here).
+            a :class:`Flow` or a dict; their ``route`` is set here; a
+            :class:`Flow` with ``reverse=True`` crosses right to left, and
+            the ACKs of the others queue behind its data).
         duration, seed, **knobs: as in :func:`dumbbell`.
 
     Flows' routes differ, so the packet engine takes each hop as an event of

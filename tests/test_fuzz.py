@@ -8,6 +8,7 @@ The "ci" hypothesis profile draws the same examples every run; the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -19,6 +20,7 @@ import ccsim
 import ccsim.packet.tcp as tcp
 from ccsim import algorithms, recovery
 from ccsim.algorithms.base import Loss
+from ccsim.packet import PacketEngine
 from wall import wall_limit
 
 WALL_LIMIT = 30  # s per run; the largest drawn here takes well under 2 s
@@ -69,3 +71,32 @@ def test_any_small_scenario_ends_with_physical_numbers(sc, monkeypatch):
     cwnd = res.traces.loc[res.traces["variable"] == "cwnd", "value"].to_numpy(float)
     cwnd = cwnd[~np.isnan(cwnd)]  # NaN: a flow not started yet, or done
     assert (cwnd >= 1.0).all() and np.isfinite(cwnd).all()
+
+
+@st.composite
+def two_way_scenarios(draw):
+    """A scenario of :func:`scenarios` with some of its flows (at least one)
+    sending the other way."""
+    sc = draw(scenarios())
+    flip = draw(st.lists(st.booleans(), min_size=len(sc.flows), max_size=len(sc.flows))
+                .filter(any))
+    return sc.replace(flows=[dataclasses.replace(f, reverse=r) for f, r in zip(sc.flows, flip)])
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sc=two_way_scenarios())
+def test_any_small_two_way_scenario_ends_with_physical_numbers(sc):
+    # traffic both ways: ACKs in the queues, some dropped; every run still ends,
+    # and no side of the link carries more than its rate or queues beyond its buffer
+    with wall_limit(WALL_LIMIT):
+        engine = PacketEngine(sc)
+        res = engine.run()
+    s, m = res.summary, res.metrics
+    capacity, limit = sc.links[0].rate, engine.links[0].limit
+    assert not s[["goodput_bps", "delivered_bytes", "retransmits", "timeouts"]].isna().any().any()
+    assert (s["goodput_bps"] >= 0).all() and (s["goodput_bps"] <= capacity * (1 + 1e-9)).all()
+    for name in ("utilisation", "reverse_utilisation"):
+        assert 0.0 <= m[name] <= 1.0 + 1e-9 or math.isnan(m[name]), name
+    assert m["ack_drops"] >= 0
+    assert engine.queue.max() <= limit and engine.reverse_queue.max() <= limit

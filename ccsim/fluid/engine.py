@@ -90,6 +90,12 @@ def _refuse(sc: Scenario, i: int) -> None:
         raise ScenarioError(f"scenarios[{i}].flows[{j}].route", sc.flows[j].route,
                             "None (the whole path) in the fluid engine",
                             "it models one shared bottleneck; use mode='packet'")
+    if sc.two_way:
+        j = next(j for j, f in enumerate(sc.flows) if f.reverse)
+        raise ScenarioError(f"scenarios[{i}].flows[{j}].reverse", True,
+                            "False (left to right) in the fluid engine",
+                            "it models one direction's bottleneck with ACKs uncongested; "
+                            "use mode='packet' for two-way traffic")
     for j, flow in enumerate(sc.flows):
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,

@@ -20,9 +20,18 @@ and costs one event. The receiver's state is updated at the packet's
 arrival time, which may lie ahead of the clock; everything it emits (ACKs)
 is scheduled at its own time, so the senders see a causal world.
 
-Assumptions, stated once: the reverse path is uncongested (an ACK takes the
-propagation delay back, and its 40 bytes of serialisation are neglected);
-every data packet is full-size on the wire (``mss + header`` bytes).
+Two-way traffic (a flow with ``reverse=True``: data right to left over each
+link's reverse side) takes the hop-by-hop path for data of both directions,
+and every ACK becomes a packet of ``header`` bytes crossing the links of its
+way back, one event per hop (:meth:`PacketEngine._ack_path`), queued FIFO
+with the other direction's data, and dropped by a full queue.
+
+Assumptions, stated once: one way, the reverse path is uncongested (an ACK
+takes the propagation delay back, and its 40 bytes of serialisation are
+neglected); two ways, ACKs are all ``header`` bytes (SACK option bytes
+neglected), count as one packet against queue limits (which are in packets,
+as ns-2's) and suffer no random link errors; every data packet is full-size
+on the wire (``mss + header`` bytes).
 """
 
 from __future__ import annotations
@@ -37,6 +46,8 @@ from typing import Callable
 import numpy as np
 import simpy
 
+from ..errors import ScenarioError
+from ..metrics import integrate_bins
 from ..results import Result, build
 from ..scenario import Scenario
 from .clock import Clock
@@ -60,24 +71,48 @@ class PacketEngine:
         times: sample times of the traces (s).
         cwnd, ssthresh, rtt: sampled per flow, arrays of shape
             ``(len(times), n_flows)`` (segments, segments, s).
-        queue: the bottleneck's backlog at each sample time (packets).
+        queue: the bottleneck's backlog at each sample time (packets; its
+            forward side, left to right, ACKs of reverse flows included).
+        two_way: ACKs cross the links as packets (a flow is reverse).
+        reverse_links: each link's reverse side, in path order (two-way only).
+        reverse_queue: the bottleneck's reverse backlog at each sample time
+            (packets; two-way only, else ``None``).
     """
 
     def __init__(self, scenario: Scenario, events: bool = False,
-                 hop_by_hop: bool | None = None) -> None:
+                 hop_by_hop: bool | None = None, two_way: bool | None = None) -> None:
         self.scenario = sc = scenario
         self.log = EventLog() if events else None
+        # ACKs as packets through the queues of their way back (None: when some
+        # flow is reverse, and only then); True for a one-way scenario gives its
+        # ACKs the serialisation and queueing they would meet in a two-way one
+        self.two_way = sc.two_way if two_way is None else two_way
+        if sc.two_way and not self.two_way:
+            raise ScenarioError("two_way", two_way, "True or None with a reverse flow "
+                                "(its data and the others' ACKs share the queues)")
         # each hop an event of its own: needed when flows' routes differ (None:
-        # then and only then); the whole-chain shortcut gives the same results
-        self.hop_by_hop = sc.routed if hop_by_hop is None else hop_by_hop
+        # then and only then); the whole-chain shortcut gives the same results.
+        # Two-way traffic needs it always: ACKs reach the links at their own times
+        self.hop_by_hop = (self.two_way or sc.routed if hop_by_hop is None
+                           else hop_by_hop or self.two_way)
         self.env = simpy.Environment()
         self.clock = clock = Clock()
         dt = sc.sample_interval
         n_bins = int(math.ceil(sc.duration / dt - 1e-9))  # bins/samples in [0, duration)
         self.n_bins = n_bins
-        seeds = np.random.SeedSequence(sc.seed).generate_state(2 * len(sc.links))
+        n_links = len(sc.links)
+        # the reverse sides' seeds follow the forward sides' (a longer draw
+        # from the same sequence begins with the same words)
+        seeds = np.random.SeedSequence(sc.seed).generate_state(
+            (4 if self.two_way else 2) * n_links)
+        ack = sc.header if self.two_way else 0
         self.links = [LinkState(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
-                                n_bins, dt) for i, link in enumerate(sc.links)]
+                                n_bins, dt, ack) for i, link in enumerate(sc.links)]
+        # each link's other side, right to left, when traffic goes both ways
+        self.reverse_links = [
+            LinkState(link, sc.packet_size, (int(seeds[2 * (n_links + i)]),
+                                             int(seeds[2 * (n_links + i) + 1])), n_bins, dt, ack)
+            for i, link in enumerate(sc.links)] if self.two_way else []
         if not self.hop_by_hop:
             for link in self.links[1:]:  # told of each packet as it enters the first
                 link.told_ahead()
@@ -89,9 +124,12 @@ class PacketEngine:
             access = max(access, 0.0)  # rtt == route rtt up to rounding
             rec = flow.make_recovery()
             sack = sc.sack or rec.uses_sack
+            # two ways, an ACK's trip back is hops of its own after the receiver's
+            # access delay; one way, it is the propagation delay, all at once
+            back = access / 2.0 if self.two_way else one_way + access
             receiver = Receiver(
                 sack=sack, dsack=sack and sc.tail_loss_probe, delayed_ack=sc.delayed_ack,
-                ack_delay=sc.delayed_ack_timeout, back=one_way + access,
+                ack_delay=sc.delayed_ack_timeout, back=back,
                 clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
             sender = Sender(
                 flow.make_algorithm(), rec, clock=clock,
@@ -111,6 +149,9 @@ class PacketEngine:
             if self.log is not None:
                 receiver.deliver_ack = recorded = self.log.ack(i, sender, clock)
                 receiver.deliver_ce = partial(_echo_then, sender, recorded)
+            if self.two_way:
+                receiver.deliver_ack = self._ack_path(i, receiver.deliver_ack, access / 2.0)
+                receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
             self.senders.append(sender)
             self.receivers.append(receiver)
             clock.schedule(flow.start, Sender.start, sender)
@@ -122,6 +163,7 @@ class PacketEngine:
         self.ssthresh = np.full(shape, np.nan)
         self.rtt = np.full(shape, np.nan)
         self.queue = np.zeros(n_bins)
+        self.reverse_queue = np.zeros(n_bins) if self.two_way else None
         self.bar = None  # the progress bar while a run shows one
         clock.schedule(0.0, self._sample, 0)
 
@@ -232,8 +274,8 @@ class PacketEngine:
         that packets of flows joining the chain part of the way reach every
         link in time order too (the whole-chain shortcut computes a packet's
         passage through every link when it enters the first)."""
-        first, last = self.scenario.flows[i].route or (0, len(self.links) - 1)
-        states = self.links[first:last + 1]
+        hops = self._hops(i, data=True)
+        states, index = [link for _, link in hops], [j for j, _ in hops]
         end, log, schedule = len(states) - 1, self.log, self.clock.schedule
 
         def hop(k: int, seq: int, t: float, ce: bool) -> None:
@@ -242,10 +284,10 @@ class PacketEngine:
             arrival = link.forward_ect(t) if ecn else link.forward(t)
             if arrival < 0.0:
                 if log is not None:
-                    log.drop(i, seq, t, first + k, drop_reason(link, drops_before))
+                    log.drop(i, seq, t, index[k], drop_reason(link, drops_before))
                 return
             if log is not None:
-                log.forward(i, seq, arrival - link.delay, first + k)
+                log.forward(i, seq, arrival - link.delay, index[k])
             ce = ce or (ecn and link.ce)
             if k == end:
                 (receive_ce if ce else receive)(seq, arrival + after)
@@ -254,6 +296,48 @@ class PacketEngine:
 
         def enter(seq: int, t: float) -> None:
             hop(0, seq, t, False)
+        return enter
+
+    def _hops(self, i: int, data: bool) -> list[tuple[int, LinkState]]:
+        """The link sides flow ``i``'s data (``data``) or ACKs cross, in the
+        order they cross them, each with its link's index in the chain: left
+        to right over the forward sides, or right to left over the reverse
+        ones (a reverse flow's data, a forward flow's ACKs when two-way)."""
+        flow = self.scenario.flows[i]
+        first, last = flow.route or (0, len(self.links) - 1)
+        leftward = flow.reverse if data else not flow.reverse
+        if leftward:
+            return [(j, self.reverse_links[j]) for j in range(last, first - 1, -1)]
+        return [(j, self.links[j]) for j in range(first, last + 1)]
+
+    def _ack_path(self, i: int, deliver: Callable, before: float) -> Callable:
+        """Flow ``i``'s ACKs when traffic goes both ways: each one a packet of
+        ``header`` bytes through the queues of the links on its way back, one
+        event per hop, then ``before`` (s, the sender's access delay) to
+        ``deliver`` (the sender's ``on_ack`` or ``on_ack_ce``). The function
+        returned takes the ACK when it reaches the first of those links (the
+        receiver schedules it there). A queue may drop it: the sender never
+        sees it, and the next cumulative ACK covers what it said."""
+        hops = self._hops(i, data=False)
+        states, index = [link for _, link in hops], [j for j, _ in hops]
+        end, log, clock = len(states) - 1, self.log, self.clock
+        schedule = clock.schedule
+
+        def hop(k: int, ack: tuple, t: float) -> None:
+            link = states[k]
+            arrival = link.ack(t)
+            if arrival < 0.0:
+                if log is not None:
+                    log.ack_drop(i, ack[0], t, index[k],
+                                 link.kind if link.last_drop_early else "overflow")
+                return
+            if k == end:
+                schedule(arrival + before, deliver, ack)
+            else:
+                schedule(arrival, _next_ack_hop, (hop, k + 1, ack, arrival))
+
+        def enter(ack: tuple) -> None:
+            hop(0, ack, clock.now)
         return enter
 
     def _sample(self, k: int) -> None:
@@ -265,6 +349,8 @@ class PacketEngine:
                 self.ssthresh[k, i] = s.cc.ssthresh
                 self.rtt[k, i] = s.last_rtt
         self.queue[k] = self.links[self.scenario.bottleneck].backlog(t)
+        if self.reverse_queue is not None:
+            self.reverse_queue[k] = self.reverse_links[self.scenario.bottleneck].backlog(t)
         if self.bar is not None:
             self.bar.update(t - self.bar.n)
         if k + 1 < len(self.times):
@@ -312,16 +398,27 @@ class PacketEngine:
                           "rtt_sum": s.rtt_sum, "rtt_count": s.rtt_count})
         bottleneck = self.links[sc.bottleneck]
         delivered = np.array([r.delivered_per_bin[:n] for r in self.receivers], float).T
-        return build(sc, "packet", times=self.times, cwnd=self.cwnd, ssthresh=self.ssthresh,
+        extra = {}
+        if self.two_way:  # ACKs dropped anywhere, either side of any link
+            extra["ack_drops"] = sum(link.ack_drops for link in self.links + self.reverse_links)
+        res = build(sc, "packet", times=self.times, cwnd=self.cwnd, ssthresh=self.ssthresh,
                      rtt=self.rtt, queue=self.queue, delivered=delivered,
                      departures=np.array(bottleneck.departures_per_bin[:n], float),
                      flows=flows,
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
                             **({"marks": bottleneck.marks}  # CE marks, when a flow can take them
                                if any(f.ecn for f in sc.flows) else {}),
-                            "data_packets": self.data_packets, "wall_time": wall},
+                            "data_packets": self.data_packets, **extra, "wall_time": wall},
                      events=(self.log.table(self.senders) if self.log is not None
                              else events_table(congestion_rows(self.senders))))
+        if self.two_way:  # the reverse flows' data, over the same interval as utilisation
+            t0, t1 = res.metrics["interval"]
+            other = self.reverse_links[sc.bottleneck]
+            bits = integrate_bins(np.array(other.departures_per_bin[:n], float),
+                                  sc.sample_interval, t0, t1) * sc.packet_size * 8.0
+            res.metrics["reverse_utilisation"] = (
+                float(bits) / (sc.links[sc.bottleneck].rate * (t1 - t0)) if t1 > t0 else math.nan)
+        return res
 
     @property
     def data_packets(self) -> int:
@@ -334,6 +431,11 @@ def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
     recorded ``on_ack``."""
     sender._ecn_echo(ack[2], ack[0], sender.clock.now)
     recorded((ack[0], ack[1]))
+
+
+def _next_ack_hop(args: tuple[Callable, int, tuple, float]) -> None:
+    hop, k, ack, t = args
+    hop(k, ack, t)
 
 
 def _next_hop(args: tuple[Callable, int, int, float, bool]) -> None:

@@ -34,7 +34,7 @@ dropped: ``"overflow"``, the discipline's kind (``"red"``, ``"codel"``, ...), ``
 blocks, ``((start, end), ...)`` in segments, end exclusive)."""
 
 EVENTS = ("sent", "retransmitted", "forwarded", "dropped", "delivered", "acked", "recovery",
-          "recovered", "timeout")
+          "recovered", "timeout", "ack dropped")
 """``sent``/``retransmitted``: a segment leaves the sender. ``forwarded``:
 it has been sent on over link ``link`` (time: the end of its serialisation
 there, before the link's propagation delay). ``dropped``: a
@@ -42,7 +42,10 @@ link's queue or a link error lost it (time: its arrival at that link).
 ``delivered``: it reached the receiver. ``acked``: an ACK reached the
 sender. ``recovery``: a loss was detected by duplicate ACKs (or SACK, or
 RACK) and recovery began. ``recovered``: recovery ended. ``timeout``: the
-retransmission timer expired. Rows recorded ahead of the clock (drops and
+retransmission timer expired. ``ack dropped``: with traffic both ways, a
+link's queue dropped one of the flow's ACKs (``seq``: its ACK number;
+``link`` and ``reason`` as for ``dropped``; the time of its arrival there).
+Rows recorded ahead of the clock (drops and
 deliveries are computed when a packet is sent) are sorted into time order."""
 
 Row = tuple
@@ -70,6 +73,9 @@ class EventLog:
 
     def drop(self, flow: int, seq: int, t: float, link: int, reason: str) -> None:
         self.rows.append((t, flow, "dropped", seq, math.nan, math.nan, link, reason, None))
+
+    def ack_drop(self, flow: int, ack: int, t: float, link: int, reason: str) -> None:
+        self.rows.append((t, flow, "ack dropped", ack, math.nan, math.nan, link, reason, None))
 
     def forward(self, flow: int, seq: int, t: float, link: int) -> None:
         self.rows.append((t, flow, "forwarded", seq, math.nan, math.nan, link, None, None))

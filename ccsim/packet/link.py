@@ -14,6 +14,14 @@ through its run-time object's ``arrive(t, waiting, ect)``, and may enqueue,
 drop or mark the packet (:meth:`LinkState._disciplined`). ``forward`` is
 whichever of the two applies; ``forward_ect`` the same for packets of
 ECN-capable flows, after which ``ce`` tells whether this link marked it.
+
+With traffic both ways (:attr:`ccsim.scenario.Scenario.two_way`), ACKs cross
+the links as packets of ``header`` bytes: :meth:`LinkState.ack` queues one
+FIFO with the data, serialised in ``ack_tx``, so a queue's departure times
+describe it still. Queue limits count packets (ns-2's default), an ACK as one;
+ACKs are not subject to random link errors (``loss`` is a data-packet loss,
+as in the one-way case) and are not counted in ``departures_per_bin`` (data).
+The data paths above are untouched by it.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ class LinkState:
         marks: packets the queue marked CE (RFC 3168).
         ce: whether the packet last handed to :meth:`forward_ect` was marked here.
         losses: packets lost to random link errors.
+        ack_tx: time to serialise one ACK (s; ``header`` bytes).
+        ack_drops: ACKs dropped by the queue (traffic both ways only).
         departures_per_bin: packets transmitted in each trace bin (for
             utilisation), a packet whose transmission straddles bins shared
             between them by time.
@@ -43,11 +53,14 @@ class LinkState:
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "discipline", "drops",
                  "losses", "loss_rng", "departures_per_bin", "n_bins", "bin_rate", "arrivals",
-                 "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind", "gone")
+                 "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind", "gone",
+                 "ack_tx", "ack_drops")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
-                 n_bins: int, bin_width: float) -> None:
+                 n_bins: int, bin_width: float, ack_size: int = 0) -> None:
         self.tx = packet_size * 8.0 / link.rate  # bits per packet / bit/s
+        self.ack_tx = ack_size * 8.0 / link.rate
+        self.ack_drops = 0
         self.delay = link.delay
         self.limit = link.queue.packets(packet_size)
         self.loss = link.loss
@@ -144,6 +157,33 @@ class LinkState:
         says whether it was marked here."""
         self.ce = False
         return self._disciplined(t, True)
+
+    def ack(self, t: float) -> float:
+        """An ACK arrives at time ``t`` (s; non-decreasing over calls, data
+        packets' included): queued FIFO with the data, ``ack_tx`` on the wire.
+
+        Returns its time at the far end of the link (s), or ``-1.0`` if the
+        queue dropped it (overflow, or the discipline's verdict: an ACK is
+        not ECN-capable, RFC 3168 §6.1.4)."""
+        queue, arrivals = self.queue, self.arrivals
+        while queue and queue[0] <= t:
+            queue.popleft()
+            arrivals.popleft()
+        waiting = len(queue) - 1 if queue else 0
+        if self.discipline is None:
+            if waiting >= self.limit and queue:
+                self.ack_drops += 1
+                self.last_drop_early = False
+                return -1.0
+        elif self.discipline.arrive(t, waiting, False) == DROP:
+            self.ack_drops += 1
+            self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
+            return -1.0
+        start = self.free_at if self.free_at > t else t
+        self.free_at = done = start + self.ack_tx
+        queue.append(done)
+        arrivals.append(t)
+        return done + self.delay
 
     def _spread(self, start: float, done: float) -> None:
         """Credit each bin with the fraction of one packet's transmission,
