@@ -56,7 +56,8 @@ def _parser() -> argparse.ArgumentParser:
                      metavar="NAME[@START][:KEY=VALUE,...]",
                      help="one flow per algorithm name (any case), optionally with its start "
                           "time and, after a colon, its own settings: rtt, stop, size, "
-                          "recovery, overhead, and the algorithm's parameters, e.g. reno "
+                          "recovery, overhead, reverse=true, and the algorithm's "
+                          "parameters, e.g. reno "
                           "\"vegas@10s:rtt=40ms,alpha=3\" (default: reno reno)")
     run.add_argument("--bandwidth", default="10Mbps",
                      help="bottleneck rate: 10Mbps, 10Mbit/s, or tc's 10mbit (default: 10Mbps)")
@@ -220,7 +221,7 @@ def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) ->
 
 
 # -- scenario from arguments -------------------------------------------------------
-_FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery", "overhead")
+_FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery", "overhead", "reverse")
 
 
 def _settings(text: str, field: str) -> dict[str, Any]:
@@ -249,7 +250,8 @@ def _value(text: str) -> Any:
 
 def _flow(spec: str) -> Any:
     """``NAME[@START][:KEY=VALUE,...]`` → a :class:`ccsim.Flow`. Keys ``start``,
-    ``stop``, ``size``, ``rtt``, ``recovery`` and ``overhead`` are the flow's; any other is
+    ``stop``, ``size``, ``rtt``, ``recovery``, ``overhead`` and ``reverse`` are the
+    flow's; any other is
     a parameter of its algorithm (``vegas@10s:rtt=40ms,alpha=3``)."""
     from .scenario import Flow
 
@@ -347,6 +349,8 @@ def metrics_line(metrics: dict[str, Any]) -> str:
         return "n/a" if _missing(x) else f"{x:.1%}"
 
     parts = [f"utilisation {pct(metrics.get('utilisation'))}"]
+    if "reverse_utilisation" in metrics:  # two-way traffic: the other side too
+        parts[0] += f" (reverse side {pct(metrics['reverse_utilisation'])})"
     jain = metrics.get("jain")
     parts.append("Jain's index " + ("n/a" if _missing(jain) else f"{jain:.3f}"))
     if "uf" in metrics and not _missing(metrics["uf"]):

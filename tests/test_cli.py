@@ -343,7 +343,12 @@ def test_algorithms_prints_whole_descriptions(capsys):
         assert " ".join(first.split()) in out, name
 
 
-def test_per_flow_overhead(capsys):
-    doc = run_json(capsys, "--flows", "reno:overhead=1.2ms", "reno", "--duration", "1s")
+def test_per_flow_overhead_and_direction(capsys):
+    doc = run_json(capsys, "--flows", "reno:overhead=1.2ms", "reno:reverse=true",
+                   "--duration", "1s")
     first, second = doc["scenario"]["flows"]
     assert first["overhead"] == pytest.approx(0.0012) and "overhead" not in second
+    assert second["reverse"] is True and "reverse" not in first
+    assert doc["metrics"]["reverse_utilisation"] > 0  # the reverse flow's data went
+    assert main(["run", "--flows", "reno", "reno:reverse=true", "--duration", "1s"]) == 0
+    assert "(reverse side " in capsys.readouterr().out
