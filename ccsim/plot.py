@@ -293,9 +293,10 @@ def plot_result(result: "Result", *, panels: Any = None, flows: Any = None,
         if marks and "cwnd" in names and len(result.events):
             legend_handles += _mark_handles()
             legend_labels += ["loss recovery", "timeout"]
-        axes[0].legend(handles=legend_handles, labels=legend_labels, loc="lower center",
-                       bbox_to_anchor=(0.5, 1.0), ncols=min(len(legend_labels), 5),
-                       fontsize="small", frameon=False, borderaxespad=0.2)
+        if legend_labels:  # none when the panels drawn show no flow (the queue alone)
+            axes[0].legend(handles=legend_handles, labels=legend_labels, loc="lower center",
+                           bbox_to_anchor=(0.5, 1.0), ncols=min(len(legend_labels), 5),
+                           fontsize="small", frameon=False, borderaxespad=0.2)
         figure.suptitle(describe(result), fontsize="medium")
     return figure
 
@@ -411,8 +412,15 @@ def _draw_queue(ax, result, chosen, colours, labels, *, window, **_):
     sc = result.scenario
     limit = sc.links[sc.bottleneck].queue.packets(sc.packet_size)
     queue = _clip(result.series("queue"), window, sc.sample_interval)
+    two_way = "reverse_queue" in set(map(str, result.traces["variable"].unique()))
     ax.step(queue.index.to_numpy(dtype=float), queue["queue"].to_numpy(dtype=float),
-            where="post", color=_QUEUE_COLOUR, linewidth=0.8, label="queue")
+            where="post", color=_QUEUE_COLOUR, linewidth=0.8,
+            label="queue, forward side" if two_way else "queue")
+    if two_way:  # traffic both ways: the bottleneck's other side too
+        back = _clip(result.series("reverse_queue"), window, sc.sample_interval)
+        ax.step(back.index.to_numpy(dtype=float), back["reverse_queue"].to_numpy(dtype=float),
+                where="post", color="black", linewidth=0.8, linestyle=":",
+                label="reverse side")
     ax.axhline(limit, color="black", linestyle="--", linewidth=1.0,
                label=f"buffer ({limit} pkts)")
     ax.set_ylabel("queue (packets)")

@@ -364,3 +364,12 @@ def test_inflight_panel_when_an_engine_traces_it(result):
     assert ax.get_ylabel() == "in flight (segments)"
     y = flow_lines(ax)[0].get_ydata()
     np.testing.assert_allclose(y, flow_lines(fig.axes[0])[0].get_ydata() - 1)
+
+
+def test_the_queue_panel_alone_has_no_flow_legend(result):
+    # The queue is the link's: a figure of it alone names no flow (asking the
+    # figure legend for none used to raise).
+    fig = result.plot(panels=["queue"])
+    (ax,) = fig.axes
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0] == "queue" and not any(str(i) in " ".join(labels) for i in ("reno",))
