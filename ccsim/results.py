@@ -72,7 +72,8 @@ class Result:
             <NA> for the queue), ``variable`` and ``value``. Variables:
             ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
             ``goodput`` (bit/s over the trace interval ending at ``time``),
-            ``queue`` (bottleneck backlog, packets).
+            ``queue`` (bottleneck backlog, packets); with traffic both ways
+            also ``reverse_queue`` (the bottleneck's reverse side, packets).
         events: what happened when, one row per event, sorted by time:
             ``time`` (s), ``flow`` (index), ``event`` (name). ``"recovery"``:
             a loss was detected and the flow entered loss recovery;
@@ -110,8 +111,10 @@ class Result:
 
     def series(self, variable: str) -> pd.DataFrame:
         """One traced variable as a wide table: index ``time``, a column per
-        flow (the queue: a single column). Besides :data:`TRACE_VARIABLES`,
-        any variable an engine adds to :attr:`traces` (such as ``inflight``)."""
+        flow (a link's variable, such as the queue: a single column named
+        after it). Besides :data:`TRACE_VARIABLES`, any variable an engine
+        adds to :attr:`traces` (the packet engine's ``reverse_queue`` with
+        traffic both ways)."""
         known = list(TRACE_VARIABLES) + sorted(
             set(map(str, self.traces["variable"].unique())) - set(TRACE_VARIABLES))
         if variable not in known:
@@ -119,8 +122,8 @@ class Result:
 
             raise ScenarioError("variable", variable, "one of " + ", ".join(known))
         rows = self.traces[self.traces["variable"] == variable]
-        if variable == "queue":
-            return rows.set_index("time")[["value"]].rename(columns={"value": "queue"})
+        if rows["flow"].isna().all() and len(rows):  # the link's, not the flows'
+            return rows.set_index("time")[["value"]].rename(columns={"value": variable})
         return rows.pivot(index="time", columns="flow", values="value")
 
     def to_pcap(self, path: Any, flows: Any = None, link: Any = None) -> int:
@@ -378,6 +381,17 @@ def scenario_columns(sc: Scenario) -> dict[str, Any]:
             "buffer": int(link.queue.packets(sc.packet_size)), "queue": link.queue.kind,
             "loss": float(loss),
             "duration": float(sc.duration), "seed": sc.seed}
+
+
+def add_link_trace(traces: pd.DataFrame, variable: str, times: np.ndarray,
+                   values: np.ndarray) -> pd.DataFrame:
+    """``traces`` with a link's variable (no flow) sampled at ``times`` added."""
+    kinds = traces["variable"].cat.add_categories([variable])
+    rows = pd.DataFrame({"time": times, "flow": pd.array([pd.NA] * len(times), dtype="Int64"),
+                         "variable": pd.Categorical([variable] * len(times),
+                                                    categories=kinds.cat.categories),
+                         "value": np.asarray(values, dtype=float)})
+    return pd.concat([traces.assign(variable=kinds), rows], ignore_index=True)
 
 
 def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],

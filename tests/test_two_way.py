@@ -221,3 +221,19 @@ def test_a_reverse_flows_rows_name_the_links_right_to_left():
     forwarded = ev[(ev["event"] == "forwarded") & (ev["seq"] == 0)]
     assert list(forwarded["link"]) == [1, 0]
     assert set(ev[ev["event"] == "dropped"]["link"]) == {1}
+
+
+def test_the_reverse_sides_queue_is_traced_and_plotted():
+    # A lone reverse flow fills the bottleneck's reverse side, while its forward
+    # side holds only that flow's ACKs, 40 bytes each against 1500: they leave
+    # faster than the data that clocks them arrives, so barely one waits at a time.
+    res = ccsim.run(_dumbbell([Flow("reno", reverse=True)]))
+    back, forward = res.series("reverse_queue")["reverse_queue"], res.series("queue")["queue"]
+    assert len(back) == len(forward) and back.max() >= BUFFER - 1
+    assert forward.max() <= 1
+    ax = res.plot(panels=["queue"]).axes[0]
+    assert {"queue, forward side", "reverse side"} <= {line.get_label() for line in ax.lines}
+    one_way = ccsim.run(_dumbbell(["reno"], duration="2s"))
+    with pytest.raises(ccsim.ScenarioError, match="reverse_queue"):
+        one_way.series("reverse_queue")
+    assert "queue" in {line.get_label() for line in one_way.plot(panels=["queue"]).axes[0].lines}

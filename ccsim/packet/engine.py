@@ -48,7 +48,7 @@ import simpy
 
 from ..errors import ScenarioError
 from ..metrics import integrate_bins
-from ..results import Result, build
+from ..results import Result, add_link_trace, build
 from ..scenario import Scenario
 from .clock import Clock
 from .events import EventLog, congestion_rows, drop_reason, events_table
@@ -412,6 +412,8 @@ class PacketEngine:
                      events=(self.log.table(self.senders) if self.log is not None
                              else events_table(congestion_rows(self.senders))))
         if self.two_way:  # the reverse flows' data, over the same interval as utilisation
+            res.traces = add_link_trace(res.traces, "reverse_queue", self.times,
+                                        self.reverse_queue)
             t0, t1 = res.metrics["interval"]
             other = self.reverse_links[sc.bottleneck]
             bits = integrate_bins(np.array(other.departures_per_bin[:n], float),
