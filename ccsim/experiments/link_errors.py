@@ -122,10 +122,14 @@ def _draw_errors(result: ExperimentResult):
 
     fig = Figure(figsize=(7, 4.5), layout="constrained")
     ax = fig.subplots()
-    for name, rows in result.table.groupby("algorithm", sort=False):
+    # a marker and a dash pattern per algorithm as well as a colour: readable in
+    # black and white, as the paper's figure is
+    styles = zip("osD^vx+*<>ph", ("-", "--", ":", "-.") * 3)
+    for (name, rows), (marker, dashes) in zip(result.table.groupby("algorithm", sort=False),
+                                              styles):
         ax.errorbar(rows["error_rate"] * 100, rows["goodput_bps"] / 1e3,
-                    yerr=rows["std_bps"].fillna(0) / 1e3, marker="o", ms=4, capsize=2,
-                    label=name)
+                    yerr=rows["std_bps"].fillna(0) / 1e3, marker=marker, ms=5, capsize=2,
+                    linestyle=dashes, mfc="none", label=name)
     ax.set_xlabel("link error rate (%)")
     ax.set_ylabel("mean goodput (kbit/s)")
     ax.set_ylim(bottom=0)
@@ -179,8 +183,9 @@ def _draw_utilisation(result: ExperimentResult):
     ax = fig.subplots()
     labels = [f"{a}\n{p:.0%} loss" for a, p in zip(table["algorithm"], table["loss"])]
     x = np.arange(len(table))
-    ax.bar(x - 0.2, table["utilisation"] * 100, 0.4, label="ccsim")
-    ax.bar(x + 0.2, table["paper_utilisation"] * 100, 0.4, label="Zhang & Bian (ns-2)", color="0.6")
+    ax.bar(x - 0.2, table["utilisation"] * 100, 0.4, label="ccsim", color="0.25")
+    ax.bar(x + 0.2, table["paper_utilisation"] * 100, 0.4, label="Zhang & Bian (ns-2)",
+           color="0.75", hatch="//", edgecolor="0.3")
     ax.set_xticks(x, labels, fontsize=8)
     ax.set_ylabel("bottleneck utilisation (%)")
     ax.set_ylim(0, 105)
