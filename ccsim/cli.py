@@ -351,8 +351,12 @@ def metrics_line(metrics: dict[str, Any]) -> str:
     parts = [f"utilisation {pct(metrics.get('utilisation'))}"]
     if "reverse_utilisation" in metrics:  # two-way traffic: the other side too
         parts[0] += f" (reverse side {pct(metrics['reverse_utilisation'])})"
-    jain = metrics.get("jain")
-    parts.append("Jain's index " + ("n/a" if _missing(jain) else f"{jain:.3f}"))
+    def index(x: Any) -> str:
+        return "n/a" if _missing(x) else f"{x:.3f}"
+
+    parts.append(f"Jain's index {index(metrics.get('jain'))}")
+    if "reverse_jain" in metrics:
+        parts[-1] += f" (reverse side {index(metrics['reverse_jain'])})"
     if "uf" in metrics and not _missing(metrics["uf"]):
         parts.append(f"UF {metrics['uf']:.1f}%")
     text = ", ".join(parts)

@@ -67,7 +67,9 @@ class Result:
             reverse flow), ``utilisation``, ``drops`` and the ``queue`` trace
             are the bottleneck's left-to-right side, ``reverse_utilisation``
             the other side's, and ``ack_drops`` counts ACKs dropped by any
-            queue.
+            queue; each flow's ``share`` is of its own direction's goodput,
+            ``jain`` and ``uf`` compare the left-to-right flows and
+            ``reverse_jain`` (``reverse_uf``) the others.
         traces: tidy time series, columns ``time`` (s), ``flow`` (index;
             <NA> for the queue), ``variable`` and ``value``. Variables:
             ``cwnd``, ``ssthresh`` (segments), ``rtt`` (latest sample, s),
@@ -348,16 +350,26 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
         link_bits: bits of data packets through the bottleneck over it.
     """
     n_flows = len(rows)
+    # with traffic both ways each direction shares its own side of the links:
+    # shares, Jain's index and UF are taken within a direction
+    reverse = np.array([f.reverse for f in sc.flows], dtype=bool)
+    share = np.full(n_flows, math.nan)
+    fairness = {}  # direction -> (jain, uf)
     if t1 > t0:
-        total = shared.sum()
-        share = shared / total if total > 0 else np.full(n_flows, math.nan)
         rate = sc.links[sc.bottleneck].rate
         utilisation = link_bits / (rate * (t1 - t0))
-        jain = _m.jain(shared)
-        uf = _m.unfairness(shared / (t1 - t0), [sc.flow_rtt(i) for i in range(n_flows)])
+        for side in (False, True):
+            members = np.flatnonzero(reverse == side)
+            if not len(members):
+                continue
+            mine = shared[members]
+            if mine.sum() > 0:
+                share[members] = mine / mine.sum()
+            fairness[side] = (_m.jain(mine), _m.unfairness(
+                mine / (t1 - t0), [sc.flow_rtt(int(i)) for i in members]))
     else:
-        share = np.full(n_flows, math.nan)
-        utilisation = jain = uf = math.nan
+        utilisation = math.nan
+    jain, uf = fairness.get(False, (math.nan, math.nan))
     params = scenario_columns(sc)
     for row, s in zip(rows, share):
         row["share"] = float(s)
@@ -367,6 +379,10 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     metrics: dict[str, Any] = {"utilisation": utilisation, "jain": jain}
     if not math.isnan(uf):
         metrics["uf"] = uf
+    if reverse.any():
+        metrics["reverse_jain"], reverse_uf = fairness.get(True, (math.nan, math.nan))
+        if not math.isnan(reverse_uf):
+            metrics["reverse_uf"] = reverse_uf
     metrics["interval"] = (t0, t1)
     return summary, metrics
 

@@ -237,3 +237,23 @@ def test_the_reverse_sides_queue_is_traced_and_plotted():
     with pytest.raises(ccsim.ScenarioError, match="reverse_queue"):
         one_way.series("reverse_queue")
     assert "queue" in {line.get_label() for line in one_way.plot(panels=["queue"]).axes[0].lines}
+
+
+def test_shares_and_fairness_are_taken_within_a_direction():
+    # Each direction has its own side of the link, so a flow's share is of its
+    # direction's goodput, and Jain's index and UF compare flows going one way:
+    # two forward Reno flows split the forward side, the lone reverse flow has
+    # all of its own side.
+    res = ccsim.run(_dumbbell(["reno", Flow("reno", rtt="40ms"), Flow("cubic", reverse=True)]))
+    share = res.summary["share"]
+    assert share[0] + share[1] == pytest.approx(1.0) and share[2] == 1.0
+    assert share[0] > share[1]  # the shorter RTT
+    goodput = res.summary["goodput_bps"]
+    forward = goodput[[0, 1]].to_numpy()
+    # every flow runs the whole 20 s, so the interval Jain's index is taken over is
+    # each flow's own: equal up to float rounding
+    assert res.metrics["jain"] == pytest.approx(forward.sum() ** 2 / (2 * (forward ** 2).sum()),
+                                                rel=1e-9)
+    assert res.metrics["reverse_jain"] == 1.0 and "reverse_uf" not in res.metrics
+    assert "uf" in res.metrics  # two RTTs forward
+    assert "reverse_jain" not in ccsim.run(_dumbbell(["reno"], duration="2s")).metrics
