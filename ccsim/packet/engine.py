@@ -51,7 +51,8 @@ from ..metrics import integrate_bins
 from ..results import Result, add_link_trace, build
 from ..scenario import Scenario
 from .clock import Clock
-from .events import EventLog, congestion_rows, drop_reason, events_table
+from .events import (EventLog, congestion_rows, drop_reason, events_table,
+                     queue_drop_reason)
 from .link import LinkState
 from .tcp import Receiver, Sender
 
@@ -328,8 +329,7 @@ class PacketEngine:
             arrival = link.ack(t)
             if arrival < 0.0:
                 if log is not None:
-                    log.ack_drop(i, ack[0], t, index[k],
-                                 link.kind if link.last_drop_early else "overflow")
+                    log.ack_drop(i, ack[0], t, index[k], queue_drop_reason(link))
                 return
             if k == end:
                 schedule(arrival + before, deliver, ack)

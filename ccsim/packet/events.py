@@ -139,4 +139,10 @@ def drop_reason(link: "LinkState", drops_before: int) -> str:
     link error."""
     if link.drops == drops_before:
         return "error"
+    return queue_drop_reason(link)
+
+
+def queue_drop_reason(link: "LinkState") -> str:
+    """Why ``link``'s queue just dropped a packet: its discipline's own drop,
+    named by its kind (``"red"``, ``"codel"``, ...), or overflow."""
     return link.kind if link.last_drop_early else "overflow"
