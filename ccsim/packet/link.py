@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from typing import Callable
 
 from ..queues import DROP, MARK, DropTail
 from ..scenario import Link
@@ -66,7 +67,7 @@ class LinkState:
         self.loss = link.loss
         self.free_at = 0.0          # when the last accepted packet finishes (s)
         self.queue: deque[float] = deque()    # departure times, oldest first (s)
-        self.arrivals: deque[float] = deque()  # arrival times, same order (s)
+        self.arrivals: deque[float] | None = None  # their arrival times (s): see told_ahead
         self.gone: deque[tuple[float, float]] | None = None  # see told_ahead
         self.drops = self.marks = 0
         self.losses = 0
@@ -91,10 +92,9 @@ class LinkState:
         Returns the time it arrives at the far end of the link (s), or ``-1.0``
         if the queue dropped it or a link error lost it.
         """
-        queue, arrivals = self.queue, self.arrivals
+        queue = self.queue
         while queue and queue[0] <= t:
             queue.popleft()
-            arrivals.popleft()
         waiting = len(queue) - 1 if queue else 0  # the head is in service
         if waiting >= self.limit and queue:
             self.drops += 1
@@ -105,7 +105,6 @@ class LinkState:
             start = t
         self.free_at = done = start + self.tx
         queue.append(done)
-        arrivals.append(t)
         rate = self.bin_rate
         b = int(done * rate)
         if b < self.n_bins:
@@ -123,7 +122,6 @@ class LinkState:
         queue = self.queue
         while queue and queue[0] <= t:
             queue.popleft()
-            self.arrivals.popleft()
         waiting = len(queue) - 1 if queue else 0
         verdict = self.discipline.arrive(t, waiting, ect)
         if verdict == DROP:
@@ -140,7 +138,6 @@ class LinkState:
         done = start + self.tx
         self.free_at = done
         queue.append(done)
-        self.arrivals.append(t)
         b = int(done * self.bin_rate)
         if b < len(self.departures_per_bin):
             if start * self.bin_rate >= b:
@@ -165,10 +162,9 @@ class LinkState:
         Returns its time at the far end of the link (s), or ``-1.0`` if the
         queue dropped it (overflow, or the discipline's verdict: an ACK is
         not ECN-capable, RFC 3168 §6.1.4)."""
-        queue, arrivals = self.queue, self.arrivals
+        queue = self.queue
         while queue and queue[0] <= t:
             queue.popleft()
-            arrivals.popleft()
         waiting = len(queue) - 1 if queue else 0
         if self.discipline is None:
             if waiting >= self.limit and queue:
@@ -182,7 +178,6 @@ class LinkState:
         start = self.free_at if self.free_at > t else t
         self.free_at = done = start + self.ack_tx
         queue.append(done)
-        arrivals.append(t)
         return done + self.delay
 
     def _spread(self, start: float, done: float) -> None:
@@ -199,25 +194,30 @@ class LinkState:
     def told_ahead(self) -> None:
         """This link will be told of packets before they arrive (a link
         downstream of the first, when the engine computes a packet's passage
-        through the whole chain as it enters the first): keep the departures
-        that a later arrival passes (``gone``, departure and arrival times) until
-        :meth:`backlog` has seen the times they were still queued at."""
+        through the whole chain as it enters the first). :meth:`backlog` then
+        needs the arrival time of each packet queued (``arrivals``, in queue
+        order), and the departures that a later arrival passes (``gone``,
+        departure and arrival times) until it has seen the times they were
+        still queued at. A link told of packets as they arrive needs neither:
+        every packet it holds has arrived."""
         self.gone = gone = deque()
-        queue, arrivals = self.queue, self.arrivals
-        forward, forward_ect = self.forward, self.forward_ect
+        self.arrivals = arrivals = deque()
+        queue, forward, forward_ect = self.queue, self.forward, self.forward_ect
 
         def depart(t: float) -> None:
             while queue and queue[0] <= t:
                 gone.append((queue.popleft(), arrivals.popleft()))
 
-        def forward_ahead(t: float) -> float:
-            depart(t)
-            return forward(t)
-
-        def forward_ect_ahead(t: float) -> float:
-            depart(t)
-            return forward_ect(t)
-        self.forward, self.forward_ect = forward_ahead, forward_ect_ahead
+        def ahead(forward: Callable[[float], float]) -> Callable[[float], float]:
+            def forward_ahead(t: float) -> float:
+                depart(t)
+                held = len(queue)
+                arrival = forward(t)
+                if len(queue) > held:  # queued (a link error may lose it after)
+                    arrivals.append(t)
+                return arrival
+            return forward_ahead
+        self.forward, self.forward_ect = ahead(forward), ahead(forward_ect)
 
     def backlog(self, t: float) -> int:
         """Packets waiting at time ``t`` (not counting the one in service).
@@ -229,14 +229,17 @@ class LinkState:
         calls do not decrease.
         """
         queue, arrivals, gone = self.queue, self.arrivals, self.gone
+        if gone is None:  # told of packets as they arrive: all have arrived by t
+            while queue and queue[0] <= t:
+                queue.popleft()
+            return len(queue) - 1 if queue else 0
+        while gone and gone[0][0] <= t:
+            gone.popleft()
         earlier = 0
-        if gone is not None:
-            while gone and gone[0][0] <= t:
-                gone.popleft()
-            for _, arrived in gone:  # departure order is arrival order
-                if arrived > t:
-                    break
-                earlier += 1
+        for _, arrived in gone:  # departure order is arrival order
+            if arrived > t:
+                break
+            earlier += 1
         while queue and queue[0] <= t:
             queue.popleft()
             arrivals.popleft()

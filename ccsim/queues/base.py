@@ -28,8 +28,8 @@ discipline's "Differences from the source").
 The link state a discipline may read (:class:`ccsim.packet.link.LinkState`):
 ``tx`` (s per packet), ``limit`` (packets waiting), ``free_at`` (s, when the
 last accepted packet finishes; the link is busy at ``t`` iff ``free_at > t``),
-``queue`` and ``arrivals`` (departure and arrival times of the packets held,
-oldest first; departures ``<= t`` already removed). It must not change them.
+``queue`` (departure times of the packets held, oldest first; departures
+``<= t`` already removed). It must not change them.
 """
 
 from __future__ import annotations
