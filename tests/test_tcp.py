@@ -52,11 +52,16 @@ def test_rto_is_capped_at_max_rto():
 
 
 def test_rtt_estimator_follows_rfc6298():
-    sender = _black_hole_sender(Clock(), [])
+    # each segment's ACK handed to the sender r seconds after it was sent
+    clock, sent = Clock(), []
+    sender = _black_hole_sender(clock, sent)
+    sender.start()
     samples = [0.1, 0.3, 0.12, 0.5]
     srtt = rttvar = None
-    for r in samples:
-        sender._rtt_sample(r, 0.0)
+    for seq, r in enumerate(samples):
+        clock.now = min(t for t, s in sent if s == seq) + r
+        sender.on_ack((seq + 1, ()))
+        assert sender.last_rtt == pytest.approx(r, rel=1e-12)
         # RFC 6298 §2.2 (first sample) and §2.3 (later ones), restated.
         if srtt is None:
             srtt, rttvar = r, r / 2

@@ -339,7 +339,30 @@ class Sender:
             rtt = None
             if not resent:  # Karn: no sample if the ACK covers a retransmission
                 rtt = now - record[0] if not self.tick else self._ticked(record[0], now)
-                self._rtt_sample(rtt, now)
+                # RFC 6298 §2's estimator (inline: this runs per ACK); a valid
+                # sample also clears the backoff (§5.7)
+                if self.rtt_count == 0:
+                    self.srtt = srtt = rtt
+                    self.rttvar = rttvar = rtt / 2.0
+                else:
+                    srtt = self.srtt
+                    error = srtt - rtt
+                    if error < 0.0:
+                        error = -error
+                    self.rttvar = rttvar = 0.75 * self.rttvar + 0.25 * error
+                    self.srtt = srtt = 0.875 * srtt + 0.125 * rtt
+                spread = 4.0 * rttvar
+                rto = srtt + (spread if spread > CLOCK_GRANULARITY else CLOCK_GRANULARITY)
+                if rto < self.min_rto:
+                    rto = self.min_rto
+                self.rto = rto if rto < self.max_rto else self.max_rto
+                self.rtt_sum += rtt
+                self.rtt_count += 1
+                self.last_rtt = rtt
+                if rtt < self.min_rtt:
+                    self.min_rtt = rtt
+                if self.wants_rtt:
+                    self._on_rtt(rtt, now)
             self.ack_delivered = acked - released + newly_sacked
             self.delivered = delivered = self.delivered + self.ack_delivered
             interval = now - record[3]
@@ -569,35 +592,15 @@ class Sender:
         ticks = math.floor(now / tick + 1e-9) - math.floor(sent / tick + 1e-9)
         return max(ticks, 1) * tick
 
-    def _rtt_sample(self, rtt: float, now: float) -> None:
-        """RFC 6298 §2 estimator; a valid sample also clears the backoff (§5.7)."""
-        if self.rtt_count == 0:
-            self.srtt = srtt = rtt
-            self.rttvar = rttvar = rtt / 2.0
-        else:
-            srtt = self.srtt
-            error = srtt - rtt
-            if error < 0.0:
-                error = -error
-            self.rttvar = rttvar = 0.75 * self.rttvar + 0.25 * error
-            self.srtt = srtt = 0.875 * srtt + 0.125 * rtt
-        spread = 4.0 * rttvar
-        rto = srtt + (spread if spread > CLOCK_GRANULARITY else CLOCK_GRANULARITY)
-        if rto < self.min_rto:
-            rto = self.min_rto
-        self.rto = rto if rto < self.max_rto else self.max_rto
-        self.rtt_sum += rtt
-        self.rtt_count += 1
-        self.last_rtt = rtt
-        if rtt < self.min_rtt:
-            self.min_rtt = rtt
-        if self.wants_rtt:
-            cc = self.cc
-            w, s = cc.cwnd, cc.ssthresh
-            cc.on_rtt(_new_event(RttSample, (now, rtt, self.min_rtt, srtt,
-                                             self.snd_nxt - self.snd_una)))
-            if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):
-                self._check_law("on_rtt", w, s)
+    def _on_rtt(self, rtt: float, now: float) -> None:
+        """Hand a valid RTT sample to the window law's ``on_rtt`` (laws that
+        override it), after the estimator has taken it."""
+        cc = self.cc
+        w, s = cc.cwnd, cc.ssthresh
+        cc.on_rtt(_new_event(RttSample, (now, rtt, self.min_rtt, self.srtt,
+                                         self.snd_nxt - self.snd_una)))
+        if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):
+            self._check_law("on_rtt", w, s)
 
     # -- what recovery strategies call (SenderView) ---------------------------------
     def signal_loss(self, kind: str) -> None:
