@@ -246,3 +246,31 @@ def test_receiver_sack_blocks_follow_rfc2018(arrivals):
     for seq in arrivals:
         rx.receive(seq, 0.0)
     assert [a[1:] for a in wire.acks] == _reference_blocks(arrivals)
+
+
+def test_delivery_rate_is_sampled_only_for_laws_that_ask(scratch_registry):
+    # A law that reads Ack.delivery_rate without asking gets a clear TypeError
+    # (not a None passing for "unavailable"); one that asks gets samples, in
+    # bit/s, never above what the 10 Mbit/s bottleneck can deliver in the
+    # long run (each sample spans a segment's flight, at least one RTT, so
+    # its bits are at most one RTT of the bottleneck's plus a window).
+    rates = []
+
+    class Reads(Reno):
+        def on_ack(self, ack):
+            rates.append(ack.delivery_rate)
+            if ack.delivery_rate > 0:
+                Reno.on_ack(self, ack)
+
+    ccsim.algorithms.register(type("ReadsUnasked", (Reads,), {"name": "reads-unasked"}))
+    ccsim.algorithms.register(type("ReadsAsked", (Reads,), {"name": "reads-asked",
+                                                            "samples_delivery_rate": True}))
+    for mode in ("packet", "fluid"):
+        sc = ccsim.dumbbell("10Mbps", "40ms", flows=["reads-unasked"], duration="2s")
+        with pytest.raises(TypeError, match="samples_delivery_rate = True"):
+            ccsim.run(sc, mode=mode)
+        rates.clear()
+        ccsim.run(sc.replace(flows=["reads-asked"]), mode=mode)
+        assert len(rates) > 10 and all(r is not None and 0 < r for r in rates)
+        late = rates[len(rates) // 2:]  # past slow start: the bottleneck sets the pace
+        assert max(late) < 1.5 * 10e6 and sum(late) / len(late) > 0.5 * 10e6

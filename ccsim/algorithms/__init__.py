@@ -8,7 +8,7 @@ algorithm is one new file.
 import importlib as _importlib
 import pkgutil as _pkgutil
 
-from .base import Ack, CongestionControl, EcnEcho, Loss, RttSample
+from .base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import get, names, register
 
@@ -16,5 +16,5 @@ for _mod in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
     if _mod not in ("base", "fluid", "registry"):
         _importlib.import_module(f"{__name__}.{_mod}")
 
-__all__ = ["Ack", "CongestionControl", "EcnEcho", "Loss", "RttSample", "FluidLaw", "FlowArrays", "get",
+__all__ = ["Ack", "NOT_SAMPLED", "CongestionControl", "EcnEcho", "Loss", "RttSample", "FluidLaw", "FlowArrays", "get",
            "names", "register"]

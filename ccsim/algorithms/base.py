@@ -37,7 +37,34 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, ClassVar, Literal, NamedTuple
 
-__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl"]
+__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl", "NOT_SAMPLED"]
+
+
+class _NotSampled:
+    """The type of :data:`NOT_SAMPLED`: refuses to pass for a number."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "NOT_SAMPLED"
+
+    def _refuse(self, *_: object) -> Any:
+        raise TypeError("Ack.delivery_rate is NOT_SAMPLED: the engines sample the delivery "
+                        "rate only for window laws that read it; set the class attribute "
+                        "samples_delivery_rate = True on the law")
+
+
+for _name in ("__bool__", "__float__", "__int__", "__index__", "__round__", "__lt__", "__le__",
+              "__gt__", "__ge__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
+              "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
+              "__pow__", "__rpow__", "__neg__", "__pos__", "__abs__"):
+    setattr(_NotSampled, _name, _NotSampled._refuse)
+
+NOT_SAMPLED = _NotSampled()
+""":attr:`Ack.delivery_rate` for a law that does not set
+:attr:`CongestionControl.samples_delivery_rate`: any use of it as a number
+(a test of truth, a comparison, arithmetic) raises a ``TypeError`` that
+says so, rather than passing for a rate."""
 
 
 class Ack(NamedTuple):
@@ -57,7 +84,9 @@ class Ack(NamedTuple):
         inflight: segments still outstanding after this ACK.
         delivered: segments delivered to the receiver since the flow began.
         delivery_rate: delivery-rate sample (bit/s) over the interval since
-            the acknowledged segment was sent, or ``None`` if unavailable.
+            the acknowledged segment was sent, or ``None`` if unavailable;
+            :data:`NOT_SAMPLED` unless the law sets
+            :attr:`~CongestionControl.samples_delivery_rate`.
     """
 
     now: float
@@ -67,7 +96,7 @@ class Ack(NamedTuple):
     srtt: float
     inflight: float
     delivered: float
-    delivery_rate: float | None
+    delivery_rate: float | None | _NotSampled
 
 
 class Loss(NamedTuple):
@@ -167,6 +196,12 @@ class CongestionControl:
     #: recovery strategy has acted). Model-based laws such as BBR need every
     #: delivery-rate sample; window laws leave recovery to the strategy.
     acks_in_recovery: ClassVar[bool] = False
+    #: Whether :meth:`on_ack` reads :attr:`Ack.delivery_rate`: the engines
+    #: sample the rate only for laws that do (BBR; Linux likewise hands rate
+    #: samples only to a ``cong_control`` law). Others get :data:`NOT_SAMPLED`,
+    #: which raises if used; computing it for every law would cost about 3 %
+    #: of a packet run.
+    samples_delivery_rate: ClassVar[bool] = False
     #: Valid range ``(low, high)`` of each numeric constructor keyword: a
     #: ``Flow`` refuses a value outside it (:meth:`validate_params`), and tools
     #: that draw parameters draw from it (:mod:`ccsim.testing`; a keyword left

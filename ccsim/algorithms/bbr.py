@@ -76,6 +76,7 @@ class Bbr(CongestionControl):
                    "drain_gain": (0.25, 1.0)}  # valid keyword ranges
     recovery = "sack"
     acks_in_recovery: ClassVar[bool] = True
+    samples_delivery_rate: ClassVar[bool] = True
     min_cwnd: ClassVar[float] = 1.0
 
     def __init__(self, *, bw_rounds: int = 10, min_rtt_window: float = 10.0,

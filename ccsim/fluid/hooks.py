@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, Loss, RttSample
 from ..algorithms.fluid import FlowArrays, FluidLaw
 
 __all__ = ["HookLaw"]
@@ -76,7 +76,8 @@ class HookLaw(FluidLaw):
             cc.cwnd, cc.ssthresh = cwnd, ssthresh
             if self.wants_rtt:
                 cc.on_rtt(RttSample(now, rtt, min_rtt, srtt, inflight))
-            rate = n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
+            rate = (n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
+                    if cc.samples_delivery_rate else NOT_SAMPLED)
             if cc.cwnd < cc.ssthresh:
                 n *= LN2
             cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered, rate))

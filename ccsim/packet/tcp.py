@@ -17,7 +17,7 @@ import math
 from heapq import heappush
 from typing import TYPE_CHECKING, Callable
 
-from ..algorithms.base import Ack, CongestionControl, EcnEcho, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
 from ..errors import AlgorithmStateError
 from ..recovery.scoreboard import Scoreboard
 
@@ -250,6 +250,7 @@ class Sender:
         self.started = False
         self.done_at: float | None = None
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
+        self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, for laws that read it
         self.scoreboard = Scoreboard() if recovery.uses_sack else None
         detector = recovery.detector  # a loss detector of the strategy's, if it has one
         self.detector = detector() if detector is not None else None
@@ -365,9 +366,11 @@ class Sender:
                     self._on_rtt(rtt, now)
             self.ack_delivered = acked - released + newly_sacked
             self.delivered = delivered = self.delivered + self.ack_delivered
-            interval = now - record[3]
-            rate = ((delivered - record[2]) * self.mss * 8.0 / interval
-                    if interval > 0 else None)
+            rate = NOT_SAMPLED
+            if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
+                interval = now - record[3]
+                rate = ((delivered - record[2]) * self.mss * 8.0 / interval
+                        if interval > 0 else None)
             self.delivered_time = now
             in_recovery = self.in_recovery
             if in_recovery:

@@ -103,7 +103,7 @@ class AlgorithmMachine(RuleBasedStateMachine):
               check=None) -> None:
         imp, ref = _class_ref(self.algorithm)
         head = [f"# ccsim.testing replay: {self.algorithm.__qualname__} breaks {rule!r}",
-                "from math import inf, nan", "from ccsim.algorithms import Ack, Loss, RttSample", imp]
+                "from math import inf, nan", "from ccsim.algorithms import NOT_SAMPLED, Ack, Loss, RttSample", imp]
         tail = [f"# broken rule: {rule}"] + [f"#   {line}" for line in detail.splitlines()]
         replay = "\n".join(head + [self.lines[0].replace("{cls}", ref)] + self.lines[1:] + tail)
         raise CheckFailure(self.algorithm, rule, detail, replay, before, event, after, check)
@@ -134,7 +134,8 @@ class AlgorithmMachine(RuleBasedStateMachine):
     @initialize(data=st.data(), path=strategies.paths(), iw=strategies.initial_windows())
     def start(self, data, path: Path, iw: int) -> None:
         params = data.draw(self.params_strategy, label="params")
-        self.path, self.sender = path, Sender(path)
+        self.path = path
+        self.sender = Sender(path, samples_rate=self.algorithm.samples_delivery_rate)
         args = ", ".join(f"{k}={v!r}" for k, v in params.items())
         self.lines.append(f"algo = {{cls}}({args})")
         self.lines.append(f"algo.start({iw!r}, {path.mss!r})")

@@ -7,7 +7,8 @@ would hand a window law (:mod:`ccsim.packet.tcp`): RTT samples are the base RTT
 plus the queueing delay of the segments in flight beyond one BDP (never below
 the base RTT), ``min_rtt`` is the minimum of the samples, ``srtt`` follows
 RFC 6298, and delivery-rate samples are ``inflight·MSS·8 / RTT`` capped at the
-bottleneck rate, so rates and RTTs agree.
+bottleneck rate, so rates and RTTs agree (``NOT_SAMPLED`` for laws that do not
+ask for them, as in the engines).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import copy
 import math
 from dataclasses import dataclass, field
 
-from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, Loss, RttSample
 
 __all__ = ["Path", "AckRound", "Sender", "snapshot", "declared", "HOOKS"]
 
@@ -78,6 +79,8 @@ class Sender:
     srtt: float = math.nan
     delivered: float = 0.0
     retransmitted: bool = False  # something was resent: Karn may hide samples
+    samples_rate: bool = True  # else delivery_rate is NOT_SAMPLED, as the engines give
+    #                            laws that do not set samples_delivery_rate
     log: list = field(default_factory=list)
 
     def sample(self, rtt: float) -> None:
@@ -99,7 +102,8 @@ class Sender:
             self.sample(rtt)
             sample = RttSample(self.now, rtt, self.min_rtt, self.srtt, inflight)
         self.delivered += acked
-        rate = min(self.path.bandwidth, inflight_before * self.path.mss * 8.0 / path_rtt)
+        rate = (min(self.path.bandwidth, inflight_before * self.path.mss * 8.0 / path_rtt)
+                if self.samples_rate else NOT_SAMPLED)
         return sample, Ack(self.now, acked, rtt, self.min_rtt, self.srtt, inflight,
                            self.delivered, rate)
 
