@@ -397,13 +397,13 @@ class PacketEngine:
                           "timeouts": s.timeouts, "recoveries": s.recoveries,
                           "rtt_sum": s.rtt_sum, "rtt_count": s.rtt_count})
         bottleneck = self.links[sc.bottleneck]
-        delivered = np.array([r.delivered_per_bin[:n] for r in self.receivers], float).T
+        delivered = np.array([r.deliveries.per_bin(n) for r in self.receivers], float).T
         extra = {}
         if self.two_way:  # ACKs dropped anywhere, either side of any link
             extra["ack_drops"] = sum(link.ack_drops for link in self.links + self.reverse_links)
         res = build(sc, "packet", times=self.times, cwnd=self.cwnd, ssthresh=self.ssthresh,
                      rtt=self.rtt, queue=self.queue, delivered=delivered,
-                     departures=np.array(bottleneck.departures_per_bin[:n], float),
+                     departures=np.array(bottleneck.departures.per_bin(n), float),
                      flows=flows,
                      extra={"drops": bottleneck.drops, "losses": bottleneck.losses,
                             **({"marks": bottleneck.marks}  # CE marks, when a flow can take them
@@ -416,7 +416,7 @@ class PacketEngine:
                                         self.reverse_queue)
             t0, t1 = res.metrics["interval"]
             other = self.reverse_links[sc.bottleneck]
-            bits = integrate_bins(np.array(other.departures_per_bin[:n], float),
+            bits = integrate_bins(np.array(other.departures.per_bin(n), float),
                                   sc.sample_interval, t0, t1) * sc.packet_size * 8.0
             res.metrics["reverse_utilisation"] = (
                 float(bits) / (sc.links[sc.bottleneck].rate * (t1 - t0)) if t1 > t0 else math.nan)

@@ -20,7 +20,7 @@ the links as packets of ``header`` bytes: :meth:`LinkState.ack` queues one
 FIFO with the data, serialised in ``ack_tx``, so a queue's departure times
 describe it still. Queue limits count packets (ns-2's default), an ACK as one;
 ACKs are not subject to random link errors (``loss`` is a data-packet loss,
-as in the one-way case) and are not counted in ``departures_per_bin`` (data).
+as in the one-way case) and are not counted in ``departures`` (data).
 The data paths above are untouched by it.
 """
 
@@ -32,6 +32,7 @@ from typing import Callable
 
 from ..queues import DROP, MARK, DropTail
 from ..scenario import Link
+from .bins import TimeBins
 
 
 class LinkState:
@@ -47,13 +48,13 @@ class LinkState:
         losses: packets lost to random link errors.
         ack_tx: time to serialise one ACK (s; ``header`` bytes).
         ack_drops: ACKs dropped by the queue (traffic both ways only).
-        departures_per_bin: packets transmitted in each trace bin (for
-            utilisation), a packet whose transmission straddles bins shared
-            between them by time.
+        departures: packets transmitted in each trace bin (for utilisation;
+            ``departures.per_bin(n)``), a packet whose transmission straddles
+            bins shared between them by time.
     """
 
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "discipline", "drops",
-                 "losses", "loss_rng", "departures_per_bin", "n_bins", "bin_rate", "arrivals",
+                 "losses", "loss_rng", "departures", "arrivals",
                  "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind", "gone",
                  "ack_tx", "ack_drops")
 
@@ -75,9 +76,7 @@ class LinkState:
         self.last_drop_early = False  # the latest queue drop was the discipline's, not overflow
         self.kind = link.queue.kind   # the discipline's name, for the event trace
         self.loss_rng = random.Random(seeds[0])
-        self.departures_per_bin = [0] * (n_bins + 1)
-        self.n_bins = n_bins + 1
-        self.bin_rate = 1.0 / bin_width
+        self.departures = TimeBins(n_bins + 1, bin_width)
         if type(link.queue) is DropTail:  # the fast path: no discipline object on the way
             self.discipline = None
             self.forward = self.forward_ect = self._droptail
@@ -105,13 +104,11 @@ class LinkState:
             start = t
         self.free_at = done = start + self.tx
         queue.append(done)
-        rate = self.bin_rate
-        b = int(done * rate)
-        if b < self.n_bins:
-            if start * rate >= b:  # started in the same bin (int() of it is b)
-                self.departures_per_bin[b] += 1
-            else:  # the transmission straddles bins: each gets its share of it
-                self._spread(start, done)
+        departures = self.departures
+        if done * departures.rate < departures.bin_next:  # in the current trace bin
+            departures.in_bin += 1
+        else:
+            self._departure(start, done)
         if self.loss and self.loss_rng.random() < self.loss:
             self.losses += 1
             return -1.0
@@ -138,12 +135,11 @@ class LinkState:
         done = start + self.tx
         self.free_at = done
         queue.append(done)
-        b = int(done * self.bin_rate)
-        if b < len(self.departures_per_bin):
-            if start * self.bin_rate >= b:
-                self.departures_per_bin[b] += 1
-            else:
-                self._spread(start, done)
+        departures = self.departures
+        if done * departures.rate < departures.bin_next:
+            departures.in_bin += 1
+        else:
+            self._departure(start, done)
         if self.loss and self.loss_rng.random() < self.loss:
             self.losses += 1
             return -1.0
@@ -180,16 +176,26 @@ class LinkState:
         queue.append(done)
         return done + self.delay
 
-    def _spread(self, start: float, done: float) -> None:
-        """Credit each bin with the fraction of one packet's transmission,
-        ``[start, done)``, that falls in it, so that no bin holds more than
-        the link can send in it (utilisation over any interval is at most 1)."""
-        bins, rate = self.departures_per_bin, self.bin_rate
+    def _departure(self, start: float, done: float) -> None:
+        """Count a transmission, ``[start, done)``, that ends past the current
+        trace bin: in its bin, or, if it straddles bins, a share in each, the
+        fraction of it that falls there, so that no bin holds more than the
+        link can send in it (utilisation over any interval is at most 1)."""
+        departures = self.departures
+        rate = departures.rate
+        x = done * rate
+        b = int(x)
+        if start * rate >= b or b >= len(departures.bins):  # within its bin, or past the last
+            departures.count(x, 1)
+            return
+        departures.close()
+        bins = departures.bins
         k = int(start * rate)
         while k < len(bins) and k / rate < done:
             lo, hi = max(start, k / rate), min(done, (k + 1) / rate)
             bins[k] += (hi - lo) / self.tx
             k += 1
+        departures.open(x)
 
     def told_ahead(self) -> None:
         """This link will be told of packets before they arrive (a link

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Callable
 from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
 from ..errors import AlgorithmStateError
 from ..recovery.scoreboard import Scoreboard
+from .bins import TimeBins
 
 if TYPE_CHECKING:
     from ..recovery.base import Recovery
@@ -47,12 +48,13 @@ class Receiver:
 
     Attributes:
         rcv_nxt: next segment expected in order.
-        delivered_per_bin: segments delivered in order in each trace bin.
+        deliveries: segments delivered in order in each trace bin
+            (``deliveries.per_bin(n)``).
     """
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "dsack", "delayed",
                  "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
-                 "deliver_ack", "delivered_per_bin", "n_bins", "bin_rate", "ce", "deliver_ce")
+                 "deliver_ack", "deliveries", "ce", "deliver_ce")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  clock: "Clock", deliver_ack: Callable | None, n_bins: int,
@@ -74,9 +76,7 @@ class Receiver:
         self.clock = clock
         self.heap, self.next_id = clock.heap, clock.next_id  # where ACKs are scheduled
         self.deliver_ack = deliver_ack     # the sender's on_ack, set once both exist
-        self.delivered_per_bin = [0] * (n_bins + 1)
-        self.n_bins = n_bins + 1
-        self.bin_rate = 1.0 / bin_width
+        self.deliveries = TimeBins(n_bins + 1, bin_width)
         self.ce = 0                        # CE-marked segments not yet echoed (RFC 3168)
         self.deliver_ce = None             # the sender's on_ack_ce, for ACKs that echo marks
 
@@ -93,9 +93,12 @@ class Receiver:
         if seq == self.rcv_nxt and not (self.ooo or self.recent or self.delayed or self.ce):
             # the common case, in order with nothing held: an ACK at once, no SACK
             self.rcv_nxt = nxt = seq + 1
-            b = int(t * self.bin_rate)
-            if b < self.n_bins:
-                self.delivered_per_bin[b] += 1
+            deliveries = self.deliveries
+            x = t * deliveries.rate
+            if x < deliveries.bin_next:  # in the current trace bin (TimeBins)
+                deliveries.in_bin += 1
+            else:
+                deliveries.count(x, 1)
             heappush(self.heap, (t + self.back, self.next_id(), self.deliver_ack, (nxt, ())))
             return
         if self.held and t >= self.held_until:  # the delayed-ACK timer went first
@@ -111,9 +114,7 @@ class Receiver:
             while ooo and nxt in ooo:
                 ooo.remove(nxt)
                 nxt += 1
-            b = int(t * self.bin_rate)
-            if b < self.n_bins:
-                self.delivered_per_bin[b] += nxt - self.rcv_nxt
+            self.deliveries.at(t, nxt - self.rcv_nxt)
             self.rcv_nxt = nxt
         elif seq > nxt:
             self.ooo.add(seq)
