@@ -94,8 +94,7 @@ class LinkState:
         queue = self.queue
         while queue and queue[0] <= t:
             queue.popleft()
-        waiting = len(queue) - 1 if queue else 0  # the head is in service
-        if waiting >= self.limit and queue:
+        if len(queue) > self.limit:  # full: limit waiting, and the head in service
             self.drops += 1
             self.last_drop_early = False
             return -1.0

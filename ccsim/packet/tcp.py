@@ -306,10 +306,10 @@ class Sender:
         una = self.snd_una
         now = self.clock.now
         newly_sacked = released = 0
-        detector = self.detector
         lost_retransmission = False
         board = self.scoreboard
         if board is not None:
+            detector = self.detector
             new = _NO_RANGES
             if blocks or board.blocks:  # else there is nothing to record or release
                 new = [] if detector is not None else None
@@ -403,7 +403,7 @@ class Sender:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
-        if self.in_recovery or detector is not None:
+        if self.in_recovery or self.detector is not None:
             self.send(now)
             return
         if not (self.pace_pending and self.cc.pacing_rate):  # else the pacing timer sends
