@@ -403,11 +403,29 @@ class Sender:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
             self.recovery.enter(self)
-        if self.in_recovery or self.detector is not None:
-            self.send(now)
+        cc, nxt = self.cc, self.snd_nxt
+        if self.in_recovery or self.snd_una < self.recover or cc.pacing_rate \
+                or nxt < self.high_tx:
+            self.send(now)  # recovery, the loss phase after a timeout, pacing, going back
             return
-        if not (self.pace_pending and self.cc.pacing_rate):  # else the pacing timer sends
-            self._send_window(now)  # send(), for the common case
+        # the steady state: new data as the window allows, ACK-clocked (send(), inline)
+        window = cc.cwnd
+        if window > self.rwnd:
+            window = self.rwnd
+        una, end = self.snd_una, self.end_seq
+        if nxt - una + 1 <= window and nxt < end:  # _transmit, inline
+            sent, send_segment, detector = self.sent, self._send_segment, self.detector
+            delivered, delivered_time = self.delivered, self.delivered_time
+            index = self.transmissions
+            while nxt - una + 1 <= window and nxt < end:
+                index += 1
+                sent[nxt] = (now, False, delivered, delivered_time, index)
+                if detector is not None:
+                    detector.on_sent(index, nxt)
+                send_segment(nxt, now)
+                nxt += 1
+            self.transmissions = index
+            self.high_tx = self.snd_nxt = nxt
         if self.deadline is None and self.high_tx > self.snd_una:
             self.restart_timer()
 
@@ -470,26 +488,13 @@ class Sender:
             self._send_paced(now, window)
             return
         nxt, una, end = self.snd_nxt, self.snd_una, self.end_seq
-        if nxt < self.high_tx:  # going back after a timeout: resend first
+        if nxt < self.high_tx:  # going back after a timeout: resend what the receiver lacks
             board = self.scoreboard
             if board is not None and board.blocks:
                 nxt = self._resend_unsacked(nxt, window, now)
-            while nxt < self.high_tx and nxt - una + 1 <= window and nxt < end:
-                self._transmit(nxt, now)
-                nxt += 1
-        if nxt - una + 1 <= window and nxt < end:  # new data: _transmit, inline
-            sent, send_segment, detector = self.sent, self._send_segment, self.detector
-            delivered, delivered_time = self.delivered, self.delivered_time
-            index = self.transmissions
-            while nxt - una + 1 <= window and nxt < end:
-                index += 1
-                sent[nxt] = (now, False, delivered, delivered_time, index)
-                if detector is not None:
-                    detector.on_sent(index, nxt)
-                send_segment(nxt, now)
-                nxt += 1
-            self.transmissions = index
-            self.high_tx = nxt
+        while nxt - una + 1 <= window and nxt < end:  # then the rest, and new data
+            self._transmit(nxt, now)
+            nxt += 1
         self.snd_nxt = nxt
 
     def _send_marked_first(self, now: float) -> None:
