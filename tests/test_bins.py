@@ -1,8 +1,6 @@
 """TimeBins: lazy per-bin counts give what adding to each bin at once gives."""
 
 from __future__ import annotations
-
-import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
