@@ -1,6 +1,7 @@
 """TimeBins: lazy per-bin counts give what adding to each bin at once gives."""
 
 from __future__ import annotations
+
 from hypothesis import given
 from hypothesis import strategies as st
 
