@@ -274,3 +274,16 @@ def test_delivery_rate_is_sampled_only_for_laws_that_ask(scratch_registry):
         assert len(rates) > 10 and all(r is not None and 0 < r for r in rates)
         late = rates[len(rates) // 2:]  # past slow start: the bottleneck sets the pace
         assert max(late) < 1.5 * 10e6 and sum(late) / len(late) > 0.5 * 10e6
+
+
+def test_not_sampled_is_one_object_through_pickling_and_copies():
+    # ccsim.testing snapshots events with copy; sweeps pickle across workers:
+    # `rate is NOT_SAMPLED` must keep its meaning through both
+    import copy
+    import pickle
+
+    from ccsim.algorithms import NOT_SAMPLED
+    assert pickle.loads(pickle.dumps(NOT_SAMPLED)) is NOT_SAMPLED
+    assert copy.deepcopy(NOT_SAMPLED) is NOT_SAMPLED
+    with pytest.raises(TypeError, match="samples_delivery_rate"):
+        bool(NOT_SAMPLED)

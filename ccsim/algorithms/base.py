@@ -48,6 +48,9 @@ class _NotSampled:
     def __repr__(self) -> str:
         return "NOT_SAMPLED"
 
+    def __reduce__(self) -> str:
+        return "NOT_SAMPLED"  # pickled and copied as the one module-level instance
+
     def _refuse(self, *_: object) -> Any:
         raise TypeError("Ack.delivery_rate is NOT_SAMPLED: the engines sample the delivery "
                         "rate only for window laws that read it; set the class attribute "
