@@ -62,6 +62,7 @@ for _name in ("__bool__", "__float__", "__int__", "__index__", "__round__", "__l
               "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
               "__pow__", "__rpow__", "__neg__", "__pos__", "__abs__"):
     setattr(_NotSampled, _name, _NotSampled._refuse)
+del _name
 
 NOT_SAMPLED = _NotSampled()
 """:attr:`Ack.delivery_rate` for a law that does not set
