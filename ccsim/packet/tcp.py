@@ -53,7 +53,7 @@ class Receiver:
     """
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "dsack", "delayed",
-                 "ack_delay", "held", "held_until", "back", "clock", "heap", "next_id",
+                 "ack_delay", "held", "held_until", "timer_at", "back", "clock", "heap", "next_id",
                  "deliver_ack", "deliveries", "ce", "deliver_ce")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
@@ -72,6 +72,7 @@ class Receiver:
         self.ack_delay = ack_delay         # longest an ACK is held (s)
         self.held = 0                      # in-order segments not yet acknowledged
         self.held_until = 0.0              # when the held ACK must go (s)
+        self.timer_at: float | None = None  # the pending delayed-ACK timer event (s)
         self.back = back                   # ACK travel time back to the sender (s)
         self.clock = clock
         self.heap, self.next_id = clock.heap, clock.next_id  # where ACKs are scheduled
@@ -128,12 +129,24 @@ class Receiver:
             self._ack(t)
         else:
             self.held = 1
-            self.held_until = t + self.ack_delay
-            self.clock.schedule(self.held_until, self._timer, self.held_until)
+            self.held_until = until = t + self.ack_delay
+            if self.timer_at is None:  # else the pending one, due earlier, re-arms itself
+                self.timer_at = until
+                self.clock.schedule(until, self._timer, until)
 
-    def _timer(self, deadline: float) -> None:
-        if self.held and self.held_until == deadline:
-            self._ack(deadline)
+    def _timer(self, at: float) -> None:
+        """The delayed-ACK timer: one event per receiver at a time. At the
+        held ACK's deadline it sends the ACK; earlier (its ACK went out with
+        the next segment, and a later one is held now) it re-arms itself at
+        the new deadline, so holding an ACK costs no event of its own."""
+        self.timer_at = None
+        if not self.held:
+            return
+        if self.held_until == at:
+            self._ack(at)
+        else:
+            self.timer_at = until = self.held_until
+            self.clock.schedule(until, self._timer, until)
 
     def _ack(self, t: float, dsack: tuple[int, int] | None = None) -> None:
         """Send an ACK at ``t``: the cumulative ACK and the SACK blocks, a
