@@ -50,6 +50,7 @@ class HookLaw(FluidLaw):
         self.laws = [flow.make_algorithm() for flow in flows]
         self.packet_bits = list(packet_bits)
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
+        self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, if the law reads it
 
     def start(self, f: FlowArrays, m: np.ndarray) -> None:
         for i in np.flatnonzero(m):
@@ -77,7 +78,7 @@ class HookLaw(FluidLaw):
             if self.wants_rtt:
                 cc.on_rtt(RttSample(now, rtt, min_rtt, srtt, inflight))
             rate = (n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
-                    if cc.samples_delivery_rate else NOT_SAMPLED)
+                    if self.samples_rate else NOT_SAMPLED)
             if cc.cwnd < cc.ssthresh:
                 n *= LN2
             cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered, rate))
