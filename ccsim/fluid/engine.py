@@ -52,6 +52,7 @@ from ..errors import CcsimError, ScenarioError
 from ..scenario import RED, Scenario
 from . import draws
 from .hooks import HookLaw
+from .params import ParamView, split_names
 
 __all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
 
@@ -126,12 +127,27 @@ def _refuse(sc: Scenario, i: int) -> None:
 
 
 class _Group:
-    """Flows of one window law with one set of parameters: a contiguous slice."""
+    """Flows of one window law: a contiguous slice, one fluid-law instance.
+    ``view``: the parameters as arrays over the slice (None when its flows
+    share one parameter set)."""
 
-    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str) -> None:
-        self.law, self.lo, self.hi, self.name = law, lo, hi, name
+    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str,
+                 view: ParamView | None = None) -> None:
+        self.law, self.lo, self.hi, self.name, self.view = law, lo, hi, name, view
         self.f = FlowArrays()
         self.alive = True  # some scenario of the group's flows still runs
+
+    def call(self, method: str, m: np.ndarray, *args) -> None:
+        """``law.method(f, m, *args)`` with the parameters of the flows in ``m``."""
+        law = self.law
+        if self.view is None:
+            getattr(law, method)(self.f, m, *args)
+            return
+        law.cc = self.view.masked(m)
+        try:
+            getattr(law, method)(self.f, m, *args)
+        finally:
+            law.cc = self.view
 
 
 class FluidEngine:
@@ -162,10 +178,34 @@ class FluidEngine:
     def _setup(self) -> None:
         scs = self.scenarios
         S = len(scs)
-        entries = []  # (group key, scenario, flow index)
+        # one window-law instance per algorithm and parameter set; flows of one
+        # algorithm share a group (and a fluid law) unless their parameters
+        # differ in ways the law cannot take as arrays (see .params)
+        instances: dict[tuple[str, str], object] = {}
+        for sc in scs:
+            for flow in sc.flows:
+                pkey = (flow.algorithm, repr(flow.params))
+                if pkey not in instances:
+                    instances[pkey] = flow.make_algorithm()
+        signature: dict[tuple[str, str], str] = {}
+        by_alg: dict[str, list[tuple[str, str]]] = {}
+        for pkey in instances:
+            by_alg.setdefault(pkey[0], []).append(pkey)
+        for alg, pkeys in by_alg.items():
+            law_cls = vars(get_algorithm(alg)).get("fluid")
+            if law_cls is None:  # the hooks route: one group per parameter set
+                for pkey in pkeys:
+                    signature[pkey] = pkey[1]
+                continue
+            split = split_names([instances[k] for k in pkeys], law_cls.scalar_params)
+            for pkey in pkeys:
+                own = vars(instances[pkey])
+                signature[pkey] = repr([(n, own.get(n)) for n in split])
+        entries = []  # (group key, scenario, flow index, parameter set)
         for s, sc in enumerate(scs):
             for j, flow in enumerate(sc.flows):
-                entries.append(((flow.algorithm, repr(flow.params)), s, j))
+                pkey = (flow.algorithm, repr(flow.params))
+                entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))
         entries.sort(key=lambda e: (e[0], e[1], e[2]))
         F = len(entries)
         self.S, self.F = S, F
@@ -284,17 +324,21 @@ class FluidEngine:
             hi = k
             while hi < F and entries[hi][0] == key:
                 hi += 1
-            sc = scs[entries[k][1]]
-            flow = sc.flows[entries[k][2]]
             cls = classes[k]
             law_cls = vars(cls).get("fluid")
-            cc = flow.make_algorithm()
+            pkeys = list(dict.fromkeys(e[3] for e in entries[k:hi]))
+            cc = instances[pkeys[0]]
+            view = None
+            if len(pkeys) > 1:  # parameters that differ: arrays over the group's flows
+                where = {p: n for n, p in enumerate(pkeys)}
+                view = ParamView([instances[p] for p in pkeys],
+                                 np.array([where[e[3]] for e in entries[k:hi]]))
             if law_cls is None:
                 law = HookLaw(cc, [scs[e[1]].flows[e[2]] for e in entries[k:hi]],
                               [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]])
             else:
-                law = law_cls(cc)
-            g = _Group(law, k, hi, cls.__name__)
+                law = law_cls(view if view is not None else cc)
+            g = _Group(law, k, hi, cls.__name__, view)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "h", "now"):
@@ -353,9 +397,9 @@ class FluidEngine:
             bar.update(total - bar.n)
             bar.close()
         wall = time.perf_counter() - wall
-        from .results import assemble
+        from .results import assemble_batch
 
-        return [assemble(self, s, wall / self.S) for s in range(self.S)]
+        return assemble_batch(self, wall / self.S)
 
     def _step(self) -> bool:
         """Advance every live scenario by its own step; False once all are done."""
@@ -596,14 +640,14 @@ class FluidEngine:
             if m.any():
                 for name, value in g.law.state.items():
                     getattr(g.f, name)[m] = value
-                g.law.start(g.f, m)
+                g.call("start", m)
 
     def _loss(self, mask: np.ndarray, kind: str) -> None:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
         for g in self.groups:
             m = mask[g.lo:g.hi]
             if m.any():
-                g.law.on_loss(g.f, m, kind)
+                g.call("on_loss", m, kind)
         bad = mask & ~(self.ssthresh >= 1.0)
         if bad.any():
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
