@@ -221,6 +221,8 @@ class CubicFluid(FluidLaw):
     ``K``, fast convergence and the timeout rule are the window law's.
     """
 
+    long_steps = True  # relaxes exactly towards W_cubic(t + RTT)
+
     state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
              "css_until": math.nan, "hystart_over": 0.0}
 

@@ -135,6 +135,11 @@ class FluidLaw:
     scalar_params: ClassVar[tuple[str, ...]] = ()
     #: Whether the law may set ``pacing`` (the engine skips pacing otherwise).
     paces: ClassVar[bool] = False
+    #: Whether :meth:`grow` is exact (a closed form) over steps of several
+    #: RTTs in congestion avoidance, so that the engine may take long steps
+    #: between loss events (up to its ``max_step``). Laws that sample or
+    #: decide once per step keep the short steps.
+    long_steps: ClassVar[bool] = False
 
     def __init__(self, cc: "CongestionControl") -> None:
         self.cc = cc

@@ -165,6 +165,8 @@ class HighSpeedFluid(FluidLaw):
     and exact for a step table except within that distance above a step.
     """
 
+    long_steps = True  # a(w) moves a fraction of a percent per RTT
+
     scalar_params = ("*",)  # a(w), b(w) are tabulated per instance
 
     _GRID_RATIO = 1.0005

@@ -119,6 +119,8 @@ class ScalableFluid(FluidLaw):
     the rule below it.
     """
 
+    long_steps = True  # exponential, integrated exactly
+
     scalar_params = ("*",)  # the rule is tabulated per instance
 
     _GRID_RATIO = 1.001

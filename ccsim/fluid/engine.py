@@ -54,10 +54,17 @@ from . import draws
 from .hooks import HookLaw
 from .params import ParamView, split_names
 
-__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
+__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP", "MAX_STEP"]
 
 STEP = 0.25
 """Default step as a fraction of the smallest current RTT of a scenario."""
+
+MAX_STEP = 4.0
+"""Default longest step (RTTs) between loss events: a scenario whose flows
+are all in congestion avoidance with laws that have a closed form
+(``FluidLaw.long_steps``), no loss on its way and no RED or random loss,
+steps up to this many RTTs, and no further than half the time its windows'
+growth needs to fill pipe and buffer, nor past its next event."""
 
 MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
@@ -157,21 +164,29 @@ class FluidEngine:
         scenarios: the batch.
         step: step as a fraction of each scenario's smallest current RTT.
         min_step: shortest step as a fraction of each scenario's duration.
+        max_step: longest step (RTTs) of a scenario between loss events, when
+            its laws integrate long steps exactly (``FluidLaw.long_steps``);
+            ``max_step=step`` keeps every step at ``step``.
         traces: record the time series (cwnd, ssthresh, RTT, goodput, queue);
             without them a result's ``traces`` is empty and the batch needs
             memory for its summaries only.
     """
 
     def __init__(self, scenarios: Sequence[Scenario], *, step: float = STEP,
-                 min_step: float = MIN_STEP, traces: bool = True) -> None:
+                 min_step: float = MIN_STEP, max_step: float = MAX_STEP,
+                 traces: bool = True) -> None:
         if not (isinstance(step, (int, float)) and 0 < step <= 1):
             raise ScenarioError("step", step, "a fraction of the RTT in (0, 1]")
         if not (isinstance(min_step, (int, float)) and 0 < min_step <= 0.1):
             raise ScenarioError("min_step", min_step, "a fraction of the duration in (0, 0.1]")
+        if not (isinstance(max_step, (int, float)) and step <= max_step <= 64):
+            raise ScenarioError("max_step", max_step,
+                                f"RTTs from step ({step!r}) to 64")
         for i, sc in enumerate(scenarios):
             _refuse(sc, i)
         self.scenarios = list(scenarios)
-        self.step, self.min_step, self.traces = float(step), float(min_step), traces
+        self.step, self.min_step, self.max_step = float(step), float(min_step), float(max_step)
+        self.traces = traces
         self._setup()
 
     # -- setup -------------------------------------------------------------------
@@ -358,6 +373,14 @@ class FluidEngine:
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
+        # scenarios that may take long steps: every law has a closed form,
+        # and neither RED nor random loss needs sampling within the step
+        short_law = np.zeros(F, bool)
+        for g in self.groups:
+            short_law[g.lo:g.hi] = not g.law.long_steps
+        self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~self.is_red
+                        & (self.p_loss == 0) & (self.max_step > self.step))
+        self.h_last = np.ones(S)
         self.red = bool(self.is_red.any())
         self.lossy = bool((self.p_loss > 0).any())
         self.sized = bool(np.isfinite(self.size).any())
@@ -413,6 +436,8 @@ class FluidEngine:
         h = self.step * (self.d_min + self.q / C)
         in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
+        if self.long_ok.any():
+            h = self._long_steps(h, in_ss)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
         if (tf >= self.wake).any():  # flows open or stop, timers fire, losses are detected
@@ -519,6 +544,7 @@ class FluidEngine:
         if self.traces and (t_new > self.next_sample).any():
             self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
         self.q = q_new
+        np.copyto(self.h_last, h, where=live)
         self.t = np.where(live, t_new, t)
         self.steps += live
         if not (self.t < self.end_of_run).all() and (live & (self.t >= self.end_of_run)).any():
@@ -526,6 +552,34 @@ class FluidEngine:
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
         return True
+
+    def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
+        """Longer steps for calm scenarios: no flow in slow start, in recovery,
+        waiting for its timer or with a loss on its way, and laws that
+        integrate long steps exactly. Up to ``max_step`` RTTs, half the time
+        the windows' growth (at the last step's rate) needs to fill pipe and
+        buffer, and no further than the scenario's next event: near a loss
+        the step is the usual fraction of the RTT."""
+        scen, S = self.scen, self.S
+        t_f = self.t[scen]
+        busy = self.pending | (self.rec_until > t_f) | (self.started & ~self.done & ~self.sending)
+        calm = self.long_ok & (in_ss == 0) & (np.bincount(scen, busy, S) == 0)
+        if not calm.any():
+            return h
+        C = self.C
+        # in flight as the step will begin: the whole window (a long step's
+        # deliveries exceed what was in flight at its start)
+        window = np.maximum(self.outstanding, np.minimum(self.cwnd, self.path_cap) * self.sending)
+        headroom = self.B + C * self.d_min - np.bincount(scen, window - self.ghost, S)
+        # growth at the last step's rate, and at least a segment per RTT per
+        # flow (the step after a recovery saw none)
+        active = self.started & ~self.done
+        rate = np.maximum(np.bincount(scen, self.growth, S) / self.h_last,
+                          np.bincount(scen, active / self.tau, S))  # segments/s
+        t_full = headroom / rate
+        h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C), 0.5 * t_full),
+                            self.wake_s - self.t)
+        return np.where(calm, np.maximum(h, h_long), h)
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
     def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
@@ -579,6 +633,8 @@ class FluidEngine:
         self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
                                        np.where(active, self.stop, np.inf),
                                        np.where(active, self.rto_until, np.inf), detect])
+        self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
+        np.minimum.at(self.wake_s, self.scen, self.wake)
 
     def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
         """Whole lost packets this step: a flow's first starts its detection clock."""
