@@ -295,6 +295,7 @@ class FluidEngine:
         self.lost = np.zeros(F)                # losses in the window being detected
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
+        self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
         self.backoff = np.zeros(F)
@@ -617,6 +618,10 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+        # recoveries that outlast the retransmission timer end in a timeout
+        late = active & (tf >= self.rec_timeout)
+        if late.any():
+            self._recovery_timeout(late, tf)
         # losses detected now (one RTT after the first drop of a window)
         due = self.pending & active & (tf >= self.t_detect) & (tf >= self.rec_until) \
             & ~np.isfinite(self.rto_until)
@@ -632,7 +637,8 @@ class FluidEngine:
         detect = np.where(self.pending, np.maximum(self.t_detect, self.rec_until), np.inf)
         self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
                                        np.where(active, self.stop, np.inf),
-                                       np.where(active, self.rto_until, np.inf), detect])
+                                       np.where(active, self.rto_until, np.inf),
+                                       np.where(active, self.rec_timeout, np.inf), detect])
         self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
         np.minimum.at(self.wake_s, self.scen, self.wake)
 
@@ -691,6 +697,7 @@ class FluidEngine:
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
         self.rec_until[newly] = 0.0
+        self.rec_timeout[newly] = np.inf
         for g in self.groups:
             m = newly[g.lo:g.hi]
             if m.any():
@@ -746,13 +753,18 @@ class FluidEngine:
                                        np.minimum(self.cwnd, self.ssthresh))[fast]
             rounds = np.where(self.multi_rtts | self.multi_halve, np.maximum(lost, 1.0), 1.0)
             self.rec_until[fast] = (tf + rounds * self.tau)[fast]
+            # NewReno (RFC 6582, the "Impatient" variant the packet engine and
+            # Linux follow) restarts the timer at the first partial ACK only:
+            # a recovery of one RTT per hole that outlasts it ends in a timeout
+            rto = self._rto()
+            outlast = fast & self.multi_rtts & ((rounds - 1.0) * self.tau > rto)
+            self.rec_timeout[outlast] = (tf + self.tau + rto)[outlast]
+            self.rec_until[outlast] = self.rec_timeout[outlast]
             self.recoveries[fast] += np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)[fast]
             self.retransmits[fast] += lost[fast]
             self.backoff[fast] = 0.0
         if timeout.any():
-            rto = np.where(self.ack_sum == 0, self.initial_rto[self.scen],
-                           self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
-            rto = np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
+            rto = self._rto()
             # the window never recovered from the previous timeout: back off
             again = cwnd <= 2.0 * self.loss_window
             self.backoff[timeout] = np.where(again, self.backoff + 1.0, 0.0)[timeout]
@@ -767,6 +779,29 @@ class FluidEngine:
         self.pending[due] = False
         self.lost[due] = 0.0
         self.t_detect[due] = np.inf
+
+    def _rto(self) -> np.ndarray:
+        """Each flow's retransmission timeout now, before backoff (RFC 6298)."""
+        rto = np.where(self.ack_sum == 0, self.initial_rto[self.scen],
+                       self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
+        return np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
+
+    def _recovery_timeout(self, late: np.ndarray, tf: np.ndarray) -> None:
+        """Flows in ``late`` were still in recovery when their timer fired:
+        a timeout (RFC 5681 §3.1) — ssthresh from FlightSize, the loss
+        window, and the holes not yet repaired sent again from the first."""
+        self._loss(late, "timeout")
+        self._note(late, tf, "timeout")
+        self.cwnd[late] = self.loss_window[late]
+        self.outstanding[late] = 0.0
+        self.ghost[late] = 0.0
+        self.retransmits[late] += self.lost[late]
+        self.lost[late] = 0.0
+        self.pending[late] = False
+        self.t_detect[late] = np.inf
+        self.timeouts[late] += 1
+        self.rec_timeout[late] = np.inf
+        self.rec_until[late] = tf[late]
 
     def _queue(self, inflight: np.ndarray) -> np.ndarray:
         """The queue (packets) the flows' data in flight implies, unbounded by
