@@ -7,7 +7,7 @@ import json
 import math
 import os
 import traceback
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import pandas as pd
 
@@ -229,10 +229,39 @@ def load_traces(store: str | os.PathLike[str], key: str, mode: str = "packet") -
         text = db.traces(key, label, meta.get("version", _version()))
     if text is None:
         raise ScenarioError("key", key, f"a scenario whose {mode} traces are in {store}")
+    return _traces_frame(text)
+
+
+def _traces_frame(text: str) -> pd.DataFrame:
+    """A stored traces record as :attr:`ccsim.Result.traces` has it."""
+    from ..results import TRACE_VARIABLES
+
     data = json.loads(text)
     out = pd.DataFrame({"time": data["time"], "flow": pd.array(data["flow"], dtype="Int64"),
                         "variable": data["variable"], "value": data["value"]})
-    from ..results import TRACE_VARIABLES
-
-    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES))
+    # the engines' own variables (inflight, reverse_queue) after the usual ones
+    extra = sorted(set(out["variable"]) - set(TRACE_VARIABLES))
+    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES) + extra)
     return out
+
+
+def stored_traces(store: str | os.PathLike[str], mode: str | None = None
+                  ) -> Iterator[tuple[int, str, str, pd.DataFrame]]:
+    """``(position, key, mode, traces)`` for every scenario of the store's
+    last sweep whose traces it holds (of engine ``mode``, or every engine),
+    in the sweep's order, one at a time."""
+    with Store(store, create=False) as db:
+        meta = db.meta()
+        if not meta:
+            raise ScenarioError("store", os.fspath(store), "a store a sweep has written to")
+        engines = [tuple(e) for e in meta["engines"]]
+        if mode is not None:
+            if mode not in dict(engines):
+                raise ScenarioError("mode", mode, "an engine of this sweep: "
+                                    + ", ".join(m for m, _ in engines))
+            engines = [(m, e) for m, e in engines if m == mode]
+        for position, key, _, _ in db.points():
+            for m, engine in engines:
+                text = db.traces(key, engine, meta["version"])
+                if text is not None:
+                    yield position, key, m, _traces_frame(text)
