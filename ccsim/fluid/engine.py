@@ -812,8 +812,9 @@ class FluidEngine:
             before_credit = np.floor(self.mark_credit)
             self.mark_credit += new * ~rnd
             k += np.floor(self.mark_credit) - before_credit
-        react = (k > 0) & ~self.echo_law & self.sending & ~self.pending \
-            & (tf >= self.rec_until) & (tf >= self.cwr_until)
+        # a loss not yet detected does not stop it: the sender does not know of it
+        react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
+            & (tf >= self.cwr_until)
         if react.any():
             for g in self.groups:
                 m = react[g.lo:g.hi]
