@@ -66,7 +66,8 @@ def scenario_gaps(table: pd.DataFrame) -> pd.DataFrame:
     ok = table[table["error"] == ""] if "error" in table.columns else table
     fluid = ok[ok["mode"] == "fluid"].set_index(["scenario", "flow"])
     packet = ok[ok["mode"] == "packet"].set_index(["scenario", "flow"])
-    both = fluid.join(packet, how="inner", lsuffix="_f", rsuffix="_p")
+    both = pd.merge(fluid, packet, how="inner", left_index=True, right_index=True,
+                    suffixes=("_f", "_p"))
     if both.empty:
         raise ScenarioError("table", f"a table of {len(table)} rows without a scenario run "
                             "in both engines",
