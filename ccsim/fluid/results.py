@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..results import (TRACE_VARIABLES, Result, _tidy, events_table, shares_and_metrics,
                        summary_frame)
+from .regimes import weak_regimes
 
 if TYPE_CHECKING:
     from .engine import FluidEngine
@@ -32,6 +33,7 @@ class FluidResult(Result):
         self.scenario = e.scenarios[s]
         self.mode = "fluid"
         self.metrics = metrics
+        self.warnings = weak_regimes(self.scenario)
         self._source: tuple[Any, int, np.ndarray] | None = (e, s, share)
         self._tables: dict[str, pd.DataFrame] = {}
 
@@ -61,7 +63,7 @@ class FluidResult(Result):
 
     def __reduce__(self):
         return (Result, (self.scenario, self.mode, self.summary, self.metrics, self.traces,
-                         self.events))
+                         self.events, self.warnings))
 
 
 def assemble_batch(e: "FluidEngine", wall_time: float) -> list[Result]:
@@ -84,6 +86,8 @@ def assemble_batch(e: "FluidEngine", wall_time: float) -> list[Result]:
                                             t0s[s], t1s[s])
         metrics.update({"drops": drops[s], "losses": losses[s], "data_packets": sent[s],
                         "steps": steps[s], "batch": e.S, "wall_time": wall_time})
+        if any(flow.ecn for flow in sc.flows):  # CE marks, as the packet engine reports them
+            metrics["marks"] = int(round(float(e.marks[s])))
         out.append(FluidResult(e, s, metrics, share))
     return out
 
