@@ -155,7 +155,7 @@ class PacketEngine:
                 receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
             self.senders.append(sender)
             self.receivers.append(receiver)
-            clock.schedule(flow.start, Sender.start, sender)
+            clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
             if flow.stop is not None and flow.stop < sc.duration:
                 clock.schedule(flow.stop, Sender.stop, sender)
         self.times = np.arange(n_bins) * dt
