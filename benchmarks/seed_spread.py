@@ -5,12 +5,15 @@ Run from the repository root (one worker by default):
 
     python benchmarks/seed_spread.py [--seeds 5] [--workers N] [--mode packet]
 
-For each scenario, loss-free drop-tail dumbbells, and each setting — nothing
-random (``start_jitter=0``), the default start jitter (each flow opens up to
-one of its RTTs late), the send overhead alone (``Flow.overhead`` of one
-bottleneck packet time, Floyd & Jacobson 1992) and both — it prints the first
-flow's share over the seeds (mean, min, max, standard deviation), its mean
-timeouts, and how many seeds gave distinct shares.
+For each scenario, loss-free drop-tail dumbbells, and each setting —
+nothing random (``start_jitter=0, ack_jitter=0``), the start jitter alone
+(each flow opens up to one of its RTTs late), the ACK jitter alone (each
+segment reaches its receiver up to one bottleneck packet time late), the
+default (both), and Floyd & Jacobson's send overhead of one bottleneck packet
+time (``Flow.overhead``, both jitters off) — it prints the first flow's share
+over the seeds (mean, min, max, standard deviation), its mean timeouts, and
+how many seeds gave distinct shares. The fluid engine has no segments to
+delay: with ``--mode fluid`` only the start jitter is compared.
 
 * guide: docs/guide.md's sweep base, Reno against CUBIC, 10 Mbit/s, 20 ms,
   one BDP, 10 s.
@@ -41,12 +44,14 @@ SCENARIOS = {
 
 
 def settings(sc: ccsim.Scenario) -> dict[str, ccsim.Scenario]:
-    """The scenario with nothing random, the start jitter, the overhead, both."""
+    """The scenario without randomness, with each jitter, both, the overhead."""
     tx = sc.packet_size * 8.0 / sc.links[sc.bottleneck].rate  # one bottleneck packet time
     over = [dataclasses.replace(f, overhead=tx) for f in sc.flows]
-    return {"none": sc.replace(start_jitter=0), "start jitter": sc,
-            "overhead": sc.replace(start_jitter=0, flows=over),
-            "both": sc.replace(flows=over)}
+    return {"none": sc.replace(start_jitter=0, ack_jitter=0),
+            "start jitter": sc.replace(ack_jitter=0),
+            "ack jitter": sc.replace(start_jitter=0),
+            "default": sc,
+            "overhead": sc.replace(start_jitter=0, ack_jitter=0, flows=over)}
 
 
 def main() -> None:

@@ -97,7 +97,8 @@ def _time(value: Any, field: str, *, positive: bool) -> float:
     return seconds
 
 
-_START_JITTER = 2  # the start jitter's stream (1: the packet engine's send overhead)
+_START_JITTER = 2  # the start jitter's stream (1: the packet engine's send overhead,
+#                   3: its ACK jitter)
 _MASK = (1 << 64) - 1
 
 
@@ -470,12 +471,13 @@ class Scenario:
     limited_transmit: bool = False
     tail_loss_probe: bool = False
     start_jitter: float | None = None
+    ack_jitter: float | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = (
         "mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
         "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
         "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe",
-        "start_jitter")
+        "start_jitter", "ack_jitter")
 
     def __post_init__(self) -> None:
         links = tuple(self.links) if isinstance(self.links, Iterable) else None
@@ -567,10 +569,14 @@ class Scenario:
                                         f"its start to its {'end' if end == duration else 'stop'}",
                                         "None (the default) bounds each flow's jitter by its "
                                         "RTT and its own time")
+        ack_jitter = self.ack_jitter
+        if ack_jitter is not None:
+            ack_jitter = _time(ack_jitter, "ack_jitter", positive=False)
         _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
              bottleneck=int(bottleneck), mss=mss, header=header,
              initial_window=iw, rwnd=rwnd, trace_interval=interval,
-             rtt_granularity=granularity, start_jitter=jitter, **times)
+             rtt_granularity=granularity, start_jitter=jitter, ack_jitter=ack_jitter,
+             **times)
 
     # -- derived quantities (all computed, none stored) --------------------------
     @property
@@ -632,6 +638,14 @@ class Scenario:
         if bound <= 0.0:
             return flow.start
         return flow.start + bound * _uniform(self.seed, _START_JITTER, i)
+
+    @property
+    def ack_wait(self) -> float:
+        """The bound of each segment's receiving delay in force (s):
+        :attr:`ack_jitter`, or by default one packet time at the bottleneck."""
+        if self.ack_jitter is not None:
+            return self.ack_jitter
+        return self.packet_size * 8.0 / self.links[self.bottleneck].rate
 
     def bdp_packets(self, i: int = 0) -> float:
         """Bandwidth-delay product of flow ``i`` at the slowest link it
@@ -724,12 +738,13 @@ class Scenario:
                   # when given, reverse only when on: keys of scenarios from
                   # before them stay
                   "params": dict(flow.params)} for flow in self.flows]
-        # tail_loss_probe only when on, start_jitter only when not the default:
+        # tail_loss_probe only when on, the jitters only when not the default:
         # keys of scenarios from before them stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                    if f.name not in ("links", "flows")
                    and (f.name != "tail_loss_probe" or self.tail_loss_probe)
-                   and (f.name != "start_jitter" or self.start_jitter is not None)}
+                   and (f.name not in ("start_jitter", "ack_jitter")
+                        or getattr(self, f.name) is not None)}
         return {"schema": SCHEMA, **scalars, "links": links, "flows": flows}
 
     @classmethod
