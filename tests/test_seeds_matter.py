@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import ccsim
-from ccsim.errors import IdenticalSeedsWarning
+from ccsim import IdenticalSeedsWarning
 from tests.test_golden import fingerprint
 
 
