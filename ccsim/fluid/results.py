@@ -97,22 +97,23 @@ def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray) -> pd
     sc = e.scenarios[s]
     rows = []
     for i, flow in zip(idx, sc.flows):
+        start = float(e.start[i])  # its start jitter included (Scenario.flow_start)
         end = float(e.end_time[i]) if not math.isnan(e.end_time[i]) else \
             min(sc.duration, math.inf if flow.stop is None else flow.stop)
         delivered_bytes = float(e.delivered[i]) * sc.mss
         if flow.size is not None:
             delivered_bytes = min(delivered_bytes, flow.size)
-        span = end - flow.start
+        span = end - start
         done = e.done_at[i]
         rows.append({
-            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": flow.start,
+            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": start,
             "end": end, "base_rtt": sc.flow_rtt(int(e.jidx[i])),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
             "retransmits": int(e.retransmits[i]), "timeouts": int(e.timeouts[i]),
             "recoveries": int(e.recoveries[i]),
             "mean_rtt": float(e.rtt_sum[i] / e.ack_sum[i]) if e.ack_sum[i] > 0 else math.nan,
-            "fct": float(done - flow.start) if flow.size is not None and not math.isnan(done)
+            "fct": float(done - start) if flow.size is not None and not math.isnan(done)
             else math.nan,
         })
     return summary_frame(sc, rows, share)
