@@ -37,7 +37,7 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
         span = end - start
         done = e.done_at[i]
         rows.append({
-            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": start,
+            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": flow.start,
             "end": end, "base_rtt": sc.flow_rtt(int(e.jidx[i])),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
