@@ -378,3 +378,21 @@ def test_guide_slurm_snippet_is_valid_python():
              and isinstance(n.func, ast.Attribute)}
     assert {k.arg for k in calls["sweep"].keywords} >= {"executor", "store", "grid", "seeds"}
     assert "SLURMCluster" in code and "from dask_jobqueue import SLURMCluster" in code
+
+
+@pytest.mark.slow
+def test_guide_seeds_example_prints_what_the_guide_shows(capsys, tmp_path, monkeypatch):
+    """The guide's interval over seeds is this version's output, re-measured
+    whenever the engines change."""
+    import re
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text()
+    block = r"(?:(?!```).)*?"  # within one fenced block
+    code, shown = re.search(r"```python\n(" + block + r"print\(ccsim\.aggregate" + block
+                            + r")```\n\n```text\n(.*?)```", guide, re.S).groups()
+    exec(compile(code, "guide.md", "exec"), {"__name__": "__main__"})
+    assert capsys.readouterr().out == shown
+    widths = [float(hi) - float(lo) for *_, lo, hi in map(str.split, shown.splitlines()[1:])]
+    assert min(widths) > 0.1  # the seeds matter: an interval, not a point
