@@ -150,6 +150,7 @@ class Store:
     def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False) -> None:
         self.path = os.fspath(path)
         self.readonly = readonly
+        self.written = 0  # results committed through this connection
         exists = os.path.isfile(self.path)
         if readonly and not exists:
             raise StoreError(self.path, "an existing sweep store (.sqlite file)",
@@ -296,6 +297,7 @@ class Store:
                                     (key, engine, model, traces))
         except sqlite3.Error as exc:
             _raise(self.path, exc, "storing a result")
+        self.written += 1
 
     def records(self, *, failed: bool = True,
                 traces: bool = False) -> dict[tuple[str, str], str]:

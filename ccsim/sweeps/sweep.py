@@ -19,7 +19,7 @@ from ..scenario import Scenario
 from . import executors
 from .fingerprint import Fingerprints
 from .grid import MAX_POINTS, check_max_points, expand
-from .store import Store, StoreError, StoreWarning
+from .store import Store, StoreError, StoreFullError, StoreWarning
 from .table import assemble, dump_params
 from .work import BadRecord, WorkerDied, dumps, loads, record, run_task
 
@@ -187,9 +187,16 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         todo = {m: [k for k in scenarios if (k, e) not in records] for m, e in engines}
         _run(todo, scenarios, engines, records, db, version, model, workers, executor,
              progress, timeout, traces, runner)
-    except StoreError as exc:  # a full disk, mid-sweep: what finished goes with the error
-        exc.table = _table(layout, names, engines, records)
-        raise
+    except StoreFullError as exc:  # mid-sweep: what finished goes with the error
+        table = _table(layout, names, engines, records)
+        done = len(table.drop_duplicates(["scenario", "mode"]))
+        full = StoreFullError(exc.value, exc.allowed,
+                              f"{exc.hint}; the sweep stopped: {db.written if db else 0} "
+                              f"result(s) were stored before it, and the {done} run(s) that "
+                              "finished are in this error's .table; with room on the disk, run "
+                              "the sweep again and it resumes from what was stored")
+        full.table = table
+        raise full from None
     finally:
         if db is not None:
             db.close()
