@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import ccsim
-from ccsim.errors import IdenticalSeedsWarning
+from ccsim import IdenticalSeedsWarning
 from tests.test_golden import fingerprint
 
 
@@ -241,10 +241,12 @@ def _table(values_by_seed: dict[str, list[float]]) -> pd.DataFrame:
 
 def test_aggregate_warns_naming_a_group_whose_seeds_all_agree():
     table = _table({"1BDP": [5e6, 5e6, 5e6], "4BDP": [5e6, 5.1e6, 4.9e6]})
-    with pytest.warns(IdenticalSeedsWarning, match=r"buffer='1BDP'.*3 seeds.*start_jitter=0") \
+    with pytest.warns(IdenticalSeedsWarning,
+                      match=r"buffer='1BDP'.*3 seeds.*start_jitter=0 and ack_jitter=0") \
             as caught:
         out = ccsim.aggregate(table)
     assert len(caught) == 1 and "4BDP" not in str(caught[0].message)
+    assert caught[0].filename == __file__  # it points at the caller's line
     assert out.goodput_bps_ci_low[0] == out.goodput_bps[0]  # the zero-wide interval
 
 

@@ -117,8 +117,9 @@ def aggregate(table: pd.DataFrame, by: Iterable[str] | None = None,
     A group whose runs (two seeds or more) all gave the same value of every
     one of ``values`` raises an :class:`~ccsim.errors.IdenticalSeedsWarning`
     naming it: its interval is zero wide only because nothing in those runs
-    depended on the seed (``start_jitter=0`` with no random loss, RED or
-    ``Flow.overhead``), which says nothing of how certain the mean is.
+    depended on the seed (``start_jitter=0, ack_jitter=0`` with no random
+    loss, RED or ``Flow.overhead``), which says nothing of how certain the
+    mean is.
 
     Args:
         table: a sweep table (:func:`ccsim.sweep`, :func:`ccsim.load`).
@@ -181,8 +182,8 @@ def _warn_identical(ok: pd.DataFrame, by: list[str], values: list[str]) -> None:
         + (f", and of {'; '.join(names[1:3])}{more}," if len(names) > 1 else "")
         + " gave identical numbers, so the interval is zero wide because nothing in "
         "these runs depended on the seed, not because the mean is certain; were they run "
-        "with start_jitter=0? The default start jitter, random loss, RED or "
-        "Flow(overhead=...) make seeds differ", IdenticalSeedsWarning, stacklevel=2)
+        "with start_jitter=0 and ack_jitter=0? The default jitters, random loss, RED or "
+        "Flow(overhead=...) make seeds differ", IdenticalSeedsWarning, stacklevel=3)
 
 
 def dump_params(params: dict[str, Any]) -> str:
