@@ -585,7 +585,7 @@ def _check_table_path(option: str, path: str | None) -> None:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
-    from .sweeps import per_scenario, sweep
+    from .sweeps import SweepFailed, per_scenario, sweep
     from .sweeps.spec import read_spec
 
     spec = read_spec(args.file)
@@ -598,9 +598,12 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             raise ScenarioError("--parquet", args.parquet, "pyarrow installed",
                                 "pip install pyarrow, or use --csv") from None
     started = time.perf_counter()
-    table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
-                  workers=args.workers, store=args.store, progress=not args.no_progress,
-                  timeout=args.timeout if args.timeout is not None else spec["timeout"])
+    try:
+        table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
+                      workers=args.workers, store=args.store, progress=not args.no_progress,
+                      timeout=args.timeout if args.timeout is not None else spec["timeout"])
+    except SweepFailed as exc:  # every scenario failed: shown as any failures are
+        table = exc.table
     wall = time.perf_counter() - started
     view = per_scenario(table)
     shown = ["scenario"] + table.attrs["ccsim.params"] + ["seed", "mode", "utilisation",
