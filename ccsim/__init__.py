@@ -17,8 +17,8 @@ every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
 """
 
 from . import algorithms, experiments, queues, recovery
-from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
-                     UnknownAlgorithmError)
+from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioTypeError,
+                     UnitError, UnknownAlgorithmError)
 from .queues import PIE, CoDel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
@@ -40,5 +40,5 @@ __all__ = [
     "algorithms", "recovery", "queues", "experiments",
     # errors
     "CcsimError", "ScenarioError", "ScenarioTypeError", "UnitError",
-    "UnknownAlgorithmError",
+    "UnknownAlgorithmError", "IdenticalSeedsWarning",
 ]

@@ -279,22 +279,23 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     sc = scenario
     dt = sc.sample_interval
     n_flows = len(sc.flows)
-    starts = np.array([f.start for f in sc.flows])
+    starts = np.array([sc.flow_start(i) for i in range(n_flows)])  # start jitter included
     ends = np.array([f["end"] for f in flows])
     t0, t1 = float(starts.max()), float(ends.min())
     bits = sc.mss * 8.0  # payload bits per segment
     rows = []
     for i, (flow, raw) in enumerate(zip(sc.flows, flows)):
-        seg = float(_m.integrate_bins(delivered[:, i], dt, flow.start, raw["end"]))
+        start = float(starts[i])
+        seg = float(_m.integrate_bins(delivered[:, i], dt, start, raw["end"]))
         delivered_bytes = seg * sc.mss
         if flow.size is not None:
             delivered_bytes = min(delivered_bytes, flow.size)
-        fct = raw["done_at"] - flow.start if raw["done_at"] is not None and flow.size else math.nan
-        span = raw["end"] - flow.start
+        fct = raw["done_at"] - start if raw["done_at"] is not None and flow.size else math.nan
+        span = raw["end"] - start
         rows.append({
             "algorithm": flow.algorithm,
             "recovery": flow.recovery_name,
-            "start": flow.start,
+            "start": start,
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,

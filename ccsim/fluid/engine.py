@@ -179,7 +179,7 @@ class FluidEngine:
             return np.array([fn(scs[e[1]], e[2]) for e in entries], dtype=dtype)
 
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j))
-        self.start = per_flow(lambda sc, j: sc.flows[j].start)
+        self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
         self.size = per_flow(lambda sc, j: sc.flows[j].size / sc.mss

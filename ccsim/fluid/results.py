@@ -28,22 +28,23 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
     t0, t1 = float(e.t0[s]), float(e.t1[s])
     rows = []
     for i, flow in zip(idx, sc.flows):
+        start = float(e.start[i])  # its start jitter included (Scenario.flow_start)
         end = float(e.end_time[i]) if not math.isnan(e.end_time[i]) else \
             min(sc.duration, math.inf if flow.stop is None else flow.stop)
         delivered_bytes = float(e.delivered[i]) * sc.mss
         if flow.size is not None:
             delivered_bytes = min(delivered_bytes, flow.size)
-        span = end - flow.start
+        span = end - start
         done = e.done_at[i]
         rows.append({
-            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": flow.start,
+            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": start,
             "end": end, "base_rtt": sc.flow_rtt(int(e.jidx[i])),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
             "retransmits": int(e.retransmits[i]), "timeouts": int(e.timeouts[i]),
             "recoveries": int(e.recoveries[i]),
             "mean_rtt": float(e.rtt_sum[i] / e.ack_sum[i]) if e.ack_sum[i] > 0 else math.nan,
-            "fct": float(done - flow.start) if flow.size is not None and not math.isnan(done)
+            "fct": float(done - start) if flow.size is not None and not math.isnan(done)
             else math.nan,
         })
     shared = (e.D_t1[idx] - e.D_t0[idx]) * sc.mss * 8.0  # bits per flow over [t0, t1]
