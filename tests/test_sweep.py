@@ -470,3 +470,4 @@ def test_guide_sweeps_section_runs_as_printed(tmp_path, monkeypatch, capsys):
     assert len(scope["table"]) == 2 * 3 * 2  # the Dask sweep: 2 RTTs × 3 seeds × 2 flows
     # the store holds the last sweep, the command line's: 2 × 2 × 3 seeds × 2 flows
     assert len(ccsim.load("sweep.sqlite")) == 24 and Path("sweep.csv").exists()
+    assert Path("share.png").stat().st_size > 0 and Path("sweep.parquet").exists()

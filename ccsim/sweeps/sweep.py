@@ -9,7 +9,7 @@ import os
 import traceback
 import warnings
 from collections import deque
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import pandas as pd
 
@@ -390,6 +390,11 @@ def load_traces(store: str | os.PathLike[str], key: str, mode: str = "packet") -
         text = db.traces(key, label)
     if text is None:
         raise ScenarioError("key", key, f"a scenario whose {mode} traces are in {store}")
+    return _traces_frame(text, store, key)
+
+
+def _traces_frame(text: str, store: str | os.PathLike[str], key: str) -> pd.DataFrame:
+    """A stored traces record as :attr:`ccsim.Result.traces` has it."""
     try:
         data = loads(text)
         out = pd.DataFrame({"time": data["time"],
@@ -401,5 +406,30 @@ def load_traces(store: str | os.PathLike[str], key: str, mode: str = "packet") -
                          "run the sweep again with traces=True") from None
     from ..results import TRACE_VARIABLES
 
-    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES))
+    # the engines' own variables (inflight, reverse_queue) after the usual ones
+    extra = sorted(set(out["variable"]) - set(TRACE_VARIABLES))
+    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES) + extra)
     return out
+
+
+def stored_traces(store: str | os.PathLike[str], mode: str | None = None
+                  ) -> Iterator[tuple[int, str, str, pd.DataFrame]]:
+    """``(position, key, mode, traces)`` for every scenario of the store's
+    last sweep whose traces it holds (of engine ``mode``, or every engine),
+    in the sweep's order, one at a time. The file is opened read-only."""
+    with Store(store, readonly=True) as db:
+        meta = db.meta()
+        if not meta or "engines" not in meta:
+            raise StoreError(db.path, "a store a sweep has written to",
+                             "it holds no sweep yet")
+        engines = [tuple(e) for e in meta["engines"]]
+        if mode is not None:
+            if mode not in dict(engines):
+                raise ScenarioError("mode", mode, "an engine of this sweep: "
+                                    + ", ".join(m for m, _ in engines))
+            engines = [(m, e) for m, e in engines if m == mode]
+        for position, key, *_ in db.points():
+            for m, engine in engines:
+                text = db.traces(key, engine)
+                if text is not None:
+                    yield position, key, m, _traces_frame(text, store, key)
