@@ -544,10 +544,20 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         print("Run it with --all, or pick some: --algorithms reno cubic vegas", file=sys.stderr)
         return 2
     _check_plot_path(args.plot)
-    res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
-                          buffer=args.buffer, delay=args.delay, duration=args.duration,
-                          seed=args.seed, progress=True, workers=args.workers,
-                          store=args.store)
+    from .sweeps import SweepFailed, per_scenario
+
+    try:
+        res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
+                              buffer=args.buffer, delay=args.delay, duration=args.duration,
+                              seed=args.seed, progress=True, workers=args.workers,
+                              store=args.store)
+    except SweepFailed as exc:  # nothing to show but the failures
+        runs = per_scenario(exc.table)
+        for row in runs.itertuples():
+            print(f"failed: scenario {row.scenario}: {row.error}", file=sys.stderr)
+        print(f"error: every one of the {len(runs)} runs failed (first: "
+              f"{runs.iloc[0].error})", file=sys.stderr)
+        return 1
     print("Mbit/s of (started first, started second):")
     print(res.data["matrix"].to_string())
     order = res.data["start_order"]
