@@ -23,8 +23,8 @@ from .queues import PIE, CoDel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
-from .sweeps import (aggregate, load, per_scenario, plot_sweep, read_parquet, sweep, to_parquet,
-                     to_xarray)
+from .sweeps import (aggregate, agreement, load, per_scenario, plot_sweep, read_parquet, sweep,
+                     to_parquet, to_xarray)
 
 __version__ = "0.1.0"
 
@@ -36,7 +36,7 @@ __all__ = [
     # simulate
     "run", "run_many", "Result",
     # many scenarios
-    "sweep", "load", "per_scenario", "aggregate", "plot_sweep",
+    "sweep", "load", "per_scenario", "aggregate", "plot_sweep", "agreement",
     # where sweeps go next: Parquet files, xarray
     "to_parquet", "read_parquet", "to_xarray",
     # extend and reproduce

@@ -86,6 +86,11 @@ class Result:
             engine always, and with ``ccsim.run(sc, events=True)`` every
             segment sent, dropped, delivered and acknowledged too (columns
             :data:`ccsim.packet.events.EVENT_COLUMNS`).
+        warnings: sentences on how far to trust the result; empty by
+            default. The fluid engine adds one for each regime in which
+            docs/fluid.md documents its model as weak (a buffer of a few
+            packets, a few packets of pipe and buffer per flow, heavy random
+            loss: :func:`ccsim.fluid.regimes.weak_regimes`).
     """
 
     scenario: Scenario
@@ -94,6 +99,7 @@ class Result:
     metrics: dict[str, Any]
     traces: pd.DataFrame = field(repr=False)
     events: pd.DataFrame = field(repr=False, default_factory=lambda: empty_events())
+    warnings: list[str] = field(default_factory=list)
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per flow, a table that stacks across runs

@@ -327,11 +327,12 @@ def test_red_is_stable_inside_hollots_region_and_oscillates_outside():
 def test_every_registered_algorithm_runs_in_the_fluid_engine(name):
     """Each law, with its fluid law or through its hooks, runs against Reno
     and leaves sane figures: shares that add up, a busy link, no NaN — also
-    while it waits to start (a law must leave flows with h = 0 alone). ECN is
-    off (the fluid engine models no marks; DCTCP then runs as Linux's Reno
-    fallback)."""
+    while it waits to start (a law must leave flows with h = 0 alone). Each
+    with its own ECN default (DCTCP ECN-capable: a drop-tail queue never marks,
+    so it runs on its loss rule); tests/test_fluid_ecn.py runs them all behind
+    a marking queue."""
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="15s", seed=2,
-                        flows=[ccsim.Flow(name, start="2s", ecn=False), "reno"])
+                        flows=[ccsim.Flow(name, start="2s"), "reno"])
     res = ccsim.run(sc, mode="fluid")
     assert res.summary["share"].sum() == pytest.approx(1.0)
     assert res.summary[["goodput_bps", "share", "mean_rtt"]].notna().all().all()

@@ -63,6 +63,9 @@ class FlowArrays:
         acked: segments acknowledged during the step (delivered ones).
         delivered: segments delivered since the flow started.
         inflight: segments in flight (``min(cwnd, rwnd)`` in the fluid model).
+        marked: of the segments acknowledged during the step, those whose
+            ECN congestion marks (CE, RFC 3168) the ACKs echoed (0 for flows
+            that are not ECN-capable).
         mss: segment size (bytes).
 
     Attributes are views into the engine's arrays: update them in place
@@ -83,6 +86,7 @@ class FlowArrays:
     acked: np.ndarray
     delivered: np.ndarray
     inflight: np.ndarray
+    marked: np.ndarray
     mss: np.ndarray
 
     def slow_start(self, doublings: float | np.ndarray = 1.0) -> np.ndarray:
@@ -124,6 +128,10 @@ class FluidLaw:
     state: ClassVar[dict[str, float]] = {}
     #: Whether the law may set ``pacing`` (the engine skips pacing otherwise).
     paces: ClassVar[bool] = False
+    #: Whether the law reacts to ECN marks itself, in :meth:`grow`, from
+    #: ``marked`` (DCTCP); otherwise the engine calls :meth:`on_ecn` at most
+    #: once per window of data, as the packet engine's sender does.
+    marks: ClassVar[bool] = False
 
     def __init__(self, cc: "CongestionControl") -> None:
         self.cc = cc
@@ -149,3 +157,12 @@ class FluidLaw:
         ``cwnd`` as the flow's recovery strategy ends (``ssthresh`` after a
         fast recovery, the loss window after a timeout)."""
         f.ssthresh[m] = self.ssthresh_after(f, m, kind)
+
+    def on_ecn(self, f: FlowArrays, m: np.ndarray) -> None:
+        """Flows in ``m`` received ECN echoes (at most once per window, never
+        in loss recovery). Default, as
+        :meth:`~ccsim.algorithms.CongestionControl.on_ecn` (RFC 3168
+        §6.1.2): what a loss would set, without retransmission or recovery —
+        ``ssthresh`` as for a fast retransmit, and ``cwnd`` to it."""
+        self.on_loss(f, m, "fast")
+        f.cwnd[m] = np.maximum(f.ssthresh[m], self.cc.min_cwnd)

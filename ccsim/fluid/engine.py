@@ -58,6 +58,10 @@ __all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
 STEP = 0.25
 """Default step as a fraction of the smallest current RTT of a scenario."""
 
+ECHO_SLOTS = 32
+"""Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
+spans more steps than this hears its marks after ``ECHO_SLOTS`` steps."""
+
 MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
 duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
@@ -109,16 +113,11 @@ def _refuse(sc: Scenario, i: int) -> None:
         q = link.queue
         if not type(q).fluid:
             raise ScenarioError(f"scenarios[{i}].links[{k}].queue", q,
-                                "a queue the fluid engine models: 'droptail' or 'red'",
+                                "a queue the fluid engine models: 'droptail', 'red', "
+                                "'codel', 'pie' or 'step'",
                                 f"it has no model of {type(q).__name__} ({q.kind!r}); "
                                 "use mode='packet'")
     for j, flow in enumerate(sc.flows):
-        if flow.ecn:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].ecn", flow.ecn,
-                                "False in the fluid engine",
-                                f"it models no ECN marks ({flow.algorithm!r} is ECN-capable by "
-                                "default: Flow(..., ecn=False) runs it without, as Linux "
-                                "falls back); use mode='packet'")
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
                                 "empty in the fluid engine",
@@ -210,6 +209,16 @@ class FluidEngine:
         self.red_p = np.array([r.max_p if r else 0.0 for r in red])
         self.red_w = np.array([r.weight if r else 0.0 for r in red])
         self.red_gentle = np.array([bool(r and r.gentle) for r in red])
+        self.red_ecn = np.array([bool(r and r.ecn) for r in red])
+        # active queues with a fluid model of their own (CoDel, PIE, step marking)
+        by_model: dict[type, list[int]] = {}
+        for s, l in enumerate(links):
+            model = type(l.queue).fluid
+            if isinstance(model, type):
+                by_model.setdefault(model, []).append(s)
+        self.aqms = [(model([links[s].queue for s in idx], self.C[idx]), np.array(idx))
+                     for model, idx in by_model.items()]
+        self.ect = np.array([scs[e[1]].flows[e[2]].ecn for e in entries], bool)
         self.duration = np.array([sc.duration for sc in scs])
         self.dt = np.array([sc.sample_interval for sc in scs])
         self.n_bins = np.array([int(math.ceil(sc.duration / sc.sample_interval - 1e-9))
@@ -264,6 +273,14 @@ class FluidEngine:
         self.h_f, self.now_f = np.zeros(F), np.zeros(F)
         self.tau, self.rate = self.d.copy(), np.zeros(F)
         self.acked = np.zeros(F)
+        # ECN (RFC 3168): marks made at the queue reach the sender one RTT later
+        self.marked = np.zeros(F)              # echoes of the step (segments)
+        self.marked_at_queue = np.zeros(F)     # cumulative marks made (segments)
+        self.echo_seen = np.zeros(F)           # cumulative marks echoed so far (segments)
+        self.mark_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["marks"],
+                                          np.zeros(F, np.int64), self.jidx)
+        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth, no other until (s)
+        self.ecn_reductions = np.zeros(F)
 
         # -- state (scenarios) --------------------------------------------------------
         self.t = np.zeros(S)
@@ -275,6 +292,7 @@ class FluidEngine:
         self.dep_t0, self.dep_t1 = np.zeros(S), np.zeros(S)
         self.sent = np.zeros(S)
         self.drops, self.losses = np.zeros(S), np.zeros(S)
+        self.marks = np.zeros(S)               # CE marks made at the bottleneck (packets)
 
         # -- groups: one law instance per (algorithm, parameters) ------------------------
         self.groups: list[_Group] = []
@@ -297,7 +315,7 @@ class FluidEngine:
             g = _Group(law, k, hi, cls.__name__)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
-                         "base_rtt", "rtt", "rate", "acked", "inflight", "h", "now"):
+                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding}.get(name, getattr(self, name, None))
                 setattr(f, name, source[k:hi])
@@ -315,6 +333,17 @@ class FluidEngine:
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
         self.red = bool(self.is_red.any())
+        # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
+        marking = self.red_ecn.copy()
+        for _, idx in self.aqms:
+            marking[idx] = True
+        self.ecn_on = bool((self.ect & marking[self.scen]).any())
+        self.echo_law = np.zeros(F, bool)      # flows whose law reads the echoes itself
+        for g in self.groups:
+            self.echo_law[g.lo:g.hi] = g.law.marks
+        if self.ecn_on:  # cumulative marks at the ends of the last ECHO_SLOTS steps
+            self.echo_t = np.zeros((ECHO_SLOTS, S))
+            self.echo_m = np.zeros((ECHO_SLOTS, F))
         self.lossy = bool((self.p_loss > 0).any())
         self.sized = bool(np.isfinite(self.size).any())
         self.uniform_s = self.d_max == self.d_min
@@ -382,10 +411,20 @@ class FluidEngine:
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         physical = inflight - self.ghost
-        if red_p is not None:  # RED drops that share of the step's arrivals
-            red_drop = np.minimum(self.rate * hf * red_p[scen], physical)
+        if red_p is not None:  # RED drops (or marks) that share of the step's arrivals
+            red_sel = self.rate * hf * red_p[scen]
+            if self.ecn_on:
+                red_mark = red_sel * (self.ect & self.red_ecn[scen])
+                self.marked_at_queue += red_mark
+                red_sel = red_sel - red_mark
+            red_drop = np.minimum(red_sel, physical)
             self.ghost += red_drop
             physical -= red_drop
+        aqm_drop = aqm_regular = None
+        if self.aqms:  # CoDel, PIE, step marking: their signal from the queue so far
+            aqm_drop, aqm_regular = self._aqm_signals(t, h, hf, physical)
+            self.ghost += aqm_drop
+            physical -= aqm_drop
         q_need = self._queue(physical)
         q_new = np.minimum(q_need, self.B)
         tau = self.tau
@@ -421,11 +460,17 @@ class FluidEngine:
         np.maximum(inflight, self.ghost, out=inflight)
 
         # losses: whole packets, and the detection they will lead to
+        if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
+            dropped = aqm_regular if dropped is None else dropped + aqm_regular
         k_drop = None if dropped is None else self._queue_drops(dropped)
         if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
                 k_drop = k_red if k_drop is None else k_drop + k_red
+        if aqm_drop is not None and aqm_regular is None:  # PIE: independent draws
+            k_aqm = self._draw(aqm_drop, "drops")
+            if k_aqm is not None:
+                k_drop = k_aqm if k_drop is None else k_drop + k_aqm
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
         if k_drop is not None or k_loss is not None:
             self._losses(k_drop, k_loss, tf, hf, tau)
@@ -458,10 +503,13 @@ class FluidEngine:
         # is on its way to detection — the segment that overflowed was this
         # RTT's one more, and the next would come with the reduction
         frozen = self.pending & (self.cwnd >= self.ssthresh)
-        np.multiply(hf, self.sending & (tf >= self.rec_until) & ~frozen, out=self.h_f)
+        np.multiply(hf, self.sending & (tf >= self.rec_until) & (tf >= self.cwr_until) & ~frozen,
+                    out=self.h_f)
         np.copyto(self.now_f, tf)
         np.copyto(self.rate, x)
         np.copyto(self.acked, deliv)
+        if self.ecn_on:  # the echoes of marks made one RTT ago
+            self._echoes(live, t_new, tf, tau)
         grown = self.cwnd.copy()
         for g in self.groups:
             if g.alive:
@@ -696,6 +744,87 @@ class FluidEngine:
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
             q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
         return q
+
+    def _aqm_signals(self, t, h, hf, physical):
+        """The active queues' selections of this step's arrivals (each flow at
+        its rate of the last step): marks for ECN-capable flows where the
+        queue marks them, drops for the others. Returns the expected drops per
+        flow, and of them those that are scheduled rather than random (None
+        if all are random)."""
+        S, scen = self.S, self.scen
+        p, mark, growth, regular = np.zeros(S), np.zeros(S, bool), np.zeros(S, bool), \
+            np.zeros(S, bool)
+        for model, idx in self.aqms:
+            p[idx], mark[idx] = model.signal(t[idx], h[idx], self.q[idx], self.arrived[idx])
+            growth[idx] = model.drop_growth
+            regular[idx] = not model.random
+        sel = self.rate * hf * p[scen]
+        marks = sel * (self.ect & mark[scen])
+        self.marked_at_queue += marks
+        # a flow a threshold drops loses what its window adds (a drop-tail queue there)
+        sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
+        drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
+        return drop, (drop * regular[scen] if regular.any() else None)
+
+    def _echoes(self, live, t_new, tf, tau) -> None:
+        """ECN echoes: the marks made at the queue by time ``t − RTT``, read
+        from the cumulative marks at the ends of the last :data:`ECHO_SLOTS`
+        steps (linearly between two), reach each flow now. A law that reads
+        them itself (DCTCP) finds them in ``marked``; for the others, a whole
+        echoed mark — at regular spacing behind a scheduled marker (step,
+        CoDel), Poisson counts behind a random one (RED, PIE) — leads to the
+        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn` at most once per
+        RTT and never in loss recovery (RFC 3168 §6.1.2), with no growth for
+        that RTT (Linux's CWR state)."""
+        scen = self.scen
+        slot = self.steps % ECHO_SLOTS
+        self.echo_t[slot[live], np.flatnonzero(live)] = t_new[live]
+        lf = np.flatnonzero(live[scen])
+        self.echo_m[slot[scen[lf]], lf] = self.marked_at_queue[lf]
+        self.marks = np.bincount(scen, self.marked_at_queue, self.S)
+        when = (t_new[scen] - tau)
+        times = self.echo_t[:, scen]
+        before = times <= when
+        lo = np.argmax(np.where(before, times, -np.inf), axis=0)
+        hi = np.argmin(np.where(before, np.inf, times), axis=0)
+        cols = np.arange(self.F)
+        t_lo, t_hi = times[lo, cols], times[hi, cols]
+        m_lo, m_hi = self.echo_m[lo, cols], self.echo_m[hi, cols]
+        frac = np.where(before.any(axis=0) & ~before.all(axis=0) & (t_hi > t_lo),
+                        (when - t_lo) / (t_hi - t_lo), 0.0)
+        # nothing yet older than an RTT: the oldest slot (the start, or ECHO_SLOTS steps ago)
+        echoed = np.where(before.any(axis=0), m_lo + frac * (m_hi - m_lo), m_hi)
+        new = np.maximum(echoed - self.echo_seen, 0.0) * live[scen]
+        np.maximum(self.echo_seen, echoed, out=self.echo_seen)
+        np.copyto(self.marked, new)
+        if not (new > 0).any():
+            return
+        random = self.red_ecn.copy()
+        for model, idx in self.aqms:
+            random[idx] = model.random
+        k = np.zeros(self.F)
+        rnd = random[scen]
+        if (new * rnd).any():
+            drawn = self._draw(new * rnd, "marks")
+            if drawn is not None:
+                k += drawn
+        if (new * ~rnd).any():
+            before_credit = np.floor(self.mark_credit)
+            self.mark_credit += new * ~rnd
+            k += np.floor(self.mark_credit) - before_credit
+        # a loss not yet detected does not stop it: the sender does not know of it
+        react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
+            & (tf >= self.cwr_until)
+        if react.any():
+            for g in self.groups:
+                m = react[g.lo:g.hi]
+                if m.any():
+                    g.law.on_ecn(g.f, m)
+            if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
+                self._bad_window(react, "on_ecn")
+            self.cwr_until[react] = (tf + tau)[react]
+            self.ecn_reductions[react] += 1
+            self.h_f[react] = 0.0  # no growth in the reduction's RTT
 
     def _red_probability(self, h: np.ndarray) -> np.ndarray:
         """RED's drop probability per scenario (Floyd & Jacobson 1993).

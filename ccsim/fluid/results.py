@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from .regimes import weak_regimes
 from ..results import TRACE_VARIABLES, Result, _tidy, events_table, summarise
 
 if TYPE_CHECKING:
@@ -53,8 +54,11 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
     metrics.update({"drops": int(e.drops[s]), "losses": int(e.losses[s]),
                     "data_packets": int(round(e.sent[s])), "steps": int(e.steps[s]),
                     "batch": e.S, "wall_time": wall_time})
+    if any(flow.ecn for flow in sc.flows):  # CE marks, as the packet engine reports them
+        metrics["marks"] = int(round(float(e.marks[s])))
     return Result(scenario=sc, mode="fluid", summary=summary, metrics=metrics,
-                  traces=_traces(e, s, idx), events=_events(e, idx))
+                  traces=_traces(e, s, idx), events=_events(e, idx),
+                  warnings=weak_regimes(sc))
 
 
 def _events(e: "FluidEngine", idx: np.ndarray):

@@ -7,6 +7,8 @@ finish and resumable.
 * :func:`per_scenario` — one row per scenario; :func:`aggregate` — means and
   95 % confidence intervals over seeds.
 * :func:`load_traces` — one scenario's time series from a store.
+* :func:`agreement` — how far a fluid sweep agrees with the packet engine,
+  on the scenarios it validated (``sweep(..., validate=0.1)``).
 * :func:`plot_sweep` — a metric against a parameter, mean and confidence
   band over seeds.
 * :func:`to_parquet`, :func:`read_parquet`, :func:`traces_to_parquet`,
@@ -20,6 +22,7 @@ what it guarantees), :mod:`~ccsim.sweeps.fingerprint` (what a stored result
 is reused under), :mod:`~ccsim.sweeps.table`.
 """
 
+from .agreement import agreement
 from .export import read_parquet, to_parquet, to_xarray, traces_to_parquet
 from .plot import plot_sweep
 from .store import StoreError, StoreFullError, StoreWarning
@@ -29,5 +32,5 @@ from .work import ScenarioTimeout, WorkerDied
 
 __all__ = ["sweep", "load", "load_traces", "per_scenario", "aggregate", "ScenarioTimeout",
            "WorkerDied", "SweepFailed", "SweepWarning", "StoreError", "StoreFullError",
-           "StoreWarning", "plot_sweep", "to_parquet", "read_parquet", "traces_to_parquet",
-           "to_xarray"]
+           "StoreWarning", "agreement", "plot_sweep", "to_parquet", "read_parquet",
+           "traces_to_parquet", "to_xarray"]

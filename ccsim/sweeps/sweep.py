@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import json
 import math
 import os
@@ -68,6 +69,7 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
           workers: int | None = None, executor: Any = None, store: Any = None,
           progress: bool = True, timeout: float | None = None, traces: bool = False,
           runner: Callable[[Scenario, str], Any] | None = None,
+          validate: float | None = None,
           max_points: int | None = MAX_POINTS) -> pd.DataFrame:
     """Run every combination of ``grid`` over ``base``, for every seed.
 
@@ -119,6 +121,12 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         runner: a module-level function ``runner(scenario, mode) → Result``
             used instead of :func:`ccsim.run` (sent to workers by reference);
             any extra entries of its ``metrics`` become columns.
+        validate: with ``mode="fluid"``, a fraction in (0, 1]: that share of
+            the scenarios (at least one; chosen at random, seeded by the
+            sweep's scenarios, so the same sweep validates the same ones) also
+            runs in the packet engine, as rows with ``mode == "packet"``;
+            :func:`ccsim.agreement` turns the pairs into the sweep's own
+            measure of the fluid engine's accuracy.
         max_points: the most scenarios (bases × grid points × seeds) the sweep
             may have, checked from the lists' lengths before any is built;
             default a million (:data:`ccsim.sweeps.grid.MAX_POINTS`). ``None``:
@@ -134,7 +142,10 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         ``seed``, ``mode``, ``flow`` and the summary's columns, the metrics
         (``utilisation``, ``jain``, ``uf``, ``interval_start``,
         ``interval_end``, ``drops``, ``losses``, ``data_packets``), ``error``
-        and ``traceback`` (empty strings unless the scenario raised), and
+        and ``traceback`` (empty strings unless the scenario raised),
+        ``fluid_warning`` (the fluid result's :attr:`~ccsim.Result.warnings`
+        joined by ``"; "``: a regime docs/fluid.md documents as weak; else
+        empty), and
         last ``wall_time`` (s). Every column but ``wall_time`` is the same,
         bit for bit, on one worker, many processes or Dask, in any order of
         completion; ``wall_time`` is the one measurement of the machine.
@@ -161,6 +172,9 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         raise ScenarioError("traces", traces, "False unless a store is given (they go there)")
     if runner is not None and not callable(runner):
         raise ScenarioTypeError("runner", runner, "a module-level function (scenario, mode)")
+    if validate is not None:
+        _check_validate(validate, mode)
+        modes = ["fluid", "packet"]
     check_max_points(max_points)
     points, names = expand(base, grid, seeds, max_points)
     engines = [(m, _engine_label(m, runner)) for m in modes]
@@ -185,6 +199,11 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
                               stacklevel=2)
         scenarios = {key: sc for _, key, _, sc, _ in layout}
         todo = {m: [k for k in scenarios if (k, e) not in records] for m, e in engines}
+        if validate is not None:  # the packet engine runs the chosen ones only
+            chosen = validated(list(scenarios), validate)
+            todo["packet"] = [k for k in todo["packet"] if k in chosen]
+            label = dict(engines)["packet"]
+            records = {k: v for k, v in records.items() if k[1] != label or k[0] in chosen}
         _run(todo, scenarios, engines, records, db, version, model, workers, executor,
              progress, timeout, traces, runner)
     except StoreFullError as exc:  # mid-sweep: what finished goes with the error
@@ -259,6 +278,30 @@ def _failed(exc: BaseException) -> str:
     return dumps({"rows": [], "metrics": {}, "wall_time": math.nan,
                   "error": "".join(traceback.format_exception_only(exc)).strip(),
                   "traceback": "".join(traceback.format_exception(exc))})
+
+
+def _check_validate(validate: Any, mode: str) -> None:
+    if isinstance(validate, bool) or not isinstance(validate, (int, float)) \
+            or not 0 < validate <= 1:
+        raise ScenarioError("validate", validate, "a fraction of the scenarios in (0, 1], "
+                            "such as 0.1, or None")
+    if mode != "fluid":
+        raise ScenarioError("validate", validate, "None unless mode='fluid'",
+                            f"mode={mode!r} runs no fluid scenarios to check"
+                            + ("; mode='both' already runs every scenario in both engines"
+                               if mode == "both" else ""))
+
+
+def validated(keys: list[str], fraction: float) -> set[str]:
+    """The scenarios (keys) a sweep validates: ``ceil(fraction · n)`` of the
+    ``n`` distinct ones, those first in an order seeded by the whole set of
+    keys (SHA-256 of the set, then of it with each key): random, but the same
+    for the same sweep whatever the order of its grid, workers or store."""
+    unique = sorted(set(keys))
+    seed = hashlib.sha256("\n".join(unique).encode()).hexdigest()
+    count = max(1, math.ceil(fraction * len(unique) - 1e-9))
+    ranked = sorted(unique, key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).digest())
+    return set(ranked[:count])
 
 
 def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],

@@ -69,7 +69,8 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
             # the grid's values as given win over the scenario's SI values
             head = {"scenario": position, "key": key, **described, **params,
                     "seed": params.get("seed", scenario["seed"]), "mode": mode}
-            tail = {"error": rec["error"], "traceback": rec["traceback"],
+            tail = {"fluid_warning": "; ".join(rec.get("warnings", ())),
+                    "error": rec["error"], "traceback": rec["traceback"],
                     "wall_time": rec["wall_time"]}
             for flow in flows:
                 flow = {k: v for k, v in flow.items() if k not in SCENARIO_COLUMNS}
@@ -79,7 +80,7 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
     fixed = [c for c in SCENARIO_COLUMNS if c not in shown and c != "seed"]
     columns = (["scenario", "key"] + shown + fixed + ["seed", "mode"]
                + list(PER_FLOW) + list(METRICS) + sorted(extra)
-               + ["error", "traceback", "wall_time"])
+               + ["fluid_warning", "error", "traceback", "wall_time"])
     table = pd.DataFrame(rows, columns=columns)
     for name in shown:
         table[name] = table[name].map(tuples)
