@@ -612,8 +612,8 @@ class FluidEngine:
         that integrate long steps exactly. Up to ``max_step`` RTTs; half the
         time the windows' growth (at the last step's rate) needs to fill pipe
         and buffer (RED: to its ``min_th``), and while the queue is empty no
-        more than 2 % window growth; half the time in which one random or RED
-        loss is expected; and no further than the scenario's next event
+        more than 2 % window growth; a twentieth of the mean time between
+        random or RED losses; and no further than the scenario's next event
         (a flow's start or stop, a loss detected, a recovery's or a timer's
         end): near a loss the step is the usual fraction of the RTT."""
         scen, S = self.scen, self.S
@@ -641,8 +641,10 @@ class FluidEngine:
         if idle.any():
             grown = 0.02 * np.bincount(scen, window, S) / rate
             t_full = np.where(idle, np.minimum(t_full, 2.0 * grown), t_full)
+        # a random loss lands within the step, but its flow grows all of it:
+        # a twentieth of the mean time between losses keeps that within 5 %
         losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
-        t_loss = np.where(losses > 0, 1.0 / np.where(losses > 0, losses, 1.0), np.inf)
+        t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
         h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C),
                                        0.5 * np.minimum(t_full, t_loss)),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
