@@ -36,6 +36,15 @@ wrong):
 The step of each scenario is a fraction ``step`` of the smallest current RTT
 among its flows (it lengthens as queues fill) and, once none of its flows is
 in slow start, never shorter than ``min_step`` of the scenario's duration.
+Between loss events, where its laws have closed forms, a scenario takes long
+steps of up to ``max_step`` RTTs (:meth:`FluidEngine._long_steps`). Each
+scenario's clock is its own: a step advances every live scenario by its own
+step, so a scenario's result does not depend on its neighbours.
+
+Flows of one algorithm share one fluid-law instance; parameters that differ
+among them are arrays over the group's flows (:mod:`ccsim.fluid.params`).
+The results of a batch are assembled at once, each result's tables built
+when first read (:mod:`ccsim.fluid.results`).
 """
 
 from __future__ import annotations
