@@ -17,13 +17,14 @@ every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
 """
 
 from . import algorithms, experiments, queues, recovery
-from .errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
-                     UnknownAlgorithmError)
+from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioTypeError,
+                     UnitError, UnknownAlgorithmError)
 from .queues import PIE, CoDel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
-from .sweeps import aggregate, load, per_scenario, sweep
+from .sweeps import (aggregate, agreement, load, per_scenario, plot_sweep, read_parquet, sweep,
+                     to_parquet, to_xarray)
 
 __version__ = "0.1.0"
 
@@ -35,10 +36,12 @@ __all__ = [
     # simulate
     "run", "run_many", "Result",
     # many scenarios
-    "sweep", "load", "per_scenario", "aggregate",
+    "sweep", "load", "per_scenario", "aggregate", "plot_sweep", "agreement",
+    # where sweeps go next: Parquet files, xarray
+    "to_parquet", "read_parquet", "to_xarray",
     # extend and reproduce
     "algorithms", "recovery", "queues", "experiments",
     # errors
     "CcsimError", "ScenarioError", "ScenarioTypeError", "UnitError",
-    "UnknownAlgorithmError",
+    "UnknownAlgorithmError", "IdenticalSeedsWarning",
 ]

@@ -134,12 +134,18 @@ def _parser() -> argparse.ArgumentParser:
                     "1 if any scenario failed (its error is in the table).",
         epilog="The file: the base scenario at the top level (dumbbell keywords such as "
                "bandwidth = '10Mbps', or Scenario.to_toml()'s output), a [grid] table "
-               "(keyword = [values]) and an optional [sweep] table (seeds, mode, timeout).")
+               "(keyword = [values]) and an optional [sweep] table (seeds, mode, timeout, "
+               "validate).")
     sweep.add_argument("file", help="the sweep's TOML file")
     sweep.add_argument("--mode", help="engine: packet, fluid or both (default: the file's, "
                                       "else packet)")
     sweep.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="wall-clock limit per scenario")
+    sweep.add_argument("--validate", type=float, metavar="FRACTION",
+                       help="with mode fluid: run this fraction of the scenarios (chosen at "
+                            "random, the same for the same sweep) in the packet engine too, "
+                            "and print how far the engines agree on them (default: the "
+                            "file's, else none)")
     sweep.add_argument("--csv", metavar="FILE", help="save the table (one row per flow) as CSV")
     sweep.add_argument("--parquet", metavar="FILE",
                        help="save the table as Parquet (needs pyarrow)")
@@ -598,9 +604,11 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             raise ScenarioError("--parquet", args.parquet, "pyarrow installed",
                                 "pip install pyarrow, or use --csv") from None
     started = time.perf_counter()
+    validate = args.validate if args.validate is not None else spec.get("validate")
     table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
                   workers=args.workers, store=args.store, progress=not args.no_progress,
-                  timeout=args.timeout if args.timeout is not None else spec["timeout"])
+                  timeout=args.timeout if args.timeout is not None else spec["timeout"],
+                  validate=validate)
     wall = time.perf_counter() - started
     view = per_scenario(table)
     shown = ["scenario"] + table.attrs["ccsim.params"] + ["seed", "mode", "utilisation",
@@ -609,6 +617,8 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         print(view[[c for c in shown if c in view.columns]].to_string(index=False, max_rows=40))
     failed = view[view["error"] != ""]
     print(f"\n{len(view)} scenarios, {len(failed)} failed, in {wall:.1f} s")
+    if validate is not None:
+        _print_agreement(table)
     for row in failed.itertuples():
         print(f"failed: scenario {row.scenario}: {row.error}", file=sys.stderr)
     if args.csv:
@@ -618,6 +628,28 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         table.to_parquet(args.parquet, index=False)
         print(f"table saved to {args.parquet}")
     return 1 if len(failed) else 0
+
+
+def _print_agreement(table: pd.DataFrame) -> None:
+    """The validated scenarios' gaps between the engines, one line per metric."""
+    from .sweeps import agreement
+
+    try:
+        gaps = agreement(table)
+    except ScenarioError:  # every validated scenario failed in one engine
+        print("\nagreement with the packet engine: no scenario ran in both without error")
+        return
+    n = int(gaps["scenarios"].max())
+    print(f"\nagreement with the packet engine on {n} validated scenario"
+          f"{'s' if n != 1 else ''} (gap: median, 90th percentile, worst):")
+    for metric, row in gaps.iterrows():
+        if row["scenarios"]:
+            print(f"  {metric:<12} {row['median']:7.1f} {row['p90']:7.1f} {row['worst']:7.1f}  "
+                  f"{row['unit']} (worst: scenario {row['worst_scenario']})")
+    weak = table[(table["mode"] == "fluid") & (table["fluid_warning"] != "")]
+    if len(weak):
+        print(f"  {weak['scenario'].nunique()} scenarios in regimes where the fluid model is "
+              "weak: see the fluid_warning column")
 
 
 def _cmd_experiment(args: argparse.Namespace) -> int:

@@ -75,3 +75,9 @@ class AlgorithmStateError(CcsimError):
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return type(self), (self.algorithm, self.hook, self.time, self.variable, self.value,
                             self.allowed)
+
+
+class IdenticalSeedsWarning(UserWarning):
+    """:func:`ccsim.aggregate` found a group whose seeds all gave the same
+    numbers: its interval is zero wide because nothing in the runs depended
+    on the seed, not because the result is certain."""

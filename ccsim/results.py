@@ -86,6 +86,11 @@ class Result:
             engine always, and with ``ccsim.run(sc, events=True)`` every
             segment sent, dropped, delivered and acknowledged too (columns
             :data:`ccsim.packet.events.EVENT_COLUMNS`).
+        warnings: sentences on how far to trust the result; empty by
+            default. The fluid engine adds one for each regime in which
+            docs/fluid.md documents its model as weak (a buffer of a few
+            packets, a few packets of pipe and buffer per flow, heavy random
+            loss: :func:`ccsim.fluid.regimes.weak_regimes`).
     """
 
     scenario: Scenario
@@ -94,6 +99,7 @@ class Result:
     metrics: dict[str, Any]
     traces: pd.DataFrame = field(repr=False)
     events: pd.DataFrame = field(repr=False, default_factory=lambda: empty_events())
+    warnings: list[str] = field(default_factory=list)
 
     def to_pandas(self) -> pd.DataFrame:
         """One row per flow, a table that stacks across runs
@@ -279,22 +285,23 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     sc = scenario
     dt = sc.sample_interval
     n_flows = len(sc.flows)
-    starts = np.array([f.start for f in sc.flows])
+    starts = np.array([sc.flow_start(i) for i in range(n_flows)])  # start jitter included
     ends = np.array([f["end"] for f in flows])
     t0, t1 = float(starts.max()), float(ends.min())
     bits = sc.mss * 8.0  # payload bits per segment
     rows = []
     for i, (flow, raw) in enumerate(zip(sc.flows, flows)):
-        seg = float(_m.integrate_bins(delivered[:, i], dt, flow.start, raw["end"]))
+        start = float(starts[i])
+        seg = float(_m.integrate_bins(delivered[:, i], dt, start, raw["end"]))
         delivered_bytes = seg * sc.mss
         if flow.size is not None:
             delivered_bytes = min(delivered_bytes, flow.size)
-        fct = raw["done_at"] - flow.start if raw["done_at"] is not None and flow.size else math.nan
-        span = raw["end"] - flow.start
+        fct = raw["done_at"] - start if raw["done_at"] is not None and flow.size else math.nan
+        span = raw["end"] - start
         rows.append({
             "algorithm": flow.algorithm,
             "recovery": flow.recovery_name,
-            "start": flow.start,
+            "start": start,
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
@@ -349,7 +356,14 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
             in which all flows were active.
         link_bits: bits of data packets through the bottleneck over it.
     """
-    n_flows = len(rows)
+    share, metrics = shares_and_metrics(sc, shared, link_bits, t0, t1)
+    return summary_frame(sc, rows, share), metrics
+
+
+def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: float,
+                       t1: float) -> tuple[np.ndarray, dict[str, Any]]:
+    """Each flow's ``share`` and the aggregate metrics (see :func:`summarise`)."""
+    n_flows = len(sc.flows)
     # with traffic both ways each direction shares its own side of the links:
     # shares, Jain's index and UF are taken within a direction
     reverse = np.array([f.reverse for f in sc.flows], dtype=bool)
@@ -370,12 +384,6 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     else:
         utilisation = math.nan
     jain, uf = fairness.get(False, (math.nan, math.nan))
-    params = scenario_columns(sc)
-    for row, s in zip(rows, share):
-        row["share"] = float(s)
-        row.update(params)
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
-    summary.index.name = "flow"
     metrics: dict[str, Any] = {"utilisation": utilisation, "jain": jain}
     if not math.isnan(uf):
         metrics["uf"] = uf
@@ -384,7 +392,19 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
         if not math.isnan(reverse_uf):
             metrics["reverse_uf"] = reverse_uf
     metrics["interval"] = (t0, t1)
-    return summary, metrics
+    return share, metrics
+
+
+def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray) -> pd.DataFrame:
+    """The summary table: ``rows`` (every column but ``share``) with the
+    flows' shares and the scenario's parameters."""
+    params = scenario_columns(sc)
+    for row, s in zip(rows, share):
+        row["share"] = float(s)
+        row.update(params)
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
+    summary.index.name = "flow"
+    return summary
 
 
 def scenario_columns(sc: Scenario) -> dict[str, Any]:

@@ -97,6 +97,26 @@ def _time(value: Any, field: str, *, positive: bool) -> float:
     return seconds
 
 
+_START_JITTER = 2  # the start jitter's stream (1: the packet engine's send overhead,
+#                   3: its ACK jitter)
+_MASK = (1 << 64) - 1
+
+
+def _splitmix(z: int) -> int:
+    """SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) of ``z``."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _uniform(seed: int, stream: int, i: int) -> float:
+    """A uniform in [0, 1) that depends only on ``(seed, stream, i)``."""
+    z = _splitmix((seed * 0x9E3779B97F4A7C15) & _MASK)
+    z = _splitmix(z ^ ((stream * 0x94D049BB133111EB) & _MASK))
+    z = _splitmix(z ^ ((i + 0x9E3779B97F4A7C15) & _MASK))
+    return (z >> 11) * 2.0 ** -53
+
+
 def _set(obj: Any, **values: Any) -> None:
     """Store normalised values on a frozen dataclass during validation."""
     for name, value in values.items():
@@ -360,8 +380,8 @@ class Scenario:
         links: the links every flow crosses, in order.
         flows: the flows.
         duration: simulated time (s).
-        seed: seed of every random draw (random loss, RED); same seed, same
-            result.
+        seed: seed of every random draw (random loss, RED, the start jitter);
+            same seed, same result.
         bottleneck: index of the link whose queue and utilisation are
             reported; default the slowest (the first of equals).
         topology: ``"dumbbell"``, ``"path"`` or ``"parking_lot"``, for labels.
@@ -417,6 +437,16 @@ class Scenario:
             Linux does outside recovery. Linux has both on; default
             ``False`` keeps ccsim's earlier behaviour and the ns-2 agents,
             which lack them.
+        start_jitter: the most each flow opens after its ``start`` (s): it
+            opens at a random time uniform in ``[start, start + start_jitter)``,
+            drawn from the seed and the flow's index (:meth:`flow_start`), so
+            that different seeds give different runs: in a deterministic
+            simulator loss-free drop-tail flows would otherwise repeat one
+            phase pattern for every seed (Floyd & Jacobson 1992). ``None``
+            (the default): up to the flow's own round-trip time (and never
+            past its stop or the end). ``0``: every flow opens exactly at its
+            ``start``, for studies of one phase (``Flow.overhead`` is the
+            per-segment remedy to a phase lock).
     """
 
     links: tuple[Link, ...]
@@ -440,11 +470,14 @@ class Scenario:
     rtt_granularity: float = 0.0
     limited_transmit: bool = False
     tail_loss_probe: bool = False
+    start_jitter: float | None = None
+    ack_jitter: float | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = (
         "mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
         "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
-        "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe")
+        "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe",
+        "start_jitter", "ack_jitter")
 
     def __post_init__(self) -> None:
         links = tuple(self.links) if isinstance(self.links, Iterable) else None
@@ -525,10 +558,25 @@ class Scenario:
                     f"flow(s) at this interval is {rows:,.0f} rows, about "
                     f"{rows * TRACE_BYTES_PER_ROW / 2**30:,.1f} GiB to assemble",
                     f"use trace_interval ≥ {shortest:.3g} s, or a shorter duration")
+        jitter = self.start_jitter
+        if jitter is not None:
+            jitter = _time(jitter, "start_jitter", positive=False)
+            for i, flow in enumerate(flows):
+                end = duration if flow.stop is None else min(flow.stop, duration)
+                if flow.start + jitter >= end:
+                    raise ScenarioError("start_jitter", self.start_jitter,
+                                        f"less than flows[{i}]'s {end - flow.start:g} s from "
+                                        f"its start to its {'end' if end == duration else 'stop'}",
+                                        "None (the default) bounds each flow's jitter by its "
+                                        "RTT and its own time")
+        ack_jitter = self.ack_jitter
+        if ack_jitter is not None:
+            ack_jitter = _time(ack_jitter, "ack_jitter", positive=False)
         _set(self, links=links, flows=flows, duration=duration, seed=int(self.seed),
              bottleneck=int(bottleneck), mss=mss, header=header,
              initial_window=iw, rwnd=rwnd, trace_interval=interval,
-             rtt_granularity=granularity, **times)
+             rtt_granularity=granularity, start_jitter=jitter, ack_jitter=ack_jitter,
+             **times)
 
     # -- derived quantities (all computed, none stored) --------------------------
     @property
@@ -575,6 +623,29 @@ class Scenario:
         """Two-way propagation delay of flow ``i`` (s), access delays included."""
         rtt = self.flows[i].rtt
         return self.route_rtt(i) if rtt is None else rtt
+
+    def flow_start(self, i: int) -> float:
+        """When flow ``i`` opens (s): its ``start`` plus its start jitter, a
+        uniform draw from the scenario's seed and ``i`` (SplitMix64, as the
+        fluid engine's draws; the other flows and the engine do not matter)
+        times the bound of :attr:`start_jitter`: the flow's RTT by default,
+        but never reaching its stop or the end of the run."""
+        flow = self.flows[i]
+        bound = self.start_jitter
+        if bound is None:
+            end = self.duration if flow.stop is None else min(flow.stop, self.duration)
+            bound = min(self.flow_rtt(i), end - flow.start)
+        if bound <= 0.0:
+            return flow.start
+        return flow.start + bound * _uniform(self.seed, _START_JITTER, i)
+
+    @property
+    def ack_wait(self) -> float:
+        """The bound of each segment's receiving delay in force (s):
+        :attr:`ack_jitter`, or by default one packet time at the bottleneck."""
+        if self.ack_jitter is not None:
+            return self.ack_jitter
+        return self.packet_size * 8.0 / self.links[self.bottleneck].rate
 
     def bdp_packets(self, i: int = 0) -> float:
         """Bandwidth-delay product of flow ``i`` at the slowest link it
@@ -667,10 +738,13 @@ class Scenario:
                   # when given, reverse only when on: keys of scenarios from
                   # before them stay
                   "params": dict(flow.params)} for flow in self.flows]
-        # tail_loss_probe only when on: keys of scenarios from before it stay
+        # tail_loss_probe only when on, the jitters only when not the default:
+        # keys of scenarios from before them stay
         scalars = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
                    if f.name not in ("links", "flows")
-                   and (f.name != "tail_loss_probe" or self.tail_loss_probe)}
+                   and (f.name != "tail_loss_probe" or self.tail_loss_probe)
+                   and (f.name not in ("start_jitter", "ack_jitter")
+                        or getattr(self, f.name) is not None)}
         return {"schema": SCHEMA, **scalars, "links": links, "flows": flows}
 
     @classmethod

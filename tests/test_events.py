@@ -160,9 +160,11 @@ def test_pcap_at_the_bottleneck(tmp_path):
     # link, reached the receiver and the ACK came back: for the flow without access
     # delay, exactly two link delays later, plus the receiver-side access delay
     # both ways for the other (no delayed ACKs: each in-order segment is
-    # acknowledged on arrival).
+    # acknowledged on arrival; no ACK jitter, which would add up to a packet time,
+    # nor start jitter: exact phases, a run in which flow 1 sends to the end).
     dpkt = pytest.importorskip("dpkt")
-    sc = ccsim.dumbbell("10Mbps", "40ms", buffer=15, duration="3s", seed=1,
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer=15, duration="3s", seed=1, ack_jitter=0,
+                        start_jitter=0,
                         flows=[ccsim.Flow("reno"), ccsim.Flow("reno", rtt="80ms")])
     res = ccsim.run(sc, events=True)
     ev = res.events

@@ -15,8 +15,11 @@ RATE = 10e6
 def _two_rtts(overhead, seed=1, duration="100s"):
     # Two loss-free drop-tail Reno flows, 40 and 60 ms: the short one should get
     # more (RTT bias), but without randomness the pair locks into a pattern in
-    # which the short one takes the drops and times out again and again.
+    # which the short one takes the drops and times out again and again. The
+    # scenario's own jitters are off: the overhead alone is under test here
+    # (tests/test_seeds_matter.py has the jitters on the same pair).
     return ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration=duration, seed=seed,
+                          start_jitter=0, ack_jitter=0,
                           flows=[ccsim.Flow("reno", overhead=overhead),
                                  ccsim.Flow("reno", rtt="60ms", overhead=overhead)])
 

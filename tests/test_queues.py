@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 import random
 from collections import deque
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -15,7 +17,7 @@ from ccsim.errors import ScenarioError, ScenarioTypeError
 from ccsim.packet.link import LinkState
 from ccsim.queues import DROP, ENQUEUE
 from ccsim.queues.codel import CoDelState
-from ccsim.queues.pie import PIEState, update_probability
+from ccsim.queues.pie import PIEState, update_probabilities, update_probability
 
 PACKET = 1500  # bytes on the wire (mss 1460 + 40)
 
@@ -87,14 +89,35 @@ def test_the_event_trace_names_a_disciplines_drops_and_follows_ecn_flows():
     assert len(acked) > 100 and res.metrics["marks"] > 0
 
 
-def test_the_fluid_engine_refuses_what_it_does_not_model():
+def test_the_fluid_engine_models_every_registered_discipline_and_refuses_others():
+    for q in ccsim.queues.names():  # each has a fluid model (its own or the engine's)
+        assert ccsim.queues.get(q).fluid, q
     for q in ("codel", "pie"):
         sc = ccsim.dumbbell("10Mbps", "20ms", queue=q, flows=["reno"], duration="1s")
-        with pytest.raises(ScenarioError, match=r"links\[0\]\.queue=.*fluid engine models"):
-            ccsim.run(sc, mode="fluid")
-    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["dctcp"], duration="1s")
-    with pytest.raises(ScenarioError, match=r"flows\[0\]\.ecn=True"):
+        assert ccsim.run(sc, mode="fluid").metrics["utilisation"] > 0
+
+    @dataclass(frozen=True)
+    class Unmodelled(ccsim.QueueDiscipline):
+        limit: float = 100
+        kind: ClassVar[str] = "test-unmodelled"
+
+    sc = ccsim.dumbbell("10Mbps", "20ms", queue=Unmodelled(), buffer=None, flows=["reno"],
+                        duration="1s")
+    with pytest.raises(ScenarioError, match=r"links\[0\]\.queue=.*fluid engine models"):
         ccsim.run(sc, mode="fluid")
+
+
+def test_pies_fluid_update_is_its_packet_update_elementwise():
+    # the fluid model's vectorised RFC 8033 §4.2 update against the scalar one,
+    # across every auto-tuning band, the 2 % cap and the decay when idle
+    rng = np.random.default_rng(7)
+    p = np.concatenate([10.0 ** rng.uniform(-7, 0, 300), [0.0, 0.1, 0.5]])
+    qdelay = np.where(rng.random(p.size) < 0.2, 0.0, rng.uniform(0, 0.05, p.size))
+    old = np.where(rng.random(p.size) < 0.3, 0.0, rng.uniform(0, 0.05, p.size))
+    got = update_probabilities(p, qdelay, old, np.full(p.size, 0.015), np.full(p.size, 0.125),
+                               np.full(p.size, 1.25))
+    want = [update_probability(*args, 0.015, 0.125, 1.25) for args in zip(p, qdelay, old)]
+    assert got.tolist() == want
 
 
 def test_a_users_discipline_plugs_in():

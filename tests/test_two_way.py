@@ -36,11 +36,13 @@ def test_ack_compression_appears_with_reverse_traffic():
     # rounding of departure times (relative 1e-16), nothing else: one way must have
     # no gap below it. Compression comes in episodes (when the reverse queue holds
     # data ahead of a train of ACKs), so a fifth of the gaps is asked, not most.
+    # No ACK jitter: by up to a packet time at the receiver, it would bring ACKs
+    # closer than that one way too.
     packet_time = 1500 * 8 / RATE
     ack_time = 40 * 8 / RATE
-    one_way = _ack_gaps(ccsim.run(_dumbbell(["reno"]), events=True))
-    two_way = _ack_gaps(ccsim.run(_dumbbell(["reno", Flow("reno", reverse=True)]),
-                                  events=True))
+    one_way = _ack_gaps(ccsim.run(_dumbbell(["reno"], ack_jitter=0), events=True))
+    two_way = _ack_gaps(ccsim.run(_dumbbell(["reno", Flow("reno", reverse=True)],
+                                            ack_jitter=0), events=True))
     assert len(one_way) > 1000 and len(two_way) > 1000
     assert (one_way < 0.99 * packet_time).sum() == 0
     assert (two_way < 0.99 * packet_time).mean() > 0.2
@@ -86,8 +88,12 @@ def test_a_mirrored_scenario_gives_the_same_results(scenario):
         assert np.array_equal(a, b, equal_nan=True), name
     # and the one-way run is close: 40 bytes of serialisation per ACK hop add 32
     # microseconds to RTTs of 20 ms and more (under 0.2 %), which shifts the windows'
-    # sawtooth a little; 2 % of goodput is ten times that
-    one_way = ccsim.run(scenario)
+    # sawtooth a little; 2 % of goodput is ten times that. Without the jitters: with
+    # them, 32 microseconds move every later random wait to another segment, and
+    # the two runs are two draws of the scenario, not one run shifted a little
+    exact = {"start_jitter": 0, "ack_jitter": 0}
+    one_way = ccsim.run(scenario.replace(**exact))
+    mirrored = PacketEngine(_mirror(scenario.replace(**exact))).run()
     assert one_way.summary["goodput_bps"].to_numpy() == pytest.approx(
         mirrored.summary["goodput_bps"].to_numpy(), rel=0.02)
 
@@ -243,8 +249,10 @@ def test_shares_and_fairness_are_taken_within_a_direction():
     # Each direction has its own side of the link, so a flow's share is of its
     # direction's goodput, and Jain's index and UF compare flows going one way:
     # two forward Reno flows split the forward side, the lone reverse flow has
-    # all of its own side.
-    res = ccsim.run(_dumbbell(["reno", Flow("reno", rtt="40ms"), Flow("cubic", reverse=True)]))
+    # all of its own side. Each flow opens at its start exactly (start_jitter=0), so
+    # that the interval all flows share is each one's own.
+    res = ccsim.run(_dumbbell(["reno", Flow("reno", rtt="40ms"), Flow("cubic", reverse=True)],
+                              start_jitter=0))
     share = res.summary["share"]
     assert share[0] + share[1] == pytest.approx(1.0) and share[2] == 1.0
     assert share[0] > share[1]  # the shorter RTT

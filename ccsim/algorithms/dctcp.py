@@ -43,9 +43,15 @@ Differences from the source:
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import Ack, EcnEcho, Loss
+from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
+
+MIN_SSTHRESH = 2.0
+"""The floor of a DCTCP reduction (segments; Linux ``dctcp_ssthresh``'s 2U)."""
 
 
 @register
@@ -83,11 +89,75 @@ class DCTCP(Reno):
         super().on_ack(ack)
 
     def on_ecn(self, echo: EcnEcho) -> None:
-        self.ssthresh = max(self.cwnd * (1.0 - self.alpha / 2.0), 2.0)
+        self.ssthresh = max(self.cwnd * (1.0 - self.alpha / 2.0), MIN_SSTHRESH)
         self.cwnd = self.ssthresh
 
     def ssthresh_after(self, loss: Loss) -> float:
-        return max(self.cwnd / 2.0, 2.0)
+        return max(self.cwnd / 2.0, MIN_SSTHRESH)
+
+
+class DCTCPFluid(FluidLaw):
+    """DCTCP in the fluid engine: the fluid model of Alizadeh, Javanmard &
+    Prabhakar, "Analysis of DCTCP: Stability, Convergence, and Fairness"
+    (SIGMETRICS 2011, eqs. 1–3), with ``F`` the fraction of the step's
+    acknowledged segments whose marks were echoed (the engine delays marks
+    by an RTT, the paper's ``p(t − R*)``)::
+
+        dW/dt = 1/R − W·alpha·F / (2R)
+        dalpha/dt = g/R · (F − alpha)
+
+    integrated exactly over each step (``F`` constant within it): ``alpha``
+    as the once-per-window EWMA of RFC 8257 §3.3 applied ``h/R`` times,
+    ``W`` as the linear equation's closed form. Slow start is Reno's, ended
+    by the first echoes with one cut ``W·(1 − alpha/2)`` (as the window law
+    does); a loss halves ``cwnd`` (Linux's ``dctcp_react_to_loss``).
+
+    Differences from the window law: the reduction is spread over the RTT
+    of marked ACKs in proportion to the marked fraction (the paper's model),
+    not one cut by ``alpha/2`` per window that carried any mark; the window
+    is kept at or above 2 segments (``MIN_SSTHRESH``) by a floor, not by
+    ``ssthresh``'s.
+    """
+
+    scalar_params = ("alpha_init",)  # the initial value of the state alpha
+
+    marks = True
+
+    def __init__(self, cc: "DCTCP") -> None:
+        super().__init__(cc)
+        self.state = {"alpha": float(cc.alpha_init)}
+
+    def grow(self, f: FlowArrays) -> None:
+        h, rtt, cwnd = f.h, f.rtt, f.cwnd
+        g = self.cc.g
+        F = np.where(f.acked > 0, np.minimum(f.marked / np.maximum(f.acked, 1e-300), 1.0), 0.0)
+        F = np.where(h > 0, F, 0.0)
+        windows = h / rtt
+        alpha = f.alpha
+        alpha[...] = F + (alpha - F) * (1.0 - g) ** windows
+        # slow start ends at the first echoes, with one cut
+        cut = (cwnd < f.ssthresh) & (F > 0)
+        if cut.any():
+            f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / 2.0), MIN_SSTHRESH)[cut]
+            cwnd[cut] = f.ssthresh[cut]
+        h_ca = f.slow_start()
+        # dW/dt = a − b·W over the congestion-avoidance part of the step
+        a, b = 1.0 / rtt, alpha * F / (2.0 * rtt)
+        decay = np.exp(-b * h_ca)
+        marked = b > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reduced = np.where(marked, a / b + (cwnd - a / b) * decay, cwnd + a * h_ca)
+        floor = np.where(marked, np.minimum(cwnd, MIN_SSTHRESH), -np.inf)
+        np.copyto(cwnd, np.maximum(reduced, floor))
+        # a reduction stays in congestion avoidance
+        np.copyto(f.ssthresh, np.where(marked & (h_ca > 0), np.minimum(f.ssthresh, cwnd),
+                                       f.ssthresh))
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        return np.maximum(f.cwnd[m] / 2.0, MIN_SSTHRESH)
+
+
+DCTCP.fluid = DCTCPFluid
 
 
 

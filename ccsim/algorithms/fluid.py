@@ -13,10 +13,16 @@ beside its window law and attached as the class attribute ``fluid``::
 
     Reno.fluid = RenoFluid
 
-One law instance serves every flow of a batch that runs the same algorithm
-with the same parameters; ``self.cc`` is a window-law instance built with
-those parameters, so constants are read from it (``self.cc.beta``) and
-defaults live in one place. A class without its own ``fluid`` (looked up on
+One law instance serves every flow of a batch that runs the same algorithm;
+``self.cc`` is a window-law instance built with the flows' parameters, so
+constants are read from it (``self.cc.beta``) and defaults live in one place.
+Where the flows' parameter values differ, ``self.cc.beta`` is a numpy array
+over the group's flows (over the flows of the mask ``m`` inside
+:meth:`FluidLaw.start`, :meth:`FluidLaw.on_loss` and
+:meth:`FluidLaw.ssthresh_after`), so law code combines constants and state
+elementwise; a parameter the law needs as one value (an ``if``, an index, a
+table) goes in :attr:`FluidLaw.scalar_params`
+(:mod:`ccsim.fluid.params`). A class without its own ``fluid`` (looked up on
 the class itself, never inherited, since a subclass may change the rules)
 still runs in the fluid engine, through its hooks (:mod:`ccsim.fluid.hooks`).
 
@@ -63,6 +69,9 @@ class FlowArrays:
         acked: segments acknowledged during the step (delivered ones).
         delivered: segments delivered since the flow started.
         inflight: segments in flight (``min(cwnd, rwnd)`` in the fluid model).
+        marked: of the segments acknowledged during the step, those whose
+            ECN congestion marks (CE, RFC 3168) the ACKs echoed (0 for flows
+            that are not ECN-capable).
         mss: segment size (bytes).
 
     Attributes are views into the engine's arrays: update them in place
@@ -83,6 +92,7 @@ class FlowArrays:
     acked: np.ndarray
     delivered: np.ndarray
     inflight: np.ndarray
+    marked: np.ndarray
     mss: np.ndarray
 
     def slow_start(self, doublings: float | np.ndarray = 1.0) -> np.ndarray:
@@ -118,12 +128,26 @@ class FluidLaw:
         state: the law's own per-flow state: name → initial value. The engine
             creates each as a float array on the group's :class:`FlowArrays`
             and resets it to the initial value when a flow starts.
-        cc: a window-law instance with the group's parameters.
+        cc: a window-law instance with the group's parameters (numeric
+            parameters that differ among the flows read as arrays).
     """
 
     state: ClassVar[dict[str, float]] = {}
+    #: Parameters the law needs as one value per law instance (flows that
+    #: differ in one get separate instances); ``("*",)``: all of them. Numeric
+    #: parameters not listed here may be arrays over the flows.
+    scalar_params: ClassVar[tuple[str, ...]] = ()
     #: Whether the law may set ``pacing`` (the engine skips pacing otherwise).
     paces: ClassVar[bool] = False
+    #: Whether :meth:`grow` is exact (a closed form) over steps of several
+    #: RTTs in congestion avoidance, so that the engine may take long steps
+    #: between loss events (up to its ``max_step``). Laws that sample or
+    #: decide once per step keep the short steps.
+    long_steps: ClassVar[bool] = False
+    #: Whether the law reacts to ECN marks itself, in :meth:`grow`, from
+    #: ``marked`` (DCTCP); otherwise the engine calls :meth:`on_ecn` at most
+    #: once per window of data, as the packet engine's sender does.
+    marks: ClassVar[bool] = False
 
     def __init__(self, cc: "CongestionControl") -> None:
         self.cc = cc
@@ -149,3 +173,12 @@ class FluidLaw:
         ``cwnd`` as the flow's recovery strategy ends (``ssthresh`` after a
         fast recovery, the loss window after a timeout)."""
         f.ssthresh[m] = self.ssthresh_after(f, m, kind)
+
+    def on_ecn(self, f: FlowArrays, m: np.ndarray) -> None:
+        """Flows in ``m`` received ECN echoes (at most once per window, never
+        in loss recovery). Default, as
+        :meth:`~ccsim.algorithms.CongestionControl.on_ecn` (RFC 3168
+        §6.1.2): what a loss would set, without retransmission or recovery —
+        ``ssthresh`` as for a fast retransmit, and ``cwnd`` to it."""
+        self.on_loss(f, m, "fast")
+        f.cwnd[m] = np.maximum(f.ssthresh[m], self.cc.min_cwnd)

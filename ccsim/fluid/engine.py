@@ -52,11 +52,23 @@ from ..errors import CcsimError, ScenarioError
 from ..scenario import RED, Scenario
 from . import draws
 from .hooks import HookLaw
+from .params import ParamView, split_names
 
-__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
+__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP", "MAX_STEP"]
 
 STEP = 0.25
 """Default step as a fraction of the smallest current RTT of a scenario."""
+
+MAX_STEP = 4.0
+"""Default longest step (RTTs) between loss events: a scenario whose flows
+are all in congestion avoidance with laws that have a closed form
+(``FluidLaw.long_steps``), no loss on its way and no RED or random loss,
+steps up to this many RTTs, and no further than half the time its windows'
+growth needs to fill pipe and buffer, nor past its next event."""
+
+ECHO_SLOTS = 32
+"""Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
+spans more steps than this hears its marks after ``ECHO_SLOTS`` steps."""
 
 MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
@@ -109,16 +121,11 @@ def _refuse(sc: Scenario, i: int) -> None:
         q = link.queue
         if not type(q).fluid:
             raise ScenarioError(f"scenarios[{i}].links[{k}].queue", q,
-                                "a queue the fluid engine models: 'droptail' or 'red'",
+                                "a queue the fluid engine models: 'droptail', 'red', "
+                                "'codel', 'pie' or 'step'",
                                 f"it has no model of {type(q).__name__} ({q.kind!r}); "
                                 "use mode='packet'")
     for j, flow in enumerate(sc.flows):
-        if flow.ecn:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].ecn", flow.ecn,
-                                "False in the fluid engine",
-                                f"it models no ECN marks ({flow.algorithm!r} is ECN-capable by "
-                                "default: Flow(..., ecn=False) runs it without, as Linux "
-                                "falls back); use mode='packet'")
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
                                 "empty in the fluid engine",
@@ -126,12 +133,27 @@ def _refuse(sc: Scenario, i: int) -> None:
 
 
 class _Group:
-    """Flows of one window law with one set of parameters: a contiguous slice."""
+    """Flows of one window law: a contiguous slice, one fluid-law instance.
+    ``view``: the parameters as arrays over the slice (None when its flows
+    share one parameter set)."""
 
-    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str) -> None:
-        self.law, self.lo, self.hi, self.name = law, lo, hi, name
+    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str,
+                 view: ParamView | None = None) -> None:
+        self.law, self.lo, self.hi, self.name, self.view = law, lo, hi, name, view
         self.f = FlowArrays()
         self.alive = True  # some scenario of the group's flows still runs
+
+    def call(self, method: str, m: np.ndarray, *args) -> None:
+        """``law.method(f, m, *args)`` with the parameters of the flows in ``m``."""
+        law = self.law
+        if self.view is None:
+            getattr(law, method)(self.f, m, *args)
+            return
+        law.cc = self.view.masked(m)
+        try:
+            getattr(law, method)(self.f, m, *args)
+        finally:
+            law.cc = self.view
 
 
 class FluidEngine:
@@ -141,31 +163,63 @@ class FluidEngine:
         scenarios: the batch.
         step: step as a fraction of each scenario's smallest current RTT.
         min_step: shortest step as a fraction of each scenario's duration.
+        max_step: longest step (RTTs) of a scenario between loss events, when
+            its laws integrate long steps exactly (``FluidLaw.long_steps``);
+            ``max_step=step`` keeps every step at ``step``.
         traces: record the time series (cwnd, ssthresh, RTT, goodput, queue);
             without them a result's ``traces`` is empty and the batch needs
             memory for its summaries only.
     """
 
     def __init__(self, scenarios: Sequence[Scenario], *, step: float = STEP,
-                 min_step: float = MIN_STEP, traces: bool = True) -> None:
+                 min_step: float = MIN_STEP, max_step: float = MAX_STEP,
+                 traces: bool = True) -> None:
         if not (isinstance(step, (int, float)) and 0 < step <= 1):
             raise ScenarioError("step", step, "a fraction of the RTT in (0, 1]")
         if not (isinstance(min_step, (int, float)) and 0 < min_step <= 0.1):
             raise ScenarioError("min_step", min_step, "a fraction of the duration in (0, 0.1]")
+        if not (isinstance(max_step, (int, float)) and step <= max_step <= 64):
+            raise ScenarioError("max_step", max_step,
+                                f"RTTs from step ({step!r}) to 64")
         for i, sc in enumerate(scenarios):
             _refuse(sc, i)
         self.scenarios = list(scenarios)
-        self.step, self.min_step, self.traces = float(step), float(min_step), traces
+        self.step, self.min_step, self.max_step = float(step), float(min_step), float(max_step)
+        self.traces = traces
         self._setup()
 
     # -- setup -------------------------------------------------------------------
     def _setup(self) -> None:
         scs = self.scenarios
         S = len(scs)
-        entries = []  # (group key, scenario, flow index)
+        # one window-law instance per algorithm and parameter set; flows of one
+        # algorithm share a group (and a fluid law) unless their parameters
+        # differ in ways the law cannot take as arrays (see .params)
+        instances: dict[tuple[str, str], object] = {}
+        for sc in scs:
+            for flow in sc.flows:
+                pkey = (flow.algorithm, repr(flow.params))
+                if pkey not in instances:
+                    instances[pkey] = flow.make_algorithm()
+        signature: dict[tuple[str, str], str] = {}
+        by_alg: dict[str, list[tuple[str, str]]] = {}
+        for pkey in instances:
+            by_alg.setdefault(pkey[0], []).append(pkey)
+        for alg, pkeys in by_alg.items():
+            law_cls = vars(get_algorithm(alg)).get("fluid")
+            if law_cls is None:  # the hooks route: one group per parameter set
+                for pkey in pkeys:
+                    signature[pkey] = pkey[1]
+                continue
+            split = split_names([instances[k] for k in pkeys], law_cls.scalar_params)
+            for pkey in pkeys:
+                own = vars(instances[pkey])
+                signature[pkey] = repr([(n, own.get(n)) for n in split])
+        entries = []  # (group key, scenario, flow index, parameter set)
         for s, sc in enumerate(scs):
             for j, flow in enumerate(sc.flows):
-                entries.append(((flow.algorithm, repr(flow.params)), s, j))
+                pkey = (flow.algorithm, repr(flow.params))
+                entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))
         entries.sort(key=lambda e: (e[0], e[1], e[2]))
         F = len(entries)
         self.S, self.F = S, F
@@ -179,7 +233,7 @@ class FluidEngine:
             return np.array([fn(scs[e[1]], e[2]) for e in entries], dtype=dtype)
 
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j))
-        self.start = per_flow(lambda sc, j: sc.flows[j].start)
+        self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
         self.size = per_flow(lambda sc, j: sc.flows[j].size / sc.mss
@@ -210,6 +264,16 @@ class FluidEngine:
         self.red_p = np.array([r.max_p if r else 0.0 for r in red])
         self.red_w = np.array([r.weight if r else 0.0 for r in red])
         self.red_gentle = np.array([bool(r and r.gentle) for r in red])
+        self.red_ecn = np.array([bool(r and r.ecn) for r in red])
+        # active queues with a fluid model of their own (CoDel, PIE, step marking)
+        by_model: dict[type, list[int]] = {}
+        for s, l in enumerate(links):
+            model = type(l.queue).fluid
+            if isinstance(model, type):
+                by_model.setdefault(model, []).append(s)
+        self.aqms = [(model([links[s].queue for s in idx], self.C[idx]), np.array(idx))
+                     for model, idx in by_model.items()]
+        self.ect = np.array([scs[e[1]].flows[e[2]].ecn for e in entries], bool)
         self.duration = np.array([sc.duration for sc in scs])
         self.dt = np.array([sc.sample_interval for sc in scs])
         self.n_bins = np.array([int(math.ceil(sc.duration / sc.sample_interval - 1e-9))
@@ -267,6 +331,14 @@ class FluidEngine:
         self.h_f, self.now_f = np.zeros(F), np.zeros(F)
         self.tau, self.rate = self.d.copy(), np.zeros(F)
         self.acked = np.zeros(F)
+        # ECN (RFC 3168): marks made at the queue reach the sender one RTT later
+        self.marked = np.zeros(F)              # echoes of the step (segments)
+        self.marked_at_queue = np.zeros(F)     # cumulative marks made (segments)
+        self.echo_seen = np.zeros(F)           # cumulative marks echoed so far (segments)
+        self.mark_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["marks"],
+                                          np.zeros(F, np.int64), self.jidx)
+        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth, no other until (s)
+        self.ecn_reductions = np.zeros(F)
 
         # -- state (scenarios) --------------------------------------------------------
         self.t = np.zeros(S)
@@ -278,6 +350,7 @@ class FluidEngine:
         self.dep_t0, self.dep_t1 = np.zeros(S), np.zeros(S)
         self.sent = np.zeros(S)
         self.drops, self.losses = np.zeros(S), np.zeros(S)
+        self.marks = np.zeros(S)               # CE marks made at the bottleneck (packets)
 
         # -- groups: one law instance per (algorithm, parameters) ------------------------
         self.groups: list[_Group] = []
@@ -287,20 +360,24 @@ class FluidEngine:
             hi = k
             while hi < F and entries[hi][0] == key:
                 hi += 1
-            sc = scs[entries[k][1]]
-            flow = sc.flows[entries[k][2]]
             cls = classes[k]
             law_cls = vars(cls).get("fluid")
-            cc = flow.make_algorithm()
+            pkeys = list(dict.fromkeys(e[3] for e in entries[k:hi]))
+            cc = instances[pkeys[0]]
+            view = None
+            if len(pkeys) > 1:  # parameters that differ: arrays over the group's flows
+                where = {p: n for n, p in enumerate(pkeys)}
+                view = ParamView([instances[p] for p in pkeys],
+                                 np.array([where[e[3]] for e in entries[k:hi]]))
             if law_cls is None:
                 law = HookLaw(cc, [scs[e[1]].flows[e[2]] for e in entries[k:hi]],
                               [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]])
             else:
-                law = law_cls(cc)
-            g = _Group(law, k, hi, cls.__name__)
+                law = law_cls(view if view is not None else cc)
+            g = _Group(law, k, hi, cls.__name__, view)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
-                         "base_rtt", "rtt", "rate", "acked", "inflight", "h", "now"):
+                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding}.get(name, getattr(self, name, None))
                 setattr(f, name, source[k:hi])
@@ -324,7 +401,26 @@ class FluidEngine:
             for g in self.groups:
                 pacer[g.lo:g.hi] = g.law.paces
             self.paced_s = np.bincount(self.scen, pacer, S) > 0
+        # scenarios that may take long steps: every law has a closed form,
+        # and neither RED nor random loss needs sampling within the step
+        short_law = np.zeros(F, bool)
+        for g in self.groups:
+            short_law[g.lo:g.hi] = not g.law.long_steps
         self.red = bool(self.is_red.any())
+        # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
+        marking = self.red_ecn.copy()
+        for _, idx in self.aqms:
+            marking[idx] = True
+        self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~self.is_red & ~marking
+                        & (self.p_loss == 0) & (self.max_step > self.step))
+        self.h_last = np.ones(S)
+        self.ecn_on = bool((self.ect & marking[self.scen]).any())
+        self.echo_law = np.zeros(F, bool)      # flows whose law reads the echoes itself
+        for g in self.groups:
+            self.echo_law[g.lo:g.hi] = g.law.marks
+        if self.ecn_on:  # cumulative marks at the ends of the last ECHO_SLOTS steps
+            self.echo_t = np.zeros((ECHO_SLOTS, S))
+            self.echo_m = np.zeros((ECHO_SLOTS, F))
         self.lossy = bool((self.p_loss > 0).any())
         self.sized = bool(np.isfinite(self.size).any())
         self.uniform_s = self.d_max == self.d_min
@@ -363,9 +459,9 @@ class FluidEngine:
             bar.update(total - bar.n)
             bar.close()
         wall = time.perf_counter() - wall
-        from .results import assemble
+        from .results import assemble_batch
 
-        return [assemble(self, s, wall / self.S) for s in range(self.S)]
+        return assemble_batch(self, wall / self.S)
 
     def _step(self) -> bool:
         """Advance every live scenario by its own step; False once all are done."""
@@ -379,6 +475,8 @@ class FluidEngine:
         h = self.step * (self.d_min + self.q / C)
         in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
+        if self.long_ok.any():
+            h = self._long_steps(h, in_ss)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
         if (tf >= self.wake).any():  # flows open or stop, timers fire, losses are detected
@@ -392,10 +490,20 @@ class FluidEngine:
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         physical = inflight - self.ghost
-        if red_p is not None:  # RED drops that share of the step's arrivals
-            red_drop = np.minimum(self.rate * hf * red_p[scen], physical)
+        if red_p is not None:  # RED drops (or marks) that share of the step's arrivals
+            red_sel = self.rate * hf * red_p[scen]
+            if self.ecn_on:
+                red_mark = red_sel * (self.ect & self.red_ecn[scen])
+                self.marked_at_queue += red_mark
+                red_sel = red_sel - red_mark
+            red_drop = np.minimum(red_sel, physical)
             self.ghost += red_drop
             physical -= red_drop
+        aqm_drop = aqm_regular = None
+        if self.aqms:  # CoDel, PIE, step marking: their signal from the queue so far
+            aqm_drop, aqm_regular = self._aqm_signals(t, h, hf, physical)
+            self.ghost += aqm_drop
+            physical -= aqm_drop
         q_need = self._queue(physical)
         q_new = np.minimum(q_need, self.B)
         tau = self.tau
@@ -432,13 +540,13 @@ class FluidEngine:
 
         # the share of each flow's data lost lately, averaged over about half an
         # RTT: what a retransmission sent now meets. Random loss and RED drop
-        # whatever arrives; a drop-tail overflow counts only beside a paced
+        # (and CoDel, PIE) drop whatever arrives; a drop-tail overflow counts only beside a paced
         # flow (which keeps its rate through others' recoveries): ACK-clocked
         # senders send less than they receive in recovery, so the overflow
         # that caused it drains while the retransmissions go out.
         wasted = 0.0
         for part in (dropped if self.paced_s is not None else None,
-                     red_drop if red_p is not None else None, lost_on_link):
+                     red_drop if red_p is not None else None, aqm_drop, lost_on_link):
             if part is not None:
                 wasted = wasted + part
         if self.paced_s is not None and dropped is not None:
@@ -448,11 +556,17 @@ class FluidEngine:
         self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
         # losses: whole packets, and the detection they will lead to
+        if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
+            dropped = aqm_regular if dropped is None else dropped + aqm_regular
         k_drop = None if dropped is None else self._queue_drops(dropped)
         if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
                 k_drop = k_red if k_drop is None else k_drop + k_red
+        if aqm_drop is not None and aqm_regular is None:  # PIE: independent draws
+            k_aqm = self._draw(aqm_drop, "drops")
+            if k_aqm is not None:
+                k_drop = k_aqm if k_drop is None else k_drop + k_aqm
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
         if k_drop is not None or k_loss is not None:
             self._losses(k_drop, k_loss, tf, hf, tau)
@@ -485,10 +599,13 @@ class FluidEngine:
         # is on its way to detection — the segment that overflowed was this
         # RTT's one more, and the next would come with the reduction
         frozen = self.pending & (self.cwnd >= self.ssthresh)
-        np.multiply(hf, self.sending & (tf >= self.rec_until) & ~frozen, out=self.h_f)
+        np.multiply(hf, self.sending & (tf >= self.rec_until) & (tf >= self.cwr_until) & ~frozen,
+                    out=self.h_f)
         np.copyto(self.now_f, tf)
         np.copyto(self.rate, x)
         np.copyto(self.acked, deliv)
+        if self.ecn_on:  # the echoes of marks made one RTT ago
+            self._echoes(live, t_new, tf, tau)
         grown = self.cwnd.copy()
         for g in self.groups:
             if g.alive:
@@ -502,6 +619,7 @@ class FluidEngine:
         if self.traces and (t_new > self.next_sample).any():
             self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
         self.q = q_new
+        np.copyto(self.h_last, h, where=live)
         self.t = np.where(live, t_new, t)
         self.steps += live
         if not (self.t < self.end_of_run).all() and (live & (self.t >= self.end_of_run)).any():
@@ -509,6 +627,34 @@ class FluidEngine:
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
         return True
+
+    def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
+        """Longer steps for calm scenarios: no flow in slow start, in recovery,
+        waiting for its timer or with a loss on its way, and laws that
+        integrate long steps exactly. Up to ``max_step`` RTTs, half the time
+        the windows' growth (at the last step's rate) needs to fill pipe and
+        buffer, and no further than the scenario's next event: near a loss
+        the step is the usual fraction of the RTT."""
+        scen, S = self.scen, self.S
+        t_f = self.t[scen]
+        busy = self.pending | (self.rec_until > t_f) | (self.started & ~self.done & ~self.sending)
+        calm = self.long_ok & (in_ss == 0) & (np.bincount(scen, busy, S) == 0)
+        if not calm.any():
+            return h
+        C = self.C
+        # in flight as the step will begin: the whole window (a long step's
+        # deliveries exceed what was in flight at its start)
+        window = np.maximum(self.outstanding, np.minimum(self.cwnd, self.path_cap) * self.sending)
+        headroom = self.B + C * self.d_min - np.bincount(scen, window - self.ghost, S)
+        # growth at the last step's rate, and at least a segment per RTT per
+        # flow (the step after a recovery saw none)
+        active = self.started & ~self.done
+        rate = np.maximum(np.bincount(scen, self.growth, S) / self.h_last,
+                          np.bincount(scen, active / self.tau, S))  # segments/s
+        t_full = headroom / rate
+        h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C), 0.5 * t_full),
+                            self.wake_s - self.t)
+        return np.where(calm, np.maximum(h, h_long), h)
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
     def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
@@ -573,6 +719,8 @@ class FluidEngine:
                                        np.where(active, self.rec_timeout, np.inf),
                                        np.where(active & (self.resent > 0), self.rec_until,
                                                 np.inf), detect])
+        self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
+        np.minimum.at(self.wake_s, self.scen, self.wake)
 
     def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
         """Whole lost packets this step: a flow's first starts its detection clock."""
@@ -636,14 +784,14 @@ class FluidEngine:
             if m.any():
                 for name, value in g.law.state.items():
                     getattr(g.f, name)[m] = value
-                g.law.start(g.f, m)
+                g.call("start", m)
 
     def _loss(self, mask: np.ndarray, kind: str) -> None:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
         for g in self.groups:
             m = mask[g.lo:g.hi]
             if m.any():
-                g.law.on_loss(g.f, m, kind)
+                g.call("on_loss", m, kind)
         bad = mask & ~(self.ssthresh >= 1.0)
         if bad.any():
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
@@ -797,6 +945,87 @@ class FluidEngine:
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
             q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
         return q
+
+    def _aqm_signals(self, t, h, hf, physical):
+        """The active queues' selections of this step's arrivals (each flow at
+        its rate of the last step): marks for ECN-capable flows where the
+        queue marks them, drops for the others. Returns the expected drops per
+        flow, and of them those that are scheduled rather than random (None
+        if all are random)."""
+        S, scen = self.S, self.scen
+        p, mark, growth, regular = np.zeros(S), np.zeros(S, bool), np.zeros(S, bool), \
+            np.zeros(S, bool)
+        for model, idx in self.aqms:
+            p[idx], mark[idx] = model.signal(t[idx], h[idx], self.q[idx], self.arrived[idx])
+            growth[idx] = model.drop_growth
+            regular[idx] = not model.random
+        sel = self.rate * hf * p[scen]
+        marks = sel * (self.ect & mark[scen])
+        self.marked_at_queue += marks
+        # a flow a threshold drops loses what its window adds (a drop-tail queue there)
+        sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
+        drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
+        return drop, (drop * regular[scen] if regular.any() else None)
+
+    def _echoes(self, live, t_new, tf, tau) -> None:
+        """ECN echoes: the marks made at the queue by time ``t − RTT``, read
+        from the cumulative marks at the ends of the last :data:`ECHO_SLOTS`
+        steps (linearly between two), reach each flow now. A law that reads
+        them itself (DCTCP) finds them in ``marked``; for the others, a whole
+        echoed mark — at regular spacing behind a scheduled marker (step,
+        CoDel), Poisson counts behind a random one (RED, PIE) — leads to the
+        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn` at most once per
+        RTT and never in loss recovery (RFC 3168 §6.1.2), with no growth for
+        that RTT (Linux's CWR state)."""
+        scen = self.scen
+        slot = self.steps % ECHO_SLOTS
+        self.echo_t[slot[live], np.flatnonzero(live)] = t_new[live]
+        lf = np.flatnonzero(live[scen])
+        self.echo_m[slot[scen[lf]], lf] = self.marked_at_queue[lf]
+        self.marks = np.bincount(scen, self.marked_at_queue, self.S)
+        when = (t_new[scen] - tau)
+        times = self.echo_t[:, scen]
+        before = times <= when
+        lo = np.argmax(np.where(before, times, -np.inf), axis=0)
+        hi = np.argmin(np.where(before, np.inf, times), axis=0)
+        cols = np.arange(self.F)
+        t_lo, t_hi = times[lo, cols], times[hi, cols]
+        m_lo, m_hi = self.echo_m[lo, cols], self.echo_m[hi, cols]
+        frac = np.where(before.any(axis=0) & ~before.all(axis=0) & (t_hi > t_lo),
+                        (when - t_lo) / (t_hi - t_lo), 0.0)
+        # nothing yet older than an RTT: the oldest slot (the start, or ECHO_SLOTS steps ago)
+        echoed = np.where(before.any(axis=0), m_lo + frac * (m_hi - m_lo), m_hi)
+        new = np.maximum(echoed - self.echo_seen, 0.0) * live[scen]
+        np.maximum(self.echo_seen, echoed, out=self.echo_seen)
+        np.copyto(self.marked, new)
+        if not (new > 0).any():
+            return
+        random = self.red_ecn.copy()
+        for model, idx in self.aqms:
+            random[idx] = model.random
+        k = np.zeros(self.F)
+        rnd = random[scen]
+        if (new * rnd).any():
+            drawn = self._draw(new * rnd, "marks")
+            if drawn is not None:
+                k += drawn
+        if (new * ~rnd).any():
+            before_credit = np.floor(self.mark_credit)
+            self.mark_credit += new * ~rnd
+            k += np.floor(self.mark_credit) - before_credit
+        # a loss not yet detected does not stop it: the sender does not know of it
+        react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
+            & (tf >= self.cwr_until)
+        if react.any():
+            for g in self.groups:
+                m = react[g.lo:g.hi]
+                if m.any():
+                    g.call("on_ecn", m)
+            if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
+                self._bad_window(react, "on_ecn")
+            self.cwr_until[react] = (tf + tau)[react]
+            self.ecn_reductions[react] += 1
+            self.h_f[react] = 0.0  # no growth in the reduction's RTT
 
     def _red_probability(self, h: np.ndarray) -> np.ndarray:
         """RED's drop probability per scenario (Floyd & Jacobson 1993).

@@ -25,7 +25,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
 from ..algorithms.fluid import FlowArrays, FluidLaw
 
 __all__ = ["HookLaw"]
@@ -51,6 +51,8 @@ class HookLaw(FluidLaw):
         self.packet_bits = list(packet_bits)
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, if the law reads it
+        self.marked_total = [0] * len(self.laws)  # CE marks echoed to each flow (segments)
+        self.hears_echoes = type(cc).on_ce_echo is not CongestionControl.on_ce_echo
 
     def start(self, f: FlowArrays, m: np.ndarray) -> None:
         for i in np.flatnonzero(m):
@@ -65,6 +67,8 @@ class HookLaw(FluidLaw):
         f.pacing[i] = rate / self.packet_bits[i] if rate else math.inf
 
     def grow(self, f: FlowArrays) -> None:
+        if self.hears_echoes:
+            self._echoes(f)
         acked = f.acked
         todo = np.flatnonzero((acked > 0) & ((f.h > 0) | self._in_recovery(f)))
         if todo.size == 0:
@@ -84,6 +88,18 @@ class HookLaw(FluidLaw):
             cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered, rate))
             self._read(f, i, cc)
 
+    def _echoes(self, f: FlowArrays) -> None:
+        """The step's CE echoes, before its ACK, as a sender hands them on
+        (in recovery and reductions too)."""
+        for i in np.flatnonzero(f.marked > 0):
+            cc = self.laws[i]
+            k = float(f.marked[i])
+            self.marked_total[i] += k
+            cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
+            cc.on_ce_echo(EcnEcho(float(f.now[i]), k, self.marked_total[i], float(f.delivered[i]),
+                                  float(f.inflight[i]), float(f.min_rtt[i]), float(f.srtt[i])))
+            self._read(f, i, cc)
+
     def _in_recovery(self, f: FlowArrays) -> np.ndarray | bool:
         """Laws that see ACKs during recovery (``acks_in_recovery``) get them
         in every step in which they are acknowledged data."""
@@ -95,4 +111,13 @@ class HookLaw(FluidLaw):
             cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
             cc.on_loss(Loss(float(f.now[i]), kind, float(f.inflight[i]), float(f.min_rtt[i]),
                             float(f.srtt[i])))
+            self._read(f, i, cc)
+
+    def on_ecn(self, f: FlowArrays, m: np.ndarray) -> None:
+        for i in np.flatnonzero(m):
+            cc = self.laws[i]
+            cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
+            k = float(f.marked[i])
+            cc.on_ecn(EcnEcho(float(f.now[i]), k, self.marked_total[i], float(f.delivered[i]),
+                              float(f.inflight[i]), float(f.min_rtt[i]), float(f.srtt[i])))
             self._read(f, i, cc)

@@ -58,6 +58,7 @@ from .tcp import Receiver, Sender
 
 
 _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
+_ACK_JITTER = 3  # and their ACK jitter's (2: the start jitter, ccsim.scenario)
 
 
 class PacketEngine:
@@ -155,7 +156,7 @@ class PacketEngine:
                 receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
             self.senders.append(sender)
             self.receivers.append(receiver)
-            clock.schedule(flow.start, Sender.start, sender)
+            clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
             if flow.stop is not None and flow.stop < sc.duration:
                 clock.schedule(flow.stop, Sender.stop, sender)
         self.times = np.arange(n_bins) * dt
@@ -200,6 +201,15 @@ class PacketEngine:
         log = self.log
         if log is not None:
             receive, receive_ce = log.deliver(i, receive), log.deliver(i, receive_ce)
+        wait = self.scenario.ack_wait
+        # each segment reaches its receiver a random time up to ``wait`` late,
+        # behind the one before (Scenario.ack_jitter): the flow's own generator
+        jitter = (random.Random(int(np.random.SeedSequence(
+            [self.scenario.seed, _ACK_JITTER, i]).generate_state(1)[0])).random
+            if wait > 0.0 else None)
+        if jitter is not None and (self.hop_by_hop or log is not None or ecn
+                                   or len(links) > 1):
+            receive, receive_ce = _jittered(receive, receive_ce, wait, jitter)
         if self.hop_by_hop:
             enter = self._hop_by_hop(i, receive, receive_ce, after, ecn)
         elif log is not None or ecn:  # the general loop: drops recorded, marks carried
@@ -219,6 +229,19 @@ class PacketEngine:
                     t = arrival
                     ce = ce or (ecn and link.ce)
                 (receive_ce if ce else receive)(seq, t + after)
+        elif len(links) == 1 and jitter is not None:  # the common case, jitter inline
+            forward = links[0]
+            reached = 0.0  # when the segment before reached the receiver (s)
+
+            def enter(seq: int, t: float) -> None:
+                nonlocal reached
+                t = forward(t)
+                if t >= 0.0:
+                    t += after + wait * jitter()
+                    if t < reached:
+                        t = reached
+                    reached = t
+                    receive(seq, t)
         elif len(links) == 1:
             forward = links[0]
 
@@ -448,3 +471,25 @@ def _next_hop(args: tuple[Callable, int, int, float, bool]) -> None:
 def _enter_later(args: tuple[Callable, int, float]) -> None:
     enter, seq, t = args
     enter(seq, t)
+
+
+def _jittered(receive: Callable, receive_ce: Callable, wait: float,
+              uniform: Callable[[], float]) -> tuple[Callable, Callable]:
+    """``receive`` and ``receive_ce`` told of each segment a random time,
+    uniform up to ``wait`` (s), late, and never before the one before."""
+    last = 0.0
+
+    def late(seq: int, t: float) -> float:
+        nonlocal last
+        t += wait * uniform()
+        if t < last:
+            t = last
+        last = t
+        return t
+
+    def plain(seq: int, t: float) -> None:
+        receive(seq, late(seq, t))
+
+    def marked(seq: int, t: float) -> None:
+        receive_ce(seq, late(seq, t))
+    return plain, marked

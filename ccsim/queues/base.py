@@ -40,14 +40,16 @@ import numbers
 import random
 from typing import TYPE_CHECKING, Any, ClassVar
 
+import numpy as np
+
 from .._registry import Registry
 from ..errors import ScenarioError, ScenarioTypeError
 
 if TYPE_CHECKING:
     from ..packet.link import LinkState
 
-__all__ = ["QueueDiscipline", "QueueState", "ENQUEUE", "DROP", "MARK", "register", "names",
-           "get"]
+__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "ENQUEUE", "DROP", "MARK", "register",
+           "names", "get"]
 
 ENQUEUE = 0
 """Verdict: the packet joins the queue."""
@@ -112,8 +114,11 @@ class QueueDiscipline:
     limit: float
     unit: str = "packets"
     ecn: bool = False
-    #: Whether the fluid engine models this discipline.
-    fluid: ClassVar[bool] = False
+    #: How the fluid engine models this discipline: ``False`` (it does not:
+    #: such scenarios are refused in ``mode="fluid"``), ``True`` (the
+    #: engine's own model: drop-tail, RED) or a :class:`FluidQueue` subclass,
+    #: declared in the discipline's own file.
+    fluid: ClassVar[Any] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -134,6 +139,46 @@ class QueueDiscipline:
         if not out.get("ecn", True):
             del out["ecn"]
         return out
+
+
+class FluidQueue:
+    """A discipline in the fluid engine: its congestion signal over arrays of
+    scenarios (one entry per scenario of the batch that uses it).
+
+    Once per step the engine asks :meth:`signal` what fraction of the step's
+    arrivals the discipline selects, from the queue at the start of the step;
+    ECN-capable flows' selected packets are marked where the discipline marks
+    them, the other flows' are dropped (as whole packets: Poisson counts when
+    ``random``, else at regular spacing).
+
+    Args:
+        queues: the scenarios' disciplines, in the order of the arrays.
+        C: the bottleneck's rate per scenario (packets/s).
+    """
+
+    #: Selections are independent draws (RED, PIE) rather than scheduled (CoDel, step).
+    random: ClassVar[bool] = True
+    #: Flows that are not ECN-capable lose their window growth while selected
+    #: (a drop-tail queue at the threshold, as at a full buffer) instead of the
+    #: selected fraction of their arrivals.
+    drop_growth: ClassVar[bool] = False
+
+    def __init__(self, queues: "list[QueueDiscipline]", C: "np.ndarray") -> None:
+        self.queues, self.C = queues, C
+
+    def signal(self, t: "np.ndarray", h: "np.ndarray", q: "np.ndarray",
+               arrived: "np.ndarray") -> "tuple[np.ndarray, np.ndarray]":
+        """The fraction of the step's arrivals selected, in [0, 1], and whether
+        an ECN-capable packet selected is marked (else dropped), per scenario.
+        ``t``: start of the step (s); ``h``: its length (s; 0 for scenarios
+        that do not advance, which must keep their state); ``q``: the queue
+        (packets waiting); ``arrived``: the arrival rate of the last step
+        (packets/s)."""
+        raise NotImplementedError
+
+    def column(self, name: str) -> "np.ndarray":
+        """The disciplines' parameter ``name`` as a float array."""
+        return np.array([float(getattr(q, name)) for q in self.queues])
 
 
 REGISTRY: Registry[type[QueueDiscipline]] = Registry(QueueDiscipline, "queue")

@@ -57,8 +57,10 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from .base import DROP, ENQUEUE, MARK, QueueDiscipline, QueueState, flag, real, register, \
-    whole_limit
+import numpy as np
+
+from .base import DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, flag, real, \
+    register, whole_limit
 
 if TYPE_CHECKING:
     from ..packet.link import LinkState
@@ -153,6 +155,65 @@ class CoDelState(QueueState):
         return verdict
 
 
+class CoDelFluid(FluidQueue):
+    """CoDel in the fluid engine: RFC 8289's control law on the fluid queue's
+    sojourn time ``q/C``, over arrays of scenarios.
+
+    Each step reads the sojourn once, at its start, and applies §5.3's
+    estimator to it (``first_above_time``, ``ok_to_drop``); entering the
+    dropping state (with §5.7's re-entry rule for ``count``) is one signal,
+    and every ``drop_next`` the step passes is one more, ``count += 1``,
+    ``drop_next += interval/√count`` (§3.3). The step's signals, a whole
+    number per scenario, are spread over its arrivals: marks for ECN-capable
+    flows when ``ecn``, drops otherwise.
+
+    Differences from the packet rule (and Nichols & Jacobson, CACM 2012):
+    the sojourn is the fluid queue's mean, not each packet's, and it is read
+    once per step, so ``ok_to_drop`` changes at step boundaries; a drop does
+    not end the loop early when the next packet's sojourn falls below target
+    within the step; §5.3's "at most one packet left" condition is not applied.
+    """
+
+    random = False
+
+    def __init__(self, queues, C):
+        super().__init__(queues, C)
+        n = len(queues)
+        self.target, self.interval = self.column("target"), self.column("interval")
+        self.ecn = np.array([q.ecn for q in queues], bool)
+        self.first_above = np.zeros(n)
+        self.drop_next = np.zeros(n)
+        self.count = np.zeros(n)
+        self.lastcount = np.zeros(n)
+        self.dropping = np.zeros(n, bool)
+
+    def signal(self, t, h, q, arrived):
+        live = h > 0
+        target, interval = self.target, self.interval
+        below = (q / self.C) < target
+        first = self.first_above
+        ok = live & ~below & (first != 0) & (t >= first)
+        first[live] = np.where(below, 0.0, np.where(first == 0, t + interval, first))[live]
+        self.dropping &= ok | ~live
+        enter = ok & ~self.dropping
+        delta = self.count - self.lastcount
+        again = (delta > 1) & (t - self.drop_next < 16.0 * interval)
+        self.count[enter] = np.where(again, delta, 1.0)[enter]
+        self.lastcount[enter] = self.count[enter]
+        self.drop_next[enter] = (t + interval / np.sqrt(self.count))[enter]
+        self.dropping |= enter
+        k = enter.astype(float)
+        end = t + h
+        due = self.dropping & live & (self.drop_next < end)
+        while due.any():  # the control law: one signal per drop_next the step passes
+            k += due
+            self.count += due
+            self.drop_next[due] += (interval / np.sqrt(self.count))[due]
+            due &= self.drop_next < end
+        arrivals = arrived * h
+        return np.where(k > 0, k / np.maximum(arrivals, k), 0.0), self.ecn.copy()
+
+
 @register
 @dataclass(frozen=True)
 class CoDel(QueueDiscipline):
@@ -183,3 +244,6 @@ class CoDel(QueueDiscipline):
 
     def start(self, link: "LinkState", rng: random.Random) -> QueueState:
         return CoDelState(self, link, rng)
+
+
+CoDel.fluid = CoDelFluid

@@ -51,8 +51,10 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
-from .base import DROP, ENQUEUE, MARK, QueueDiscipline, QueueState, flag, real, register, \
-    whole_limit
+import numpy as np
+
+from .base import DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, flag, real, \
+    register, whole_limit
 
 if TYPE_CHECKING:
     from ..packet.link import LinkState
@@ -75,6 +77,71 @@ def update_probability(p: float, qdelay: float, qdelay_old: float, target: float
     if qdelay == 0.0 and qdelay_old == 0.0:
         p *= 0.98
     return min(max(p, 0.0), 1.0)
+
+
+def update_probabilities(p: np.ndarray, qdelay: np.ndarray, qdelay_old: np.ndarray,
+                         target: np.ndarray, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
+    """:func:`update_probability` over arrays (the same rules, elementwise)."""
+    delta = alpha * (qdelay - target) + beta * (qdelay - qdelay_old)
+    factor = np.ones_like(p)
+    todo = np.ones(p.shape, bool)
+    for bound, f in SCALE:
+        m = todo & (p < bound)
+        factor[m] = f
+        todo &= ~m
+    delta = delta / factor
+    delta = np.where((p >= 0.1) & (delta > 0.02), 0.02, delta)
+    p = p + delta
+    p = np.where((qdelay == 0.0) & (qdelay_old == 0.0), p * 0.98, p)
+    return np.clip(p, 0.0, 1.0)
+
+
+class PIEFluid(FluidQueue):
+    """PIE in the fluid engine: RFC 8033's controller (§4.2, §4.4) over
+    arrays of scenarios, with the fluid queue's delay ``q/C``.
+
+    The updates due within a step (every ``tupdate`` from time 0) are applied
+    at its start, in order, all with the queue delay of that moment; the
+    step's arrivals are then selected with probability ``p`` unless the burst
+    allowance lasts, or the delay is below ``target/2`` with ``p < 0.2``, or
+    at most two packets wait (§4.1); selected ECN-capable packets are marked
+    while ``p ≤ mark_ecnth`` when ``ecn``, dropped otherwise.
+
+    Differences from the packet rule (and Pan et al., HPSR 2013): the delay
+    is the fluid queue's, read once per step rather than at each update
+    (steps are a quarter of an RTT; the default ``tupdate`` is 15 ms), and
+    drops are independent draws (no derandomisation, as the packet rule).
+    """
+
+    def __init__(self, queues, C):
+        super().__init__(queues, C)
+        n = len(queues)
+        for name in ("target", "tupdate", "alpha", "beta", "max_burst", "mark_ecnth"):
+            setattr(self, name, self.column(name))
+        self.ecn = np.array([q.ecn for q in queues], bool)
+        self.p = np.zeros(n)
+        self.qdelay_old = np.zeros(n)
+        self.burst = self.max_burst.copy()
+        self.next_update = self.tupdate.copy()
+
+    def signal(self, t, h, q, arrived):
+        qdelay = q / self.C
+        end = t + h
+        half = self.target / 2.0
+        due = (h > 0) & (self.next_update <= end)
+        while due.any():  # the updates the step passes, in order
+            p = update_probabilities(self.p, qdelay, self.qdelay_old, self.target, self.alpha,
+                                     self.beta)
+            burst = np.maximum(self.burst - self.tupdate, 0.0)
+            burst = np.where((p == 0.0) & (qdelay < half) & (self.qdelay_old < half),
+                             self.max_burst, burst)
+            self.p = np.where(due, p, self.p)
+            self.burst = np.where(due, burst, self.burst)
+            self.qdelay_old = np.where(due, qdelay, self.qdelay_old)
+            self.next_update = np.where(due, self.next_update + self.tupdate, self.next_update)
+            due &= self.next_update <= end
+        spared = (self.burst > 0.0) | ((self.qdelay_old < half) & (self.p < 0.2)) | (q <= 2.0)
+        return np.where(spared, 0.0, self.p), self.ecn & (self.p <= self.mark_ecnth)
 
 
 class PIEState(QueueState):
@@ -169,3 +236,6 @@ class PIE(QueueDiscipline):
 
     def start(self, link: "LinkState", rng: random.Random) -> QueueState:
         return PIEState(self, link, rng)
+
+
+PIE.fluid = PIEFluid

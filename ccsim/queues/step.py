@@ -7,7 +7,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import ScenarioError
-from .base import DROP, ENQUEUE, MARK, QueueDiscipline, QueueState, real, register, whole_limit
+import numpy as np
+
+from .base import DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, real, register, \
+    whole_limit
 
 if TYPE_CHECKING:
     from ..packet.link import LinkState
@@ -20,6 +23,29 @@ class _StepState(QueueState):
         if waiting >= self.discipline.K:
             return MARK if ect else DROP
         return ENQUEUE
+
+
+class StepMarkFluid(FluidQueue):
+    """Step marking in the fluid engine: the DCTCP fluid model's
+    ``p(t) = 1[q(t) ≥ K]`` (Alizadeh, Javanmard & Prabhakar, "Analysis of
+    DCTCP", SIGMETRICS 2011, §2) on the queue at the start of each step.
+
+    Differences from the packet rule: the queue is read once per step, so a
+    crossing of ``K`` is seen up to a step late; a flow that is not
+    ECN-capable sees a drop-tail queue of ``K`` packets (its window growth
+    is dropped while ``K`` wait, as the fluid engine drops a full buffer's
+    overflow), not the loss of every packet arriving above ``K``.
+    """
+
+    random = False
+    drop_growth = True
+
+    def __init__(self, queues, C):
+        super().__init__(queues, C)
+        self.K = self.column("K")
+
+    def signal(self, t, h, q, arrived):
+        return (q >= self.K).astype(float), np.ones(len(q), bool)
 
 
 @register
@@ -52,3 +78,6 @@ class StepMark(QueueDiscipline):
 
     def start(self, link: "LinkState", rng: random.Random) -> QueueState:
         return _StepState(self, link, rng)
+
+
+StepMark.fluid = StepMarkFluid

@@ -4,7 +4,7 @@ The file holds the base scenario at its top level, either as
 :meth:`ccsim.Scenario.to_toml` writes it (it has ``[[links]]``) or as
 keywords of :func:`ccsim.dumbbell`; a ``[grid]`` table (keyword → list of
 values, as :func:`ccsim.sweep` takes it); and an optional ``[sweep]`` table
-with ``seeds``, ``mode`` and ``timeout``::
+with ``seeds``, ``mode``, ``timeout`` and ``validate``::
 
     bandwidth = "10Mbps"
     rtt = "20ms"
@@ -30,12 +30,13 @@ from typing import Any
 from ..errors import CcsimError, ScenarioError, ScenarioTypeError
 from ..scenario import Scenario, dumbbell
 
-OPTIONS = ("seeds", "mode", "timeout")
+OPTIONS = ("seeds", "mode", "timeout", "validate")
 
 
 def read_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     """``{"base": Scenario, "grid": dict, "seeds": list | None, "mode": str,
-    "timeout": float | None}`` from the TOML file at ``path``."""
+    "timeout": float | None, "validate": float | None}`` from the TOML file at
+    ``path``."""
     path = os.fspath(path)
     try:
         with open(path, "rb") as f:
@@ -67,4 +68,5 @@ def read_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ScenarioTypeError("sweep file", sorted(data), "keywords of ccsim.dumbbell",
                                 str(exc)) from None
     return {"base": base, "grid": grid, "seeds": options.get("seeds"),
-            "mode": options.get("mode", "packet"), "timeout": options.get("timeout")}
+            "mode": options.get("mode", "packet"), "timeout": options.get("timeout"),
+            "validate": options.get("validate")}

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import concurrent.futures as cf
+import hashlib
 import json
 import math
 import os
 import traceback
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import pandas as pd
 
@@ -50,7 +51,8 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
           seeds: Iterable[int] | None = None, mode: str = "packet", *,
           workers: int | None = None, executor: Any = None, store: Any = None,
           progress: bool = True, timeout: float | None = None, traces: bool = False,
-          runner: Callable[[Scenario, str], Any] | None = None) -> pd.DataFrame:
+          runner: Callable[[Scenario, str], Any] | None = None,
+          validate: float | None = None) -> pd.DataFrame:
     """Run every combination of ``grid`` over ``base``, for every seed.
 
     Args:
@@ -90,6 +92,12 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         runner: a module-level function ``runner(scenario, mode) → Result``
             used instead of :func:`ccsim.run` (sent to workers by reference);
             any extra entries of its ``metrics`` become columns.
+        validate: with ``mode="fluid"``, a fraction in (0, 1]: that share of
+            the scenarios (at least one; chosen at random, seeded by the
+            sweep's scenarios, so the same sweep validates the same ones) also
+            runs in the packet engine, as rows with ``mode == "packet"``;
+            :func:`ccsim.agreement` turns the pairs into the sweep's own
+            measure of the fluid engine's accuracy.
 
     Returns:
         A DataFrame with one row per flow per scenario (per engine): columns
@@ -101,7 +109,10 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         ``seed``, ``mode``, ``flow`` and the summary's columns, the metrics
         (``utilisation``, ``jain``, ``uf``, ``interval_start``,
         ``interval_end``, ``drops``, ``losses``, ``data_packets``), ``error``
-        and ``traceback`` (empty strings unless the scenario raised), and
+        and ``traceback`` (empty strings unless the scenario raised),
+        ``fluid_warning`` (the fluid result's :attr:`~ccsim.Result.warnings`
+        joined by ``"; "``: a regime docs/fluid.md documents as weak; else
+        empty), and
         last ``wall_time`` (s). Every column but ``wall_time`` is the same,
         bit for bit, on one worker, many processes or Dask, in any order of
         completion; ``wall_time`` is the one measurement of the machine.
@@ -123,6 +134,9 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         raise ScenarioError("traces", traces, "False unless a store is given (they go there)")
     if runner is not None and not callable(runner):
         raise ScenarioTypeError("runner", runner, "a module-level function (scenario, mode)")
+    if validate is not None:
+        _check_validate(validate, mode)
+        modes = ["fluid", "packet"]
     points, names = expand(base, grid, seeds)
     engines = [(m, _engine_label(m, runner)) for m in modes]
     layout = [(p.position, p.scenario.key, p.scenario.to_dict(), dump_params(p.params))
@@ -137,6 +151,11 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
             records = db.records(version, failed=False, traces=traces)
         scenarios = {key: sc for _, key, sc, _ in layout}
         todo = {m: [k for k in scenarios if (k, e) not in records] for m, e in engines}
+        if validate is not None:  # the packet engine runs the chosen ones only
+            chosen = validated(list(scenarios), validate)
+            todo["packet"] = [k for k in todo["packet"] if k in chosen]
+            label = dict(engines)["packet"]
+            records = {k: v for k, v in records.items() if k[1] != label or k[0] in chosen}
         _run(todo, scenarios, engines, records, db, version, workers, executor, progress,
              timeout, traces, runner)
     finally:
@@ -144,6 +163,30 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
             db.close()
     return assemble([(pos, key, sc, json.loads(params)) for pos, key, sc, params in layout],
                     names, engines, records)
+
+
+def _check_validate(validate: Any, mode: str) -> None:
+    if isinstance(validate, bool) or not isinstance(validate, (int, float)) \
+            or not 0 < validate <= 1:
+        raise ScenarioError("validate", validate, "a fraction of the scenarios in (0, 1], "
+                            "such as 0.1, or None")
+    if mode != "fluid":
+        raise ScenarioError("validate", validate, "None unless mode='fluid'",
+                            f"mode={mode!r} runs no fluid scenarios to check"
+                            + ("; mode='both' already runs every scenario in both engines"
+                               if mode == "both" else ""))
+
+
+def validated(keys: list[str], fraction: float) -> set[str]:
+    """The scenarios (keys) a sweep validates: ``ceil(fraction · n)`` of the
+    ``n`` distinct ones, those first in an order seeded by the whole set of
+    keys (SHA-256 of the set, then of it with each key): random, but the same
+    for the same sweep whatever the order of its grid, workers or store."""
+    unique = sorted(set(keys))
+    seed = hashlib.sha256("\n".join(unique).encode()).hexdigest()
+    count = max(1, math.ceil(fraction * len(unique) - 1e-9))
+    ranked = sorted(unique, key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).digest())
+    return set(ranked[:count])
 
 
 def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
@@ -229,10 +272,39 @@ def load_traces(store: str | os.PathLike[str], key: str, mode: str = "packet") -
         text = db.traces(key, label, meta.get("version", _version()))
     if text is None:
         raise ScenarioError("key", key, f"a scenario whose {mode} traces are in {store}")
+    return _traces_frame(text)
+
+
+def _traces_frame(text: str) -> pd.DataFrame:
+    """A stored traces record as :attr:`ccsim.Result.traces` has it."""
+    from ..results import TRACE_VARIABLES
+
     data = json.loads(text)
     out = pd.DataFrame({"time": data["time"], "flow": pd.array(data["flow"], dtype="Int64"),
                         "variable": data["variable"], "value": data["value"]})
-    from ..results import TRACE_VARIABLES
-
-    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES))
+    # the engines' own variables (inflight, reverse_queue) after the usual ones
+    extra = sorted(set(out["variable"]) - set(TRACE_VARIABLES))
+    out["variable"] = pd.Categorical(out["variable"], categories=list(TRACE_VARIABLES) + extra)
     return out
+
+
+def stored_traces(store: str | os.PathLike[str], mode: str | None = None
+                  ) -> Iterator[tuple[int, str, str, pd.DataFrame]]:
+    """``(position, key, mode, traces)`` for every scenario of the store's
+    last sweep whose traces it holds (of engine ``mode``, or every engine),
+    in the sweep's order, one at a time."""
+    with Store(store, create=False) as db:
+        meta = db.meta()
+        if not meta:
+            raise ScenarioError("store", os.fspath(store), "a store a sweep has written to")
+        engines = [tuple(e) for e in meta["engines"]]
+        if mode is not None:
+            if mode not in dict(engines):
+                raise ScenarioError("mode", mode, "an engine of this sweep: "
+                                    + ", ".join(m for m, _ in engines))
+            engines = [(m, e) for m, e in engines if m == mode]
+        for position, key, _, _ in db.points():
+            for m, engine in engines:
+                text = db.traces(key, engine, meta["version"])
+                if text is not None:
+                    yield position, key, m, _traces_frame(text)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import ScenarioError
+from ..errors import IdenticalSeedsWarning, ScenarioError
 from ..results import SCENARIO_COLUMNS, SUMMARY_COLUMNS, scenario_columns
 from ..scenario import Scenario
 from .work import loads
@@ -67,7 +68,8 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
             # the grid's values as given win over the scenario's SI values
             head = {"scenario": position, "key": key, **described, **params,
                     "seed": params.get("seed", scenario["seed"]), "mode": mode}
-            tail = {"error": rec["error"], "traceback": rec["traceback"],
+            tail = {"fluid_warning": "; ".join(rec.get("warnings", ())),
+                    "error": rec["error"], "traceback": rec["traceback"],
                     "wall_time": rec["wall_time"]}
             for flow in flows:
                 flow = {k: v for k, v in flow.items() if k not in SCENARIO_COLUMNS}
@@ -77,7 +79,7 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
     fixed = [c for c in SCENARIO_COLUMNS if c not in shown and c != "seed"]
     columns = (["scenario", "key"] + shown + fixed + ["seed", "mode"]
                + list(PER_FLOW) + list(METRICS) + sorted(extra)
-               + ["error", "traceback", "wall_time"])
+               + ["fluid_warning", "error", "traceback", "wall_time"])
     table = pd.DataFrame(rows, columns=columns)
     for name in shown:
         table[name] = table[name].map(tuples)
@@ -112,6 +114,13 @@ def aggregate(table: pd.DataFrame, by: Iterable[str] | None = None,
     runs are left out), ``α = 1 − confidence``, and ``t`` from
     ``scipy.stats.t.ppf``. With a single run the interval is NaN.
 
+    A group whose runs (two seeds or more) all gave the same value of every
+    one of ``values`` raises an :class:`~ccsim.errors.IdenticalSeedsWarning`
+    naming it: its interval is zero wide only because nothing in those runs
+    depended on the seed (``start_jitter=0, ack_jitter=0`` with no random
+    loss, RED or ``Flow.overhead``), which says nothing of how certain the
+    mean is.
+
     Args:
         table: a sweep table (:func:`ccsim.sweep`, :func:`ccsim.load`).
         by: columns to group by; default the grid's parameters, ``mode`` and
@@ -145,7 +154,36 @@ def aggregate(table: pd.DataFrame, by: Iterable[str] | None = None,
         out[v] = mean[v]
         out[f"{v}_ci_low"] = mean[v] - half[v]
         out[f"{v}_ci_high"] = mean[v] + half[v]
+    _warn_identical(ok, by, values)
     return out.reset_index()
+
+
+def _warn_identical(ok: pd.DataFrame, by: list[str], values: list[str]) -> None:
+    """Warn of the groups whose seeds all gave the same numbers."""
+    if not values or ok.empty:
+        return
+    grouped = ok.groupby(by, sort=False, dropna=False)
+    spread = grouped[values].max() - grouped[values].min()  # NaN: no value in the group
+    if "seed" in ok.columns and "seed" not in by:
+        seeds = grouped["seed"].nunique()
+    else:
+        seeds = grouped.size()
+    same = (spread.isna() | (spread == 0)).all(axis=1) & (spread == 0).any(axis=1)
+    same &= seeds.reindex(spread.index) >= 2
+    if not same.any():
+        return
+    names = [", ".join(f"{k}={v!r}" for k, v in zip(by, key if isinstance(key, tuple)
+                                                    else (key,)))
+             for key in spread.index[same.to_numpy()]]
+    more = f" (and {len(names) - 3} more groups)" if len(names) > 3 else ""
+    counts = seeds.reindex(spread.index)[same.to_numpy()]
+    warnings.warn(
+        f"ccsim.aggregate: every seed of the group {names[0]} ({int(counts.iloc[0])} seeds)"
+        + (f", and of {'; '.join(names[1:3])}{more}," if len(names) > 1 else "")
+        + " gave identical numbers, so the interval is zero wide because nothing in "
+        "these runs depended on the seed, not because the mean is certain; were they run "
+        "with start_jitter=0 and ack_jitter=0? The default jitters, random loss, RED or "
+        "Flow(overhead=...) make seeds differ", IdenticalSeedsWarning, stacklevel=3)
 
 
 def dump_params(params: dict[str, Any]) -> str:

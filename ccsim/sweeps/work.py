@@ -4,8 +4,9 @@ Workers receive scenarios as plain dicts (:meth:`ccsim.Scenario.to_dict`) and
 return each result as JSON text, so the same bytes go to the store and into
 the table whichever executor ran them. A record holds ``rows`` (the summary,
 one dict per flow), ``metrics`` (without those of :data:`HOW_IT_RAN`), ``error`` and
-``traceback`` (empty strings on success), ``wall_time`` (s) and, when asked
-for, ``traces`` (the tidy time series as lists).
+``traceback`` (empty strings on success), ``wall_time`` (s), ``warnings``
+(:attr:`ccsim.Result.warnings`, when there are any) and, when asked for,
+``traces`` (the tidy time series as lists).
 """
 
 from __future__ import annotations
@@ -114,6 +115,9 @@ def _record(result: Any, wall: float, traces: bool) -> dict[str, Any]:
     wall = result.metrics.get("wall_time", wall)
     out = {"rows": result.summary.reset_index().to_dict(orient="records"), "metrics": metrics,
            "error": "", "traceback": "", "wall_time": wall}
+    warnings = list(getattr(result, "warnings", None) or ())
+    if warnings:  # only when there are some: records without keep their bytes
+        out["warnings"] = warnings
     if traces:
         t = result.traces
         out["traces"] = {"time": t["time"].tolist(),
