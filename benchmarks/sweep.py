@@ -84,7 +84,7 @@ def store_cost(repeat: int) -> None:
             path = os.path.join(tmp, f"w{time.perf_counter_ns()}.sqlite")
             with Store(path) as db:
                 for i in range(n):
-                    db.put(f"{i:016x}", "packet", ccsim.__version__, False, record)
+                    db.put(f"{i:016x}", "packet", "model", ccsim.__version__, False, record)
         per_write = best(repeat, writes) / n
         tiny = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="0.05s")
         grid = {"seed": list(range(200))}

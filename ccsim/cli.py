@@ -591,7 +591,7 @@ def _check_table_path(option: str, path: str | None) -> None:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
-    from .sweeps import per_scenario, sweep
+    from .sweeps import per_scenario, sweep, to_parquet
     from .sweeps.spec import read_spec
 
     spec = read_spec(args.file)
@@ -602,7 +602,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             import pyarrow  # noqa: F401
         except ImportError:
             raise ScenarioError("--parquet", args.parquet, "pyarrow installed",
-                                "pip install pyarrow, or use --csv") from None
+                                "pip install \"ccsim[parquet]\", or use --csv") from None
     started = time.perf_counter()
     validate = args.validate if args.validate is not None else spec.get("validate")
     table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
@@ -625,7 +625,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         table.to_csv(args.csv, index=False)
         print(f"table saved to {args.csv}")
     if args.parquet:
-        table.to_parquet(args.parquet, index=False)
+        to_parquet(table, args.parquet)  # grid tuples and mixed values intact
         print(f"table saved to {args.parquet}")
     return 1 if len(failed) else 0
 

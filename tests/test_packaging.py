@@ -26,9 +26,12 @@ def test_ci_and_docs_dependencies_are_declared():
     cfg.read(ROOT / "setup.cfg")
     extras = cfg["options.extras_require"]
     test = extras["test"]
-    for needed in ("pytest", "hypothesis", "nbclient", "sphinx", "myst-nb", "ruff"):
+    for needed in ("pytest", "hypothesis", "nbclient", "sphinx", "myst-nb", "ruff", "pyarrow",
+                   "xarray", "dask[distributed]"):
         assert needed in test, needed
     assert "sphinx" in extras["docs"] and "ipywidgets" in extras["notebook"]
+    # the optional extras the error messages of to_parquet and to_xarray name
+    assert "pyarrow" in extras["parquet"] and "xarray" in extras["xarray"]
     assert "scipy" in cfg["options"]["install_requires"]  # used: fluid draws, sweep intervals
 
 

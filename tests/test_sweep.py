@@ -21,7 +21,7 @@ from scipy import stats
 import ccsim
 from ccsim.algorithms import CongestionControl
 from ccsim.algorithms import registry as algorithm_registry
-from ccsim.sweeps import ScenarioTimeout, load_traces, per_scenario
+from ccsim.sweeps import ScenarioTimeout, SweepWarning, load_traces, per_scenario
 from ccsim.sweeps.work import loads, run_task
 
 ENGINES = import_module("ccsim.run")  # the module; ccsim.run is the function
@@ -316,8 +316,9 @@ def broken(scratch_registry):
 
 def test_a_failing_scenario_is_a_row_with_its_error(broken, tmp_path):
     flows = [["reno", "reno"], ["reno", "broken"], ["cubic", "reno"]]
-    t = ccsim.sweep(BASE, {"flows": flows}, workers=2, store=tmp_path / "f.sqlite",
-                    progress=False)
+    with pytest.warns(SweepWarning, match="1 of 3 runs .* 'ZeroDivisionError: broken window"):
+        t = ccsim.sweep(BASE, {"flows": flows}, workers=2, store=tmp_path / "f.sqlite",
+                        progress=False)
     bad = t[t["scenario"] == 1]
     assert list(bad["algorithm"]) == ["reno", "broken"]  # its flows, without figures
     assert (bad["error"] == "ZeroDivisionError: broken window law").all()
@@ -333,12 +334,12 @@ def test_a_failing_scenario_is_a_row_with_its_error(broken, tmp_path):
 def test_timeout_turns_a_stuck_run_into_an_error(broken, where):
     executor = cf.ThreadPoolExecutor(2) if where == "in a thread" else None
     workers = None if executor else 1
-    with executor or cf.ThreadPoolExecutor(1):
+    with executor or cf.ThreadPoolExecutor(1), pytest.warns(SweepWarning, match="1 of 3 runs"):
         t = ccsim.sweep(BASE, {"flows": [["reno"], ["stuck"], ["cubic"]]}, timeout=1.0,
                         workers=workers, executor=executor, progress=False)
     errors = list(per_scenario(t)["error"])
     assert errors[0] == errors[2] == ""
-    assert errors[1].startswith("ccsim.sweeps.work.ScenarioTimeout: ran longer than")
+    assert errors[1].startswith("ccsim.sweeps.work.ScenarioTimeout: timed out: ran longer than")
     assert issubclass(ScenarioTimeout, TimeoutError)
 
 
@@ -469,3 +470,4 @@ def test_guide_sweeps_section_runs_as_printed(tmp_path, monkeypatch, capsys):
     assert len(scope["table"]) == 2 * 3 * 2  # the Dask sweep: 2 RTTs × 3 seeds × 2 flows
     # the store holds the last sweep, the command line's: 2 × 2 × 3 seeds × 2 flows
     assert len(ccsim.load("sweep.sqlite")) == 24 and Path("sweep.csv").exists()
+    assert Path("share.png").stat().st_size > 0 and Path("sweep.parquet").exists()

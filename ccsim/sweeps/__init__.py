@@ -17,16 +17,20 @@ finish and resumable.
 
 Modules: :mod:`~ccsim.sweeps.grid` (expanding the grid),
 :mod:`~ccsim.sweeps.work` (what runs on a worker),
-:mod:`~ccsim.sweeps.executors`, :mod:`~ccsim.sweeps.store` (SQLite),
-:mod:`~ccsim.sweeps.table`.
+:mod:`~ccsim.sweeps.executors`, :mod:`~ccsim.sweeps.store` (SQLite, and
+what it guarantees), :mod:`~ccsim.sweeps.fingerprint` (what a stored result
+is reused under), :mod:`~ccsim.sweeps.table`.
 """
 
 from .agreement import agreement
 from .export import read_parquet, to_parquet, to_xarray, traces_to_parquet
 from .plot import plot_sweep
-from .sweep import load, load_traces, sweep
+from .store import StoreError, StoreFullError, StoreWarning
+from .sweep import SweepFailed, SweepWarning, load, load_traces, sweep
 from .table import aggregate, per_scenario
-from .work import ScenarioTimeout
+from .work import ScenarioTimeout, WorkerDied
 
 __all__ = ["sweep", "load", "load_traces", "per_scenario", "aggregate", "ScenarioTimeout",
-           "agreement", "plot_sweep", "to_parquet", "read_parquet", "traces_to_parquet", "to_xarray"]
+           "agreement", "WorkerDied", "SweepFailed", "SweepWarning", "StoreError",
+           "StoreFullError", "StoreWarning", "plot_sweep", "to_parquet", "read_parquet",
+           "traces_to_parquet", "to_xarray"]

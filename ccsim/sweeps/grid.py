@@ -12,6 +12,11 @@ seed. A key is one of:
 * a bare :class:`ccsim.Flow` field not named like a scenario keyword
   (``"algorithm"``, ``"recovery"``, ``"start"``, ``"params"``, ...): that
   field of every flow.
+
+The sweep's size — bases × the grid's values × seeds — is worked out from
+the lists' lengths before a single scenario is built; above
+:data:`MAX_POINTS` (one million) the sweep is refused, with the count and
+the keyword (``max_points=``) that allows it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,11 @@ from typing import Any, Iterable, Mapping
 
 from ..errors import CcsimError, ScenarioError, ScenarioTypeError
 from ..scenario import Flow, Scenario, _as_flow
+
+MAX_POINTS = 1_000_000
+"""The most scenarios (bases × grid points × seeds) a sweep builds unless
+given a larger ``max_points``: a million is hours of fluid runs and days of
+packet runs, and its table tens of millions of rows."""
 
 FLOW_FIELDS = tuple(f.name for f in dataclasses.fields(Flow))
 _ONE_FLOW = re.compile(r"flows\[(\d+)\]\.(\w+)")
@@ -109,11 +119,41 @@ def _named(exc: CcsimError, field: str, value: Any) -> CcsimError:
     return cls(field, value, str(exc))
 
 
+def _length(options: Any) -> int | None:
+    try:
+        return len(options)
+    except TypeError:  # a generator: only listing it tells
+        return None
+
+
+def _check_size(sizes: list[tuple[str, int]], max_points: int | None) -> None:
+    count = 1
+    for _, n in sizes:
+        count *= n
+    if max_points is not None and count > max_points:
+        shown = " × ".join(f"{what}: {n:,}" for what, n in sizes)
+        raise ScenarioError("grid", f"{shown} = {count:,} scenarios",
+                            f"at most max_points={max_points:,} scenarios",
+                            f"pass max_points={count} to sweep() to run them all on purpose, "
+                            "or sweep fewer values")
+
+
+def check_max_points(max_points: Any) -> None:
+    if max_points is not None and (isinstance(max_points, bool)
+                                   or not isinstance(max_points, int) or max_points < 1):
+        raise ScenarioError("max_points", max_points,
+                            "a whole number ≥ 1 of scenarios, or None for no limit")
+
+
 def expand(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]] | None,
-           seeds: Iterable[int] | None) -> tuple[list[Point], list[str]]:
+           seeds: Iterable[int] | None, max_points: int | None = MAX_POINTS
+           ) -> tuple[list[Point], list[str]]:
     """Every scenario of the sweep, in order, and the names of the parameter
     columns. Fails, before anything runs, on an unknown key or a value the
-    scenario's builder rejects, naming the key and the value."""
+    scenario's builder rejects, naming the key and the value, and, before
+    building any scenario, on more than ``max_points`` scenarios (bases ×
+    grid points × seeds)."""
+    check_max_points(max_points)
     if isinstance(base, Scenario):
         bases, several = [base], False
     else:
@@ -124,18 +164,36 @@ def expand(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]
     grid = {} if grid is None else grid
     if not isinstance(grid, Mapping):
         raise ScenarioTypeError("grid", grid, "a dict of keyword → list of values")
-    values: dict[str, list[Any]] = {}
+    sizes = [("bases", len(bases))] if several else []
+    listed: dict[str, list[Any]] = {}  # generators, which only listing can count
     for key, options in grid.items():
         _check_key(key, bases)
         if isinstance(options, (str, bytes, Mapping)) or not isinstance(options, Iterable):
             raise ScenarioTypeError(f"grid[{key!r}]", options, "a list of values")
-        values[key] = list(options)
+        n = _length(options)
+        if n is None:
+            listed[key] = list(options)
+            n = len(listed[key])
+        sizes.append((f"grid[{key!r}]", n))
+    if seeds is not None:
+        if "seed" in grid:
+            raise ScenarioError("seeds", seeds, "None when the grid has a 'seed' key")
+        if not isinstance(seeds, Iterable):
+            seeds = [seeds]
+        n = _length(seeds)
+        if n is None:
+            seeds = list(seeds)
+            n = len(seeds)
+        sizes.append(("seeds", n))
+    # the size from the lists' lengths, before any list is copied or built on
+    _check_size(sizes, max_points)
+    values: dict[str, list[Any]] = {}
+    for key, options in grid.items():
+        values[key] = listed[key] if key in listed else list(options)
         if not values[key]:
             raise ScenarioError(f"grid[{key!r}]", options, "at least one value")
     if seeds is not None:
-        if "seed" in values:
-            raise ScenarioError("seeds", seeds, "None when the grid has a 'seed' key")
-        seeds = list(seeds) if isinstance(seeds, Iterable) else [seeds]
+        seeds = list(seeds)
         if not seeds:
             raise ScenarioError("seeds", seeds, "at least one seed")
     # one key at a time first, so that an error names the value at fault

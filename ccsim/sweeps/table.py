@@ -42,8 +42,8 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
         points: ``(position, key, scenario dict, params)`` per scenario.
         names: parameter column names.
         engines: ``(mode, engine label)`` pairs, in the order to show them.
-        records: ``(key, engine label) → record JSON``; scenarios without one
-            (not finished) are left out.
+        records: ``(key, engine label) → record`` (JSON text, or the decoded
+            dict); scenarios without one (not finished) are left out.
     """
     decoded: dict[tuple[str, str], dict[str, Any]] = {}
     rows, extra = [], {}
@@ -53,7 +53,8 @@ def assemble(points: Sequence[tuple[int, str, dict[str, Any], dict[str, Any]]],
             text = records.get((key, engine))
             if text is None:
                 continue
-            rec = decoded.get((key, engine)) or decoded.setdefault((key, engine), loads(text))
+            rec = text if isinstance(text, dict) else (
+                decoded.get((key, engine)) or decoded.setdefault((key, engine), loads(text)))
             metrics = dict(rec["metrics"])
             start, end = metrics.pop("interval", (math.nan, math.nan))
             metrics.update(interval_start=start, interval_end=end)

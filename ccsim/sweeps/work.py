@@ -6,14 +6,25 @@ the table whichever executor ran them. A record holds ``rows`` (the summary,
 one dict per flow), ``metrics`` (without those of :data:`HOW_IT_RAN`), ``error`` and
 ``traceback`` (empty strings on success), ``wall_time`` (s), ``warnings``
 (:attr:`ccsim.Result.warnings`, when there are any) and, when asked for,
-``traces`` (the tidy time series as lists).
+``traces`` (the tidy time series as lists). The text is strict JSON: NaN
+and infinities are the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``
+(:func:`dumps`, :func:`loads`).
+
+With a ``timeout`` (or after a worker died) a task runs in a child process
+forked for it (:func:`in_child`), which the task's own process kills when the
+time is up: no window law can hold off a ``SIGKILL``, and a child that dies
+(``os._exit``, a crash in C code) costs only its own scenario.
 """
 
 from __future__ import annotations
 
 import ctypes
 import json
+import math
+import os
+import select
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -31,6 +42,15 @@ class ScenarioTimeout(CcsimError, TimeoutError):
     """A scenario ran longer than the sweep's per-scenario ``timeout``."""
 
 
+class WorkerDied(CcsimError):
+    """The process running a scenario died (``os._exit``, a signal, a crash in
+    C code) before it returned a result."""
+
+
+class BadRecord(CcsimError, ValueError):
+    """Stored record text that is not a record (damaged, or hand-edited)."""
+
+
 def _json_default(x: Any) -> Any:
     if isinstance(x, np.generic):
         return x.item()
@@ -43,9 +63,46 @@ def _json_default(x: Any) -> Any:
     return str(x)
 
 
-def dumps(record: dict[str, Any]) -> str:
-    """JSON text of a record: NaN kept (as ``NaN``), floats exact."""
-    return json.dumps(record, default=_json_default, allow_nan=True, separators=(",", ":"))
+NON_FINITE = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+"""How records spell the floats JSON has no numbers for."""
+
+
+def _finite(x: Any) -> Any:
+    """``x`` with every NaN and infinity replaced by its :data:`NON_FINITE` name."""
+    if isinstance(x, np.generic):
+        x = x.item()
+    elif isinstance(x, np.ndarray):
+        x = x.tolist()
+    if isinstance(x, float):
+        if math.isfinite(x):
+            return x
+        return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
+def _restore(x: Any) -> Any:
+    if isinstance(x, str):
+        return NON_FINITE.get(x, x)
+    if isinstance(x, dict):
+        return {k: _restore(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_restore(v) for v in x]
+    return x
+
+
+def dumps(record: Any) -> str:
+    """Strict JSON text of a record (any JSON-able value): floats exact, NaN
+    and infinities as the strings of :data:`NON_FINITE`, so that every record
+    passes SQLite's ``json_valid``."""
+    options = {"default": _json_default, "allow_nan": False, "separators": (",", ":")}
+    try:
+        return json.dumps(record, **options)
+    except ValueError:  # a NaN or an infinity somewhere: spell them out
+        return json.dumps(_finite(record), **options)
 
 
 @contextmanager
@@ -152,8 +209,8 @@ def _engine(scenario: Scenario, mode: str) -> Any:
 
 
 def run_task(scenarios: list[dict[str, Any]], mode: str, timeout: float | None = None,
-             traces: bool = False, runner: Callable[[Scenario, str], Any] | None = None
-             ) -> list[str]:
+             traces: bool = False, runner: Callable[[Scenario, str], Any] | None = None,
+             isolate: bool = False) -> list[str]:
     """Run a batch; one JSON record per scenario, in the batch's order.
 
     Without ``runner`` a batch of several goes to :func:`ccsim.run_many` in
@@ -162,7 +219,19 @@ def run_task(scenarios: list[dict[str, Any]], mode: str, timeout: float | None =
     the scenarios run again one at a time so that only the failing one is
     recorded as an error. ``runner(scenario, mode)``, a module-level function,
     replaces :func:`ccsim.run` for each scenario.
+
+    With a ``timeout``, or ``isolate`` (a batch that was running when a
+    worker died), the batch runs in a child process killed when its time is
+    up (:func:`in_child`); a child that dies is recorded as
+    :class:`WorkerDied`, naming the scenario. Without either it runs here.
     """
+    if CAN_FORK and (timeout is not None or isolate):
+        return _isolated(scenarios, mode, timeout, traces, runner)
+    return _run_task(scenarios, mode, timeout, traces, runner)
+
+
+def _run_task(scenarios: list[dict[str, Any]], mode: str, timeout: float | None,
+              traces: bool, runner: Callable[[Scenario, str], Any] | None) -> list[str]:
     if runner is None and len(scenarios) > 1:
         from ..run import run_many
 
@@ -179,9 +248,181 @@ def run_task(scenarios: list[dict[str, Any]], mode: str, timeout: float | None =
     return [_run_one(runner or _engine, d, mode, timeout, traces) for d in scenarios]
 
 
-def loads(text: str) -> dict[str, Any]:
-    """Inverse of :func:`dumps`."""
-    return json.loads(text)
+def loads(text: str) -> Any:
+    """Inverse of :func:`dumps` (bare ``NaN`` tokens, as older stores have
+    them, are read too)."""
+    value = json.loads(text)
+    if '"NaN"' in text or 'Infinity"' in text:
+        value = _restore(value)
+    return value
 
 
-__all__ = ["ScenarioTimeout", "run_task", "dumps", "loads", "deadline"]
+_FIELDS = (("rows", list), ("metrics", dict), ("error", str), ("traceback", str))
+
+
+def record(text: Any) -> dict[str, Any]:
+    """The record in ``text``, checked; :class:`BadRecord` says what is wrong
+    with one that is not."""
+    if not isinstance(text, (str, bytes)):
+        raise BadRecord(f"a record is JSON text, not {type(text).__name__}")
+    try:
+        rec = loads(text)
+    except ValueError as exc:
+        raise BadRecord(f"not JSON ({exc})") from None
+    if not isinstance(rec, dict):
+        raise BadRecord(f"a JSON object, not {type(rec).__name__}")
+    for name, kind in _FIELDS:
+        if not isinstance(rec.get(name), kind):
+            raise BadRecord(f"its {name!r} is not a {kind.__name__}")
+    if not all(isinstance(row, dict) for row in rec["rows"]):
+        raise BadRecord("its 'rows' are not all objects")
+    wall = rec.get("wall_time")
+    if isinstance(wall, bool) or not isinstance(wall, (int, float)):
+        raise BadRecord("its 'wall_time' is not a number")
+    return rec
+
+
+# -- a killable child per task ---------------------------------------------------------------
+CAN_FORK = sys.platform == "linux"
+"""Whether tasks can run in a forked child (Linux). Elsewhere a timeout falls
+back to :func:`deadline`, and a worker's death costs its whole batch."""
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = str(sig)
+        return f"killed by signal {name}"
+    return f"exited with code {os.waitstatus_to_exitcode(status)}"
+
+
+def _child_main(write: int, work: Callable[[], list[str]], parent: int) -> None:
+    """The forked child: run ``work``, send its records up the pipe (their
+    length first), exit without running any of the parent's cleanup."""
+    code = 0
+    try:
+        if CAN_FORK:
+            from .executors import die_with_parent
+
+            die_with_parent(parent)
+        data = json.dumps(work()).encode()
+        view = memoryview(len(data).to_bytes(8, "little") + data)
+        while view:
+            view = view[os.write(write, view):]
+    except BaseException:  # noqa: BLE001 - reported by the exit code
+        code = 70
+    finally:
+        os._exit(code)
+
+
+def in_child(work: Callable[[], list[str]], seconds: float | None
+             ) -> tuple[list[str] | None, str]:
+    """Run ``work`` in a forked child and return its records, with ``""``;
+    or ``None`` and why it gave none: ``"timeout"`` (killed after
+    ``seconds`` of wall-clock time) or how the child died.
+
+    The child's message is length-prefixed and its exit is watched on its
+    own (``pidfd``): a sibling child forked meanwhile from another thread may
+    hold this pipe's write end open, so end-of-file cannot be relied upon.
+    """
+    read, write = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child; coverage cannot follow it
+        os.close(read)
+        _child_main(write, work, parent)
+    os.close(write)
+    try:
+        exited = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # an old kernel: the pipe's end tells
+        exited = None
+    os.set_blocking(read, False)
+    data, why, done = bytearray(), "", False
+    end = None if seconds is None else time.monotonic() + seconds
+
+    def drain() -> bool:
+        """Read what is there; whether the pipe reached end-of-file."""
+        while True:
+            try:
+                chunk = os.read(read, 1 << 16)
+            except BlockingIOError:
+                return False
+            if not chunk:
+                return True
+            data.extend(chunk)
+
+    def complete() -> bool:
+        return len(data) >= 8 and len(data) - 8 >= int.from_bytes(data[:8], "little")
+
+    try:
+        while not done:
+            wait = None if end is None else max(0.0, end - time.monotonic())
+            watched = [read] if exited is None else [read, exited]
+            ready, _, _ = select.select(watched, [], [], wait)
+            if not ready:
+                why = "timeout"
+                break
+            eof = drain()
+            done = eof or complete() or (exited is not None and exited in ready)
+        if done:
+            drain()
+    finally:
+        os.close(read)
+        if exited is not None:
+            os.close(exited)
+        if not done:  # the time is up, or this process is being interrupted
+            os.kill(pid, signal.SIGKILL)
+        _, status = os.waitpid(pid, 0)
+    if why:
+        return None, why
+    if status != 0:
+        return None, _describe(status)
+    if not complete():
+        return None, "exited without a complete result"
+    size = int.from_bytes(data[:8], "little")
+    return json.loads(bytes(data[8:8 + size])), ""
+
+
+def _died(scenario: dict[str, Any], why: str, wall: float, timeout: float | None) -> str:
+    if why == "timeout":
+        return dumps(_failure(ScenarioTimeout(
+            f"timed out: ran longer than the sweep's timeout of {timeout:g} s "
+            "(wall-clock), and its process was killed"), wall))
+    try:
+        key = Scenario.from_dict(scenario).key
+    except Exception:  # noqa: BLE001 - the message names the scenario as it can
+        key = "?"
+    return dumps(_failure(WorkerDied(
+        f"worker died while running scenario {key}: its process {why}"), wall))
+
+
+def _isolated(scenarios: list[dict[str, Any]], mode: str, timeout: float | None,
+              traces: bool, runner: Callable[[Scenario, str], Any] | None) -> list[str]:
+    """:func:`run_task` in a killable child: the whole batch in one child
+    (under ``timeout`` per scenario); if it times out or dies, each scenario
+    in a child of its own, so that only the one at fault is recorded so."""
+    def whole() -> list[str]:
+        return _run_task(scenarios, mode, None, traces, runner)
+
+    started = time.perf_counter()
+    seconds = None if timeout is None else timeout * len(scenarios)
+    texts, why = in_child(whole, seconds)
+    if texts is not None:
+        return texts
+    if len(scenarios) == 1:
+        return [_died(scenarios[0], why, time.perf_counter() - started, timeout)]
+    out = []
+    for data in scenarios:
+        started = time.perf_counter()
+        texts, why = in_child(lambda d=data: _run_task([d], mode, None, traces, runner),
+                              timeout)
+        out += texts if texts is not None else [
+            _died(data, why, time.perf_counter() - started, timeout)]
+    return out
+
+
+__all__ = ["ScenarioTimeout", "WorkerDied", "run_task", "dumps", "loads", "record",
+           "deadline", "in_child"]
