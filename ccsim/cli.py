@@ -544,10 +544,20 @@ def _cmd_matrix(args: argparse.Namespace) -> int:
         print("Run it with --all, or pick some: --algorithms reno cubic vegas", file=sys.stderr)
         return 2
     _check_plot_path(args.plot)
-    res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
-                          buffer=args.buffer, delay=args.delay, duration=args.duration,
-                          seed=args.seed, progress=True, workers=args.workers,
-                          store=args.store)
+    from .sweeps import SweepFailed, per_scenario
+
+    try:
+        res = pairwise_matrix(args.algorithms, bandwidth=args.bandwidth, rtt=args.rtt,
+                              buffer=args.buffer, delay=args.delay, duration=args.duration,
+                              seed=args.seed, progress=True, workers=args.workers,
+                              store=args.store)
+    except SweepFailed as exc:  # nothing to show but the failures
+        runs = per_scenario(exc.table)
+        for row in runs.itertuples():
+            print(f"failed: scenario {row.scenario}: {row.error}", file=sys.stderr)
+        print(f"error: every one of the {len(runs)} runs failed (first: "
+              f"{runs.iloc[0].error})", file=sys.stderr)
+        return 1
     print("Mbit/s of (started first, started second):")
     print(res.data["matrix"].to_string())
     order = res.data["start_order"]
@@ -591,7 +601,7 @@ def _check_table_path(option: str, path: str | None) -> None:
 def _cmd_sweep(args: argparse.Namespace) -> int:
     import time
 
-    from .sweeps import per_scenario, sweep, to_parquet
+    from .sweeps import SweepFailed, per_scenario, sweep, to_parquet
     from .sweeps.spec import read_spec
 
     spec = read_spec(args.file)
@@ -605,10 +615,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
                                 "pip install \"ccsim[parquet]\", or use --csv") from None
     started = time.perf_counter()
     validate = args.validate if args.validate is not None else spec.get("validate")
-    table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
-                  workers=args.workers, store=args.store, progress=not args.no_progress,
-                  timeout=args.timeout if args.timeout is not None else spec["timeout"],
-                  validate=validate)
+    try:
+        table = sweep(spec["base"], spec["grid"], spec["seeds"], args.mode or spec["mode"],
+                      workers=args.workers, store=args.store, progress=not args.no_progress,
+                      timeout=args.timeout if args.timeout is not None else spec["timeout"],
+                      validate=validate)
+    except SweepFailed as exc:  # every scenario failed: shown as any failures are
+        table = exc.table
     wall = time.perf_counter() - started
     view = per_scenario(table)
     shown = ["scenario"] + table.attrs["ccsim.params"] + ["seed", "mode", "utilisation",

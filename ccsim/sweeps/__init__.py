@@ -31,6 +31,6 @@ from .table import aggregate, per_scenario
 from .work import ScenarioTimeout, WorkerDied
 
 __all__ = ["sweep", "load", "load_traces", "per_scenario", "aggregate", "ScenarioTimeout",
-           "agreement", "WorkerDied", "SweepFailed", "SweepWarning", "StoreError",
-           "StoreFullError", "StoreWarning", "plot_sweep", "to_parquet", "read_parquet",
+           "WorkerDied", "SweepFailed", "SweepWarning", "StoreError", "StoreFullError",
+           "StoreWarning", "agreement", "plot_sweep", "to_parquet", "read_parquet",
            "traces_to_parquet", "to_xarray"]

@@ -69,8 +69,8 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
           workers: int | None = None, executor: Any = None, store: Any = None,
           progress: bool = True, timeout: float | None = None, traces: bool = False,
           runner: Callable[[Scenario, str], Any] | None = None,
-          max_points: int | None = MAX_POINTS,
-          validate: float | None = None) -> pd.DataFrame:
+          validate: float | None = None,
+          max_points: int | None = MAX_POINTS) -> pd.DataFrame:
     """Run every combination of ``grid`` over ``base``, for every seed.
 
     Args:
@@ -121,16 +121,16 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
         runner: a module-level function ``runner(scenario, mode) → Result``
             used instead of :func:`ccsim.run` (sent to workers by reference);
             any extra entries of its ``metrics`` become columns.
-        max_points: the most scenarios (bases × grid points × seeds) the sweep
-            may have, checked from the lists' lengths before any is built;
-            default a million (:data:`ccsim.sweeps.grid.MAX_POINTS`). ``None``:
-            no limit.
         validate: with ``mode="fluid"``, a fraction in (0, 1]: that share of
             the scenarios (at least one; chosen at random, seeded by the
             sweep's scenarios, so the same sweep validates the same ones) also
             runs in the packet engine, as rows with ``mode == "packet"``;
             :func:`ccsim.agreement` turns the pairs into the sweep's own
             measure of the fluid engine's accuracy.
+        max_points: the most scenarios (bases × grid points × seeds) the sweep
+            may have, checked from the lists' lengths before any is built;
+            default a million (:data:`ccsim.sweeps.grid.MAX_POINTS`). ``None``:
+            no limit.
 
     Returns:
         A DataFrame with one row per flow per scenario (per engine): columns
@@ -203,8 +203,7 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
             chosen = validated(list(scenarios), validate)
             todo["packet"] = [k for k in todo["packet"] if k in chosen]
             label = dict(engines)["packet"]
-            for k in [k for k in records if k[1] == label and k[0] not in chosen]:
-                del records[k]  # stored by another sweep: not this one's choice
+            records = {k: v for k, v in records.items() if k[1] != label or k[0] in chosen}
         _run(todo, scenarios, engines, records, db, version, model, workers, executor,
              progress, timeout, traces, runner)
     except StoreFullError as exc:  # mid-sweep: what finished goes with the error
@@ -230,30 +229,6 @@ def _table(layout: list[tuple[int, str, str, dict[str, Any], str]], names: list[
            ) -> pd.DataFrame:
     return assemble([(pos, key, sc, json.loads(params)) for pos, key, _, sc, params in layout],
                     names, engines, records)
-
-
-def _check_validate(validate: Any, mode: str) -> None:
-    if isinstance(validate, bool) or not isinstance(validate, (int, float)) \
-            or not 0 < validate <= 1:
-        raise ScenarioError("validate", validate, "a fraction of the scenarios in (0, 1], "
-                            "such as 0.1, or None")
-    if mode != "fluid":
-        raise ScenarioError("validate", validate, "None unless mode='fluid'",
-                            f"mode={mode!r} runs no fluid scenarios to check"
-                            + ("; mode='both' already runs every scenario in both engines"
-                               if mode == "both" else ""))
-
-
-def validated(keys: list[str], fraction: float) -> set[str]:
-    """The scenarios (keys) a sweep validates: ``ceil(fraction · n)`` of the
-    ``n`` distinct ones, those first in an order seeded by the whole set of
-    keys (SHA-256 of the set, then of it with each key): random, but the same
-    for the same sweep whatever the order of its grid, workers or store."""
-    unique = sorted(set(keys))
-    seed = hashlib.sha256("\n".join(unique).encode()).hexdigest()
-    count = max(1, math.ceil(fraction * len(unique) - 1e-9))
-    ranked = sorted(unique, key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).digest())
-    return set(ranked[:count])
 
 
 def _decode(texts: dict[tuple[str, str], str], into: dict[tuple[str, str], Any]
@@ -303,6 +278,30 @@ def _failed(exc: BaseException) -> str:
     return dumps({"rows": [], "metrics": {}, "wall_time": math.nan,
                   "error": "".join(traceback.format_exception_only(exc)).strip(),
                   "traceback": "".join(traceback.format_exception(exc))})
+
+
+def _check_validate(validate: Any, mode: str) -> None:
+    if isinstance(validate, bool) or not isinstance(validate, (int, float)) \
+            or not 0 < validate <= 1:
+        raise ScenarioError("validate", validate, "a fraction of the scenarios in (0, 1], "
+                            "such as 0.1, or None")
+    if mode != "fluid":
+        raise ScenarioError("validate", validate, "None unless mode='fluid'",
+                            f"mode={mode!r} runs no fluid scenarios to check"
+                            + ("; mode='both' already runs every scenario in both engines"
+                               if mode == "both" else ""))
+
+
+def validated(keys: list[str], fraction: float) -> set[str]:
+    """The scenarios (keys) a sweep validates: ``ceil(fraction · n)`` of the
+    ``n`` distinct ones, those first in an order seeded by the whole set of
+    keys (SHA-256 of the set, then of it with each key): random, but the same
+    for the same sweep whatever the order of its grid, workers or store."""
+    unique = sorted(set(keys))
+    seed = hashlib.sha256("\n".join(unique).encode()).hexdigest()
+    count = max(1, math.ceil(fraction * len(unique) - 1e-9))
+    ranked = sorted(unique, key=lambda k: hashlib.sha256(f"{seed}:{k}".encode()).digest())
+    return set(ranked[:count])
 
 
 def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],

@@ -279,6 +279,9 @@ def record(text: Any) -> dict[str, Any]:
     wall = rec.get("wall_time")
     if isinstance(wall, bool) or not isinstance(wall, (int, float)):
         raise BadRecord("its 'wall_time' is not a number")
+    if not isinstance(rec.get("warnings", []), list) or not all(
+            isinstance(w, str) for w in rec.get("warnings", [])):
+        raise BadRecord("its 'warnings' are not a list of strings")
     return rec
 
 
