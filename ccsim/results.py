@@ -46,14 +46,17 @@ class Result:
         scenario: what was simulated.
         mode: ``"packet"`` or ``"fluid"``.
         summary: one row per flow (index ``flow``), columns:
-            ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``end`` is the
-            completion, stop or the duration); ``base_rtt`` (two-way
-            propagation delay, s); ``goodput_bps`` (payload delivered in order
-            between start and end, bit/s); ``share`` (of all flows' goodput
+            ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``start`` as
+            given, ``end`` the completion, stop or the duration); ``base_rtt``
+            (two-way propagation delay, s); ``goodput_bps`` (payload delivered
+            in order between the flow's opening, ``start`` plus its start
+            jitter (:meth:`Scenario.flow_start`), and end, bit/s); ``share``
+            (of all flows' goodput
             over the measurement interval); ``delivered_bytes``;
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
-            s); ``fct`` (flow completion time of sized flows, s, else NaN);
+            s); ``fct`` (flow completion time of sized flows from their
+            opening, s, else NaN);
             then the scenario's parameters (:data:`SCENARIO_COLUMNS`:
             ``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
             ``duration``, ``seed``), the same on every row.
@@ -301,7 +304,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         rows.append({
             "algorithm": flow.algorithm,
             "recovery": flow.recovery_name,
-            "start": start,
+            "start": flow.start,  # as given: the grid's value, the same for every seed
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
