@@ -29,6 +29,15 @@ wrong):
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
   (RFC 6298, with backoff) and restarts from the loss window.
+* **Active queues and ECN.** CoDel, PIE and step marking have fluid models
+  of their own (:class:`~ccsim.queues.FluidQueue`, in each discipline's
+  file) that select a fraction of each step's arrivals from the queue at its
+  start, as RED does from its average: an ECN-capable flow's selected
+  packets are marked where the queue marks (RFC 3168), the others' dropped.
+  Marks reach the sender an RTT later (a ring of the last
+  :data:`ECHO_SLOTS` steps' cumulative marks); a law that reads them itself
+  (DCTCP) finds them in ``marked``, the others' ``on_ecn`` runs at most
+  once per RTT, outside recovery, with no growth for that RTT.
 * **Growth.** Between losses each law's
   :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows; in
   congestion avoidance not while a loss awaits detection.
