@@ -572,8 +572,9 @@ class FluidEngine:
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
                 k_drop = k_red if k_drop is None else k_drop + k_red
-        if aqm_drop is not None and aqm_regular is None:  # PIE: independent draws
-            k_aqm = self._draw(aqm_drop, "drops")
+        if aqm_drop is not None:  # PIE: independent draws
+            k_aqm = self._draw(aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
+                               "drops")
             if k_aqm is not None:
                 k_drop = k_aqm if k_drop is None else k_drop + k_aqm
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
@@ -974,7 +975,8 @@ class FluidEngine:
         # a flow a threshold drops loses what its window adds (a drop-tail queue there)
         sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
         drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
-        return drop, (drop * regular[scen] if regular.any() else None)
+        # scheduled (regular) drops, where any scenario has them; the rest are random
+        return drop, (np.where(regular[scen], drop, 0.0) if regular.any() else None)
 
     def _echoes(self, live, t_new, tf, tau) -> None:
         """ECN echoes: the marks made at the queue by time ``t − RTT``, read
