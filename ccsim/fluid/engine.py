@@ -1035,14 +1035,17 @@ class FluidEngine:
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
             & (self.echo_seen >= self.cwr_marks)
         if react.any():
-            # its whole window is out (ACK clocking refills what the step's ACKs
-            # freed): that is the FlightSize the reduction halves, as at a loss
+            # the FlightSize the law sees is its whole window, as the packet
+            # sender's when the echo arrives (the step's ACKs freed part of it
+            # here); what stays in flight is unchanged: the reduction sends nothing
+            kept = self.outstanding.copy()
             window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
                 if m.any():
                     g.call("on_ecn", m)
+            np.copyto(self.outstanding, kept)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]
