@@ -8,6 +8,7 @@ import json
 import math
 import os
 import traceback
+import uuid
 import warnings
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -22,7 +23,7 @@ from .fingerprint import Fingerprints
 from .grid import MAX_POINTS, check_max_points, expand
 from .store import Store, StoreError, StoreFullError, StoreWarning
 from .table import assemble, dump_params
-from .work import BadRecord, WorkerDied, dumps, loads, record, run_task
+from .work import BadRecord, WorkerDied, close_helper, dumps, loads, record, run_task
 
 
 class SweepFailed(CcsimError, RuntimeError):
@@ -320,6 +321,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
 
     bar = tqdm(total=total, desc="sweep", unit="scenario", disable=not progress or total == 0)
     failed = 0
+    token = uuid.uuid4().hex  # this sweep's helpers (timeouts) are its own
 
     def finish(m: str, batch: list[str], texts: list[str]) -> None:
         nonlocal failed
@@ -340,7 +342,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
         if pool is None:
             for m, batch in tasks:
                 finish(m, batch, run_task([scenarios[k] for k in batch], m, timeout, traces,
-                                          runner))
+                                          runner, False, token))
             return
         # A pool of our own gets a few tasks per worker at a time, so that if a
         # worker dies only those few are suspects; any other executor gets all.
@@ -351,7 +353,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
             while queue and (window is None or len(inflight) < window):
                 m, batch, isolate = queue.popleft()
                 future = pool.submit(run_task, [scenarios[k] for k in batch], m, timeout,
-                                     traces, runner, isolate)
+                                     traces, runner, isolate, token)
                 inflight[future] = (m, batch, isolate)
             done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
             suspects: list[tuple[str, list[str]]] = []
@@ -390,6 +392,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
     finally:
         if owned:
             pool.shutdown()
+        close_helper()  # this process's, with workers=1
         bar.close()
 
 
