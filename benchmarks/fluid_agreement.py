@@ -18,9 +18,11 @@ held-out set separately (the split is fixed by a hash of each label, see
 :func:`agreement_set.held_out`) and by regime.
 
 The packet engine's results are cached in a SQLite sweep store
-(``--store``, gitignored; keyed by scenario and ccsim version), so rerunning
-after a change to the fluid model costs the fluid batch alone. Delete the
-store (or pass ``--fresh``) after changing the packet engine. Packet runs
+(``--store``, gitignored; keyed by scenario and the packet engine's code:
+ccsim's source but for the fluid engine's package), so rerunning after a
+change to the fluid engine (``ccsim/fluid/``) costs the fluid batch alone;
+a change anywhere else in ccsim (an algorithm's file included) re-runs the
+packet runs it affects by itself. Packet runs
 go to a process pool (``--workers``). The 1000- and 300-flow cases run 10 s,
 the 100-flow ones 20 s, to keep the packet run affordable.
 

@@ -180,16 +180,16 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
     points, names = expand(base, grid, seeds, max_points)
     engines = [(m, _engine_label(m, runner)) for m in modes]
     models = Fingerprints(runner)
-    layout = [(p.position, p.scenario.key, models.of(p.scenario), p.scenario.to_dict(),
-               dump_params(p.params)) for p in points]
+    layout = [(p.position, p.scenario.key, {e: models.of(p.scenario, m) for m, e in engines},
+               p.scenario.to_dict(), dump_params(p.params)) for p in points]
     version = _version()
-    model = {key: fp for _, key, fp, _, _ in layout}
+    model = {(key, e): fp for _, key, fps, _, _ in layout for e, fp in fps.items()}
     db = None if store is None else Store(store)
     records: dict[tuple[str, str], Any] = {}
     try:
         if db is not None:
-            db.begin([(pos, key, fp, json.dumps(sc), params)
-                      for pos, key, fp, sc, params in layout],
+            db.begin([(pos, key, json.dumps(sc), params) for pos, key, _, sc, params in layout],
+                     [(key, e, fp) for (key, e), fp in model.items()],
                      {"params": names, "engines": engines, "version": version})
             stored = db.records(failed=False, traces=traces)
             labels = {e for _, e in engines}
@@ -225,7 +225,8 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
     return table
 
 
-def _table(layout: list[tuple[int, str, str, dict[str, Any], str]], names: list[str],
+def _table(layout: list[tuple[int, str, dict[str, str], dict[str, Any], str]],
+           names: list[str],
            engines: list[tuple[str, str]], records: dict[tuple[str, str], Any]
            ) -> pd.DataFrame:
     return assemble([(pos, key, sc, json.loads(params)) for pos, key, _, sc, params in layout],
@@ -250,7 +251,8 @@ def _examples(bad: dict[tuple[str, str], str]) -> str:
     return "; ".join(shown) + ("; ..." if len(bad) > 3 else "")
 
 
-def _report(table: pd.DataFrame, layout: list[tuple[int, str, str, dict[str, Any], str]],
+def _report(table: pd.DataFrame,
+            layout: list[tuple[int, str, dict[str, str], dict[str, Any], str]],
             engines: list[tuple[str, str]], records: dict[tuple[str, str], Any]) -> None:
     """Raise if every run failed; warn with the count and the distinct errors
     if some did."""
@@ -307,7 +309,8 @@ def validated(keys: list[str], fraction: float) -> set[str]:
 
 def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
          engines: list[tuple[str, str]], records: dict[tuple[str, str], Any],
-         db: Store | None, version: str, model: dict[str, str], workers: int | None,
+         db: Store | None, version: str, model: dict[tuple[str, str], str],
+         workers: int | None,
          executor: Any, progress: bool, timeout: float | None, traces: bool,
          runner: Any) -> None:
     """Run what is to do and put each record in ``records`` (and the store)."""
@@ -334,7 +337,8 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
             records[key, label[m]] = rec
             failed += rec["error"] != ""
             if db is not None:
-                db.put(key, label[m], model[key], version, rec["error"] != "", text, trace_text)
+                db.put(key, label[m], model[key, label[m]], version, rec["error"] != "", text,
+                       trace_text)
         bar.update(len(batch))
         bar.set_postfix(failed=failed, refresh=False)
 
@@ -412,7 +416,7 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
                              "it holds no sweep yet")
         texts = db.records()
         points = [(pos, key, json.loads(sc), json.loads(params))
-                  for pos, key, _, sc, params in db.points()]
+                  for pos, key, sc, params in db.points()]
     records: dict[tuple[str, str], Any] = {}
     bad = _decode(texts, records)
     for k, why in bad.items():
