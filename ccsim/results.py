@@ -46,14 +46,17 @@ class Result:
         scenario: what was simulated.
         mode: ``"packet"`` or ``"fluid"``.
         summary: one row per flow (index ``flow``), columns:
-            ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``end`` is the
-            completion, stop or the duration); ``base_rtt`` (two-way
-            propagation delay, s); ``goodput_bps`` (payload delivered in order
-            between start and end, bit/s); ``share`` (of all flows' goodput
+            ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``start`` as
+            given, ``end`` the completion, stop or the duration); ``base_rtt``
+            (two-way propagation delay, s); ``goodput_bps`` (payload delivered
+            in order between the flow's opening, ``start`` plus its start
+            jitter (:meth:`Scenario.flow_start`), and end, bit/s); ``share``
+            (of all flows' goodput
             over the measurement interval); ``delivered_bytes``;
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
-            s); ``fct`` (flow completion time of sized flows, s, else NaN);
+            s); ``fct`` (flow completion time of sized flows from their
+            opening, s, else NaN);
             then the scenario's parameters (:data:`SCENARIO_COLUMNS`:
             ``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
             ``duration``, ``seed``), the same on every row.
@@ -301,7 +304,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         rows.append({
             "algorithm": flow.algorithm,
             "recovery": flow.recovery_name,
-            "start": start,
+            "start": flow.start,  # as given: the grid's value, the same for every seed
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
@@ -356,7 +359,14 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
             in which all flows were active.
         link_bits: bits of data packets through the bottleneck over it.
     """
-    n_flows = len(rows)
+    share, metrics = shares_and_metrics(sc, shared, link_bits, t0, t1)
+    return summary_frame(sc, rows, share), metrics
+
+
+def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: float,
+                       t1: float) -> tuple[np.ndarray, dict[str, Any]]:
+    """Each flow's ``share`` and the aggregate metrics (see :func:`summarise`)."""
+    n_flows = len(sc.flows)
     # with traffic both ways each direction shares its own side of the links:
     # shares, Jain's index and UF are taken within a direction
     reverse = np.array([f.reverse for f in sc.flows], dtype=bool)
@@ -377,12 +387,6 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     else:
         utilisation = math.nan
     jain, uf = fairness.get(False, (math.nan, math.nan))
-    params = scenario_columns(sc)
-    for row, s in zip(rows, share):
-        row["share"] = float(s)
-        row.update(params)
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
-    summary.index.name = "flow"
     metrics: dict[str, Any] = {"utilisation": utilisation, "jain": jain}
     if not math.isnan(uf):
         metrics["uf"] = uf
@@ -391,7 +395,19 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
         if not math.isnan(reverse_uf):
             metrics["reverse_uf"] = reverse_uf
     metrics["interval"] = (t0, t1)
-    return summary, metrics
+    return share, metrics
+
+
+def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray) -> pd.DataFrame:
+    """The summary table: ``rows`` (every column but ``share``) with the
+    flows' shares and the scenario's parameters."""
+    params = scenario_columns(sc)
+    for row, s in zip(rows, share):
+        row["share"] = float(s)
+        row.update(params)
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
+    summary.index.name = "flow"
+    return summary
 
 
 def scenario_columns(sc: Scenario) -> dict[str, Any]:

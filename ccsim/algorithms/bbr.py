@@ -286,6 +286,8 @@ class BbrFluid(FluidLaw):
     ``+3`` send-quantum allowance of :meth:`Bbr.target`.
     """
 
+    scalar_params = ("bw_rounds", "probe_bw_start", "high_gain", "drain_gain", "cwnd_gain")
+
     paces = True
     state = {"mode": 0.0, "btl_bw": 0.0, "rt_prop": math.inf, "rt_prop_stamp": 0.0,
              "expired": 0.0, "round": 0.0, "round_end": -1.0, "full_bw": 0.0,

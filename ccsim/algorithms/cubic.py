@@ -213,13 +213,17 @@ class CubicFluid(FluidLaw):
     Over a step of ``h`` seconds a flow receives ``cwnd·h/RTT`` ACKs; each
     moves ``cwnd`` a ``1/cwnd`` of the way to ``target = W_cubic(t + RTT)``
     (clamped to ``[cwnd, 1.5·cwnd]``), so ``cwnd`` relaxes towards the target
-    with time constant ``RTT`` — integrated exactly over the step,
-    ``target − (target − cwnd)·e^(−h/RTT)``, so that a long step cannot
-    overshoot. ``W_est`` grows ``α`` per RTT (with ``rfc9438_friendly``, 1 once
+    with time constant ``RTT`` — integrated exactly over the step with the
+    target taken as a ramp ``T0 → T1`` between its values at the step's ends,
+    ``T1 − L − (T0 − L − cwnd)·e^(−h/RTT)`` with ``L = (T1 − T0)·RTT/h``
+    (``T1 − (T1 − cwnd)·e^(−h/RTT)`` for a still target), so that a long step
+    neither overshoots nor runs an RTT ahead of the curve. ``W_est`` grows ``α`` per RTT (with ``rfc9438_friendly``, 1 once
     past ``cwnd_prior``),
     and in the Reno-friendly region ``cwnd`` is at least ``W_est``. Epochs,
     ``K``, fast convergence and the timeout rule are the window law's.
     """
+
+    long_steps = True  # relaxes exactly towards W_cubic(t + RTT)
 
     state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
              "css_until": math.nan, "hystart_over": 0.0}
@@ -244,7 +248,14 @@ class CubicFluid(FluidLaw):
         w_cubic = cc.c * (t - f.k) ** 3 + f.w_max
         target = np.clip(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd, 1.5 * f.cwnd)
         rounds = h_ca / f.rtt  # RTTs of ACKs in congestion avoidance this step
-        cubic = target - (target - f.cwnd) * np.exp(-rounds)
+        # the target moves during the step: taken as a ramp from its value at
+        # the start of the step's congestion avoidance to its value at the end,
+        # relaxation towards a ramp integrates exactly (a long step must not
+        # lead it by an RTT)
+        before_t = np.clip(cc.c * (t - h_ca + rtt - f.k) ** 3 + f.w_max, f.cwnd, 1.5 * f.cwnd)
+        decay = np.exp(-rounds)
+        lag = np.where(rounds > 0, (target - before_t) / np.where(rounds > 0, rounds, 1.0), 0.0)
+        cubic = target - lag - (before_t - lag - f.cwnd) * decay
         alpha = np.where(cc.rfc9438_friendly & (f.w_est >= f.cwnd_prior), 1.0, cc.alpha_cubic)
         w_est = f.w_est + alpha * rounds
         friendly = (w_cubic < w_est) & cc.tcp_friendliness

@@ -119,6 +119,8 @@ class DCTCPFluid(FluidLaw):
     ``ssthresh``'s.
     """
 
+    scalar_params = ("alpha_init",)  # the initial value of the state alpha
+
     marks = True
 
     def __init__(self, cc: "DCTCP") -> None:

@@ -13,10 +13,16 @@ beside its window law and attached as the class attribute ``fluid``::
 
     Reno.fluid = RenoFluid
 
-One law instance serves every flow of a batch that runs the same algorithm
-with the same parameters; ``self.cc`` is a window-law instance built with
-those parameters, so constants are read from it (``self.cc.beta``) and
-defaults live in one place. A class without its own ``fluid`` (looked up on
+One law instance serves every flow of a batch that runs the same algorithm;
+``self.cc`` is a window-law instance built with the flows' parameters, so
+constants are read from it (``self.cc.beta``) and defaults live in one place.
+Where the flows' parameter values differ, ``self.cc.beta`` is a numpy array
+over the group's flows (over the flows of the mask ``m`` inside
+:meth:`FluidLaw.start`, :meth:`FluidLaw.on_loss` and
+:meth:`FluidLaw.ssthresh_after`), so law code combines constants and state
+elementwise; a parameter the law needs as one value (an ``if``, an index, a
+table) goes in :attr:`FluidLaw.scalar_params`
+(:mod:`ccsim.fluid.params`). A class without its own ``fluid`` (looked up on
 the class itself, never inherited, since a subclass may change the rules)
 still runs in the fluid engine, through its hooks (:mod:`ccsim.fluid.hooks`).
 
@@ -122,12 +128,22 @@ class FluidLaw:
         state: the law's own per-flow state: name → initial value. The engine
             creates each as a float array on the group's :class:`FlowArrays`
             and resets it to the initial value when a flow starts.
-        cc: a window-law instance with the group's parameters.
+        cc: a window-law instance with the group's parameters (numeric
+            parameters that differ among the flows read as arrays).
     """
 
     state: ClassVar[dict[str, float]] = {}
+    #: Parameters the law needs as one value per law instance (flows that
+    #: differ in one get separate instances); ``("*",)``: all of them. Numeric
+    #: parameters not listed here may be arrays over the flows.
+    scalar_params: ClassVar[tuple[str, ...]] = ()
     #: Whether the law may set ``pacing`` (the engine skips pacing otherwise).
     paces: ClassVar[bool] = False
+    #: Whether :meth:`grow` is exact (a closed form) over steps of several
+    #: RTTs in congestion avoidance, so that the engine may take long steps
+    #: between loss events (up to its ``max_step``). Laws that sample or
+    #: decide once per step keep the short steps.
+    long_steps: ClassVar[bool] = False
     #: Whether the law reacts to ECN marks itself, in :meth:`grow`, from
     #: ``marked`` (DCTCP); otherwise the engine calls :meth:`on_ecn` at most
     #: once per window of data, as the packet engine's sender does.

@@ -165,6 +165,10 @@ class HighSpeedFluid(FluidLaw):
     and exact for a step table except within that distance above a step.
     """
 
+    long_steps = True  # a(w) moves a fraction of a percent per RTT
+
+    scalar_params = ("*",)  # a(w), b(w) are tabulated per instance
+
     _GRID_RATIO = 1.0005
     _GRID_MAX = 1e7
 

@@ -166,6 +166,8 @@ class HtcpFluid(FluidLaw):
     ``_MAX_RTT_STEP``, ``_MAX_RTT_FADE``).
     """
 
+    long_steps = True  # alpha at the step's midpoint: quadratic in time
+
     state = {"last_cong": math.nan, "rtt_lo": math.inf, "rtt_hi": 0.0, "beta": math.nan}
 
     def start(self, f: FlowArrays, m: np.ndarray) -> None:

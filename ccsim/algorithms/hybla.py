@@ -124,6 +124,8 @@ class HyblaFluid(FluidLaw):
     law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``).
     """
 
+    long_steps = True  # linear (rho^2 per RTT) between losses
+
     def rho(self, f: FlowArrays) -> np.ndarray:
         r = f.min_rtt
         ok = np.isfinite(r) & (r > 0)

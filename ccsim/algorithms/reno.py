@@ -88,6 +88,8 @@ class RenoFluid(FluidLaw):
     (``dcwnd/dt = 1/RTT``, RFC 5681 eq. 3 with a window of ACKs per RTT);
     a loss sets ``ssthresh = max(FlightSize/2, 2)`` (eq. 4)."""
 
+    long_steps = True  # linear between losses
+
     def grow(self, f: FlowArrays) -> None:
         f.cwnd += f.slow_start() / f.rtt
 

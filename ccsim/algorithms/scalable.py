@@ -119,6 +119,10 @@ class ScalableFluid(FluidLaw):
     the rule below it.
     """
 
+    long_steps = True  # exponential, integrated exactly
+
+    scalar_params = ("*",)  # the rule is tabulated per instance
+
     _GRID_RATIO = 1.001
     _GRID_MAX = 1e7
     _EPS = 1e-2  # segments acknowledged by the probing ACK, per segment of window

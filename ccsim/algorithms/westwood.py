@@ -208,6 +208,9 @@ class WestwoodFluid(RenoFluid):
     (the class's ``bw_est`` in bit/s over ``8·MSS``).
     """
 
+    scalar_params = ("jiffy",)  # the RTT tick
+    long_steps = False  # one bandwidth sample per step
+
     state = {"bw_est": 0.0, "bw_ns": 0.0, "int_start": math.nan, "int_acked": 0.0,
              "last_delivered": 0.0, "rtt_min": math.inf, "reset_rtt_min": 0.0}
 

@@ -6,6 +6,6 @@ mode="fluid")`` come here. See :mod:`ccsim.fluid.engine` for the model and
 packet engine.
 """
 
-from .engine import MIN_STEP, STEP, FluidEngine, FluidLawError
+from .engine import MAX_STEP, MIN_STEP, STEP, FluidEngine, FluidLawError
 
-__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
+__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP", "MAX_STEP"]

@@ -52,11 +52,19 @@ from ..errors import CcsimError, ScenarioError
 from ..scenario import RED, Scenario
 from . import draws
 from .hooks import HookLaw
+from .params import ParamView, split_names
 
-__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP"]
+__all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP", "MAX_STEP"]
 
 STEP = 0.25
 """Default step as a fraction of the smallest current RTT of a scenario."""
+
+MAX_STEP = 4.0
+"""Default longest step (RTTs) between loss events: a scenario whose flows
+are all in congestion avoidance with laws that have a closed form
+(``FluidLaw.long_steps``), no loss on its way and no RED or random loss,
+steps up to this many RTTs, and no further than half the time its windows'
+growth needs to fill pipe and buffer, nor past its next event."""
 
 ECHO_SLOTS = 32
 """Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
@@ -125,12 +133,27 @@ def _refuse(sc: Scenario, i: int) -> None:
 
 
 class _Group:
-    """Flows of one window law with one set of parameters: a contiguous slice."""
+    """Flows of one window law: a contiguous slice, one fluid-law instance.
+    ``view``: the parameters as arrays over the slice (None when its flows
+    share one parameter set)."""
 
-    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str) -> None:
-        self.law, self.lo, self.hi, self.name = law, lo, hi, name
+    def __init__(self, law: FluidLaw, lo: int, hi: int, name: str,
+                 view: ParamView | None = None) -> None:
+        self.law, self.lo, self.hi, self.name, self.view = law, lo, hi, name, view
         self.f = FlowArrays()
         self.alive = True  # some scenario of the group's flows still runs
+
+    def call(self, method: str, m: np.ndarray, *args) -> None:
+        """``law.method(f, m, *args)`` with the parameters of the flows in ``m``."""
+        law = self.law
+        if self.view is None:
+            getattr(law, method)(self.f, m, *args)
+            return
+        law.cc = self.view.masked(m)
+        try:
+            getattr(law, method)(self.f, m, *args)
+        finally:
+            law.cc = self.view
 
 
 class FluidEngine:
@@ -140,31 +163,63 @@ class FluidEngine:
         scenarios: the batch.
         step: step as a fraction of each scenario's smallest current RTT.
         min_step: shortest step as a fraction of each scenario's duration.
+        max_step: longest step (RTTs) of a scenario between loss events, when
+            its laws integrate long steps exactly (``FluidLaw.long_steps``);
+            ``max_step=step`` keeps every step at ``step``.
         traces: record the time series (cwnd, ssthresh, RTT, goodput, queue);
             without them a result's ``traces`` is empty and the batch needs
             memory for its summaries only.
     """
 
     def __init__(self, scenarios: Sequence[Scenario], *, step: float = STEP,
-                 min_step: float = MIN_STEP, traces: bool = True) -> None:
+                 min_step: float = MIN_STEP, max_step: float = MAX_STEP,
+                 traces: bool = True) -> None:
         if not (isinstance(step, (int, float)) and 0 < step <= 1):
             raise ScenarioError("step", step, "a fraction of the RTT in (0, 1]")
         if not (isinstance(min_step, (int, float)) and 0 < min_step <= 0.1):
             raise ScenarioError("min_step", min_step, "a fraction of the duration in (0, 0.1]")
+        if not (isinstance(max_step, (int, float)) and step <= max_step <= 64):
+            raise ScenarioError("max_step", max_step,
+                                f"RTTs from step ({step!r}) to 64")
         for i, sc in enumerate(scenarios):
             _refuse(sc, i)
         self.scenarios = list(scenarios)
-        self.step, self.min_step, self.traces = float(step), float(min_step), traces
+        self.step, self.min_step, self.max_step = float(step), float(min_step), float(max_step)
+        self.traces = traces
         self._setup()
 
     # -- setup -------------------------------------------------------------------
     def _setup(self) -> None:
         scs = self.scenarios
         S = len(scs)
-        entries = []  # (group key, scenario, flow index)
+        # one window-law instance per algorithm and parameter set; flows of one
+        # algorithm share a group (and a fluid law) unless their parameters
+        # differ in ways the law cannot take as arrays (see .params)
+        instances: dict[tuple[str, str], object] = {}
+        for sc in scs:
+            for flow in sc.flows:
+                pkey = (flow.algorithm, repr(flow.params))
+                if pkey not in instances:
+                    instances[pkey] = flow.make_algorithm()
+        signature: dict[tuple[str, str], str] = {}
+        by_alg: dict[str, list[tuple[str, str]]] = {}
+        for pkey in instances:
+            by_alg.setdefault(pkey[0], []).append(pkey)
+        for alg, pkeys in by_alg.items():
+            law_cls = vars(get_algorithm(alg)).get("fluid")
+            if law_cls is None:  # the hooks route: one group per parameter set
+                for pkey in pkeys:
+                    signature[pkey] = pkey[1]
+                continue
+            split = split_names([instances[k] for k in pkeys], law_cls.scalar_params)
+            for pkey in pkeys:
+                own = vars(instances[pkey])
+                signature[pkey] = repr([(n, own.get(n)) for n in split])
+        entries = []  # (group key, scenario, flow index, parameter set)
         for s, sc in enumerate(scs):
             for j, flow in enumerate(sc.flows):
-                entries.append(((flow.algorithm, repr(flow.params)), s, j))
+                pkey = (flow.algorithm, repr(flow.params))
+                entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))
         entries.sort(key=lambda e: (e[0], e[1], e[2]))
         F = len(entries)
         self.S, self.F = S, F
@@ -249,6 +304,7 @@ class FluidEngine:
         self.lost = np.zeros(F)                # losses in the window being detected
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
+        self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
         self.backoff = np.zeros(F)
@@ -302,17 +358,21 @@ class FluidEngine:
             hi = k
             while hi < F and entries[hi][0] == key:
                 hi += 1
-            sc = scs[entries[k][1]]
-            flow = sc.flows[entries[k][2]]
             cls = classes[k]
             law_cls = vars(cls).get("fluid")
-            cc = flow.make_algorithm()
+            pkeys = list(dict.fromkeys(e[3] for e in entries[k:hi]))
+            cc = instances[pkeys[0]]
+            view = None
+            if len(pkeys) > 1:  # parameters that differ: arrays over the group's flows
+                where = {p: n for n, p in enumerate(pkeys)}
+                view = ParamView([instances[p] for p in pkeys],
+                                 np.array([where[e[3]] for e in entries[k:hi]]))
             if law_cls is None:
                 law = HookLaw(cc, [scs[e[1]].flows[e[2]] for e in entries[k:hi]],
                               [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]])
             else:
-                law = law_cls(cc)
-            g = _Group(law, k, hi, cls.__name__)
+                law = law_cls(view if view is not None else cc)
+            g = _Group(law, k, hi, cls.__name__, view)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now"):
@@ -332,11 +392,19 @@ class FluidEngine:
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
+        # scenarios that may take long steps: every law has a closed form,
+        # and neither RED nor random loss needs sampling within the step
+        short_law = np.zeros(F, bool)
+        for g in self.groups:
+            short_law[g.lo:g.hi] = not g.law.long_steps
         self.red = bool(self.is_red.any())
         # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
             marking[idx] = True
+        self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~self.is_red & ~marking
+                        & (self.p_loss == 0) & (self.max_step > self.step))
+        self.h_last = np.ones(S)
         self.ecn_on = bool((self.ect & marking[self.scen]).any())
         self.echo_law = np.zeros(F, bool)      # flows whose law reads the echoes itself
         for g in self.groups:
@@ -382,9 +450,9 @@ class FluidEngine:
             bar.update(total - bar.n)
             bar.close()
         wall = time.perf_counter() - wall
-        from .results import assemble
+        from .results import assemble_batch
 
-        return [assemble(self, s, wall / self.S) for s in range(self.S)]
+        return assemble_batch(self, wall / self.S)
 
     def _step(self) -> bool:
         """Advance every live scenario by its own step; False once all are done."""
@@ -398,6 +466,8 @@ class FluidEngine:
         h = self.step * (self.d_min + self.q / C)
         in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
+        if self.long_ok.any():
+            h = self._long_steps(h, in_ss)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
         if (tf >= self.wake).any():  # flows open or stop, timers fire, losses are detected
@@ -523,6 +593,7 @@ class FluidEngine:
         if self.traces and (t_new > self.next_sample).any():
             self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
         self.q = q_new
+        np.copyto(self.h_last, h, where=live)
         self.t = np.where(live, t_new, t)
         self.steps += live
         if not (self.t < self.end_of_run).all() and (live & (self.t >= self.end_of_run)).any():
@@ -530,6 +601,34 @@ class FluidEngine:
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
         return True
+
+    def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
+        """Longer steps for calm scenarios: no flow in slow start, in recovery,
+        waiting for its timer or with a loss on its way, and laws that
+        integrate long steps exactly. Up to ``max_step`` RTTs, half the time
+        the windows' growth (at the last step's rate) needs to fill pipe and
+        buffer, and no further than the scenario's next event: near a loss
+        the step is the usual fraction of the RTT."""
+        scen, S = self.scen, self.S
+        t_f = self.t[scen]
+        busy = self.pending | (self.rec_until > t_f) | (self.started & ~self.done & ~self.sending)
+        calm = self.long_ok & (in_ss == 0) & (np.bincount(scen, busy, S) == 0)
+        if not calm.any():
+            return h
+        C = self.C
+        # in flight as the step will begin: the whole window (a long step's
+        # deliveries exceed what was in flight at its start)
+        window = np.maximum(self.outstanding, np.minimum(self.cwnd, self.path_cap) * self.sending)
+        headroom = self.B + C * self.d_min - np.bincount(scen, window - self.ghost, S)
+        # growth at the last step's rate, and at least a segment per RTT per
+        # flow (the step after a recovery saw none)
+        active = self.started & ~self.done
+        rate = np.maximum(np.bincount(scen, self.growth, S) / self.h_last,
+                          np.bincount(scen, active / self.tau, S))  # segments/s
+        t_full = headroom / rate
+        h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C), 0.5 * t_full),
+                            self.wake_s - self.t)
+        return np.where(calm, np.maximum(h, h_long), h)
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
     def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
@@ -567,6 +666,10 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+        # recoveries that outlast the retransmission timer end in a timeout
+        late = active & (tf >= self.rec_timeout)
+        if late.any():
+            self._recovery_timeout(late, tf)
         # losses detected now (one RTT after the first drop of a window)
         due = self.pending & active & (tf >= self.t_detect) & (tf >= self.rec_until) \
             & ~np.isfinite(self.rto_until)
@@ -582,7 +685,10 @@ class FluidEngine:
         detect = np.where(self.pending, np.maximum(self.t_detect, self.rec_until), np.inf)
         self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
                                        np.where(active, self.stop, np.inf),
-                                       np.where(active, self.rto_until, np.inf), detect])
+                                       np.where(active, self.rto_until, np.inf),
+                                       np.where(active, self.rec_timeout, np.inf), detect])
+        self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
+        np.minimum.at(self.wake_s, self.scen, self.wake)
 
     def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
         """Whole lost packets this step: a flow's first starts its detection clock."""
@@ -639,19 +745,20 @@ class FluidEngine:
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
         self.rec_until[newly] = 0.0
+        self.rec_timeout[newly] = np.inf
         for g in self.groups:
             m = newly[g.lo:g.hi]
             if m.any():
                 for name, value in g.law.state.items():
                     getattr(g.f, name)[m] = value
-                g.law.start(g.f, m)
+                g.call("start", m)
 
     def _loss(self, mask: np.ndarray, kind: str) -> None:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
         for g in self.groups:
             m = mask[g.lo:g.hi]
             if m.any():
-                g.law.on_loss(g.f, m, kind)
+                g.call("on_loss", m, kind)
         bad = mask & ~(self.ssthresh >= 1.0)
         if bad.any():
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
@@ -694,13 +801,18 @@ class FluidEngine:
                                        np.minimum(self.cwnd, self.ssthresh))[fast]
             rounds = np.where(self.multi_rtts | self.multi_halve, np.maximum(lost, 1.0), 1.0)
             self.rec_until[fast] = (tf + rounds * self.tau)[fast]
+            # NewReno (RFC 6582, the "Impatient" variant the packet engine and
+            # Linux follow) restarts the timer at the first partial ACK only:
+            # a recovery of one RTT per hole that outlasts it ends in a timeout
+            rto = self._rto()
+            outlast = fast & self.multi_rtts & ((rounds - 1.0) * self.tau > rto)
+            self.rec_timeout[outlast] = (tf + self.tau + rto)[outlast]
+            self.rec_until[outlast] = self.rec_timeout[outlast]
             self.recoveries[fast] += np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)[fast]
             self.retransmits[fast] += lost[fast]
             self.backoff[fast] = 0.0
         if timeout.any():
-            rto = np.where(self.ack_sum == 0, self.initial_rto[self.scen],
-                           self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
-            rto = np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
+            rto = self._rto()
             # the window never recovered from the previous timeout: back off
             again = cwnd <= 2.0 * self.loss_window
             self.backoff[timeout] = np.where(again, self.backoff + 1.0, 0.0)[timeout]
@@ -715,6 +827,29 @@ class FluidEngine:
         self.pending[due] = False
         self.lost[due] = 0.0
         self.t_detect[due] = np.inf
+
+    def _rto(self) -> np.ndarray:
+        """Each flow's retransmission timeout now, before backoff (RFC 6298)."""
+        rto = np.where(self.ack_sum == 0, self.initial_rto[self.scen],
+                       self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
+        return np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
+
+    def _recovery_timeout(self, late: np.ndarray, tf: np.ndarray) -> None:
+        """Flows in ``late`` were still in recovery when their timer fired:
+        a timeout (RFC 5681 §3.1) — ssthresh from FlightSize, the loss
+        window, and the holes not yet repaired sent again from the first."""
+        self._loss(late, "timeout")
+        self._note(late, tf, "timeout")
+        self.cwnd[late] = self.loss_window[late]
+        self.outstanding[late] = 0.0
+        self.ghost[late] = 0.0
+        self.retransmits[late] += self.lost[late]
+        self.lost[late] = 0.0
+        self.pending[late] = False
+        self.t_detect[late] = np.inf
+        self.timeouts[late] += 1
+        self.rec_timeout[late] = np.inf
+        self.rec_until[late] = tf[late]
 
     def _queue(self, inflight: np.ndarray) -> np.ndarray:
         """The queue (packets) the flows' data in flight implies, unbounded by
@@ -819,7 +954,7 @@ class FluidEngine:
             for g in self.groups:
                 m = react[g.lo:g.hi]
                 if m.any():
-                    g.law.on_ecn(g.f, m)
+                    g.call("on_ecn", m)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]

@@ -1,22 +1,73 @@
-"""A fluid run's arrays → the same :class:`~ccsim.Result` the packet engine returns."""
+"""A fluid run's arrays → the same :class:`~ccsim.Result` the packet engine returns.
+
+One assembly for the whole batch: the metrics of every scenario are
+computed at once, and each result's tables (summary, traces, events) are
+built from the batch's arrays the first time they are read — a pandas
+frame per scenario costs milliseconds, more than a scenario's whole run in
+a large batch. A :class:`FluidResult` is a :class:`~ccsim.Result` (its
+tables are properties), and pickles as a plain one.
+"""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
+from ..results import (TRACE_VARIABLES, Result, _tidy, events_table, shares_and_metrics,
+                       summary_frame)
 from .regimes import weak_regimes
-from ..results import TRACE_VARIABLES, Result, _tidy, events_table, summarise
 
 if TYPE_CHECKING:
     from .engine import FluidEngine
 
 
-def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
-    """The result of scenario ``s`` of the batch ``e``.
+class FluidResult(Result):
+    """A :class:`~ccsim.Result` of a fluid batch whose tables are built on
+    first use from the batch's arrays (then kept)."""
+
+    def __init__(self, e: "FluidEngine", s: int, metrics: dict[str, Any],
+                 share: np.ndarray) -> None:
+        self.scenario = e.scenarios[s]
+        self.mode = "fluid"
+        self.metrics = metrics
+        self.warnings = weak_regimes(self.scenario)
+        self._source: tuple[Any, int, np.ndarray] | None = (e, s, share)
+        self._tables: dict[str, pd.DataFrame] = {}
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._tables:
+            e, s, share = self._source
+            idx = e.order[s]
+            self._tables[name] = (_summary(e, s, idx, share) if name == "summary" else
+                                  _traces(e, s, idx) if name == "traces" else _events(e, idx))
+            if len(self._tables) == 3:
+                self._source = None  # everything built: let the batch go
+        return self._tables[name]
+
+    def _setter(name: str):  # noqa: N805 - builds the properties below
+        def get(self) -> pd.DataFrame:
+            return self._table(name)
+
+        def put(self, value: pd.DataFrame) -> None:
+            self._tables[name] = value
+
+        return property(get, put)
+
+    summary = _setter("summary")
+    traces = _setter("traces")
+    events = _setter("events")
+    del _setter
+
+    def __reduce__(self):
+        return (Result, (self.scenario, self.mode, self.summary, self.metrics, self.traces,
+                         self.events, self.warnings))
+
+
+def assemble_batch(e: "FluidEngine", wall_time: float) -> list[Result]:
+    """The results of every scenario of the batch ``e``, in order.
 
     Goodput and shares come from the cumulative deliveries at exact instants
     (each flow's end; the start and end of the interval in which all flows
@@ -24,9 +75,26 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
     without traces. ``retransmits`` counts the segments lost and resent;
     ``recoveries`` and ``timeouts`` the model's loss reactions.
     """
+    out: list[Result] = []
+    bits = (e.D_t1 - e.D_t0) * e.mss * 8.0   # bits per flow over [t0, t1]
+    link_bits = (e.dep_t1 - e.dep_t0) * np.array([sc.packet_size for sc in e.scenarios]) * 8.0
+    drops, losses = e.drops.astype(np.int64).tolist(), e.losses.astype(np.int64).tolist()
+    sent, steps = np.round(e.sent).astype(np.int64).tolist(), e.steps.tolist()
+    t0s, t1s = e.t0.tolist(), e.t1.tolist()
+    for s, sc in enumerate(e.scenarios):
+        share, metrics = shares_and_metrics(sc, bits[e.order[s]], float(link_bits[s]),
+                                            t0s[s], t1s[s])
+        metrics.update({"drops": drops[s], "losses": losses[s], "data_packets": sent[s],
+                        "steps": steps[s], "batch": e.S, "wall_time": wall_time})
+        if any(flow.ecn for flow in sc.flows):  # CE marks, as the packet engine reports them
+            metrics["marks"] = int(round(float(e.marks[s])))
+        out.append(FluidResult(e, s, metrics, share))
+    return out
+
+
+def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray) -> pd.DataFrame:
+    """Scenario ``s``'s summary table (flows ``idx`` of the batch)."""
     sc = e.scenarios[s]
-    idx = e.order[s]
-    t0, t1 = float(e.t0[s]), float(e.t1[s])
     rows = []
     for i, flow in zip(idx, sc.flows):
         start = float(e.start[i])  # its start jitter included (Scenario.flow_start)
@@ -38,7 +106,7 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
         span = end - start
         done = e.done_at[i]
         rows.append({
-            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": start,
+            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": flow.start,
             "end": end, "base_rtt": sc.flow_rtt(int(e.jidx[i])),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
@@ -48,17 +116,7 @@ def assemble(e: "FluidEngine", s: int, wall_time: float) -> Result:
             "fct": float(done - start) if flow.size is not None and not math.isnan(done)
             else math.nan,
         })
-    shared = (e.D_t1[idx] - e.D_t0[idx]) * sc.mss * 8.0  # bits per flow over [t0, t1]
-    link_bits = float(e.dep_t1[s] - e.dep_t0[s]) * sc.packet_size * 8.0
-    summary, metrics = summarise(sc, rows, shared, link_bits, t0, t1)
-    metrics.update({"drops": int(e.drops[s]), "losses": int(e.losses[s]),
-                    "data_packets": int(round(e.sent[s])), "steps": int(e.steps[s]),
-                    "batch": e.S, "wall_time": wall_time})
-    if any(flow.ecn for flow in sc.flows):  # CE marks, as the packet engine reports them
-        metrics["marks"] = int(round(float(e.marks[s])))
-    return Result(scenario=sc, mode="fluid", summary=summary, metrics=metrics,
-                  traces=_traces(e, s, idx), events=_events(e, idx),
-                  warnings=weak_regimes(sc))
+    return summary_frame(sc, rows, share)
 
 
 def _events(e: "FluidEngine", idx: np.ndarray):
