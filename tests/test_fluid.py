@@ -253,7 +253,10 @@ def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     equally. Linux's diff is cwnd·(RTT − BaseRTT)/BaseRTT in whole segments,
     i.e. each flow's queued segments times RTT/BaseRTT, held in [α, β + 1).
     Slack: 1e-6 on the band, 1 % on the shares."""
-    sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1, flows=["vegas"] * n)
+    # started together: without the start jitter (later starters see the
+    # earlier ones' queue in their base RTT, test_vegas_newcomers_... below)
+    sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1, flows=["vegas"] * n,
+                        start_jitter=0.0)
     res = ccsim.run(sc, mode="fluid")
     queue = res.series("queue")["queue"]
     settled = queue[queue.index > 20]

@@ -190,3 +190,24 @@ def test_the_default_fluid_reaction_to_marks_is_a_loss_without_recovery():
     law.on_ecn(f, m)
     assert f.cwnd.tolist() == [18.0, 10.0] and f.ssthresh.tolist() == [18.0, 8.0]
     assert FluidLaw.marks is False and ccsim.algorithms.get("dctcp").fluid.marks is True
+
+
+def test_ecn_runs_are_the_same_alone_and_in_any_batch():
+    # the echo ring and the queues' models are per scenario: a scenario's
+    # result does not depend on what else is in its batch, or where
+    dctcp = _dctcp(2, duration="1s")
+    codel = ccsim.dumbbell("20Mbps", "40ms", queue=ccsim.CoDel(limit=500, ecn=True),
+                           buffer=None, duration="5s", seed=3,
+                           flows=[ccsim.Flow("cubic", ecn=True), "reno"])
+    pie = ccsim.dumbbell("10Mbps", "30ms", queue="pie", duration="5s", seed=4,
+                         flows=["reno", ccsim.Flow("reno", ecn=True)])
+    plain = ccsim.dumbbell("10Mbps", "20ms", buffer="1BDP", duration="5s", seed=5,
+                           flows=["cubic", "reno"])
+    red = ccsim.dumbbell("10Mbps", "20ms", queue=ccsim.RED(100, ecn=True), buffer=None,
+                         duration="5s", seed=6, flows=[ccsim.Flow("reno", ecn=True), "cubic"])
+    alone = [ccsim.run(sc, mode="fluid") for sc in (dctcp, codel, pie, red)]
+    batch = ccsim.run_many([plain, pie, codel, red, dctcp, pie.replace(seed=9)], mode="fluid")
+    for a, b in zip(alone, (batch[4], batch[2], batch[1], batch[3])):
+        assert a.summary.equals(b.summary)
+        assert a.metrics["marks"] == b.metrics["marks"]
+        assert a.traces.equals(b.traces)
