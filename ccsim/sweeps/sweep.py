@@ -112,11 +112,12 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
             time left.
         timeout: wall-clock limit per scenario (s); a scenario that runs longer
             is recorded as a :class:`~ccsim.sweeps.ScenarioTimeout` error
-            ("timed out"). Each task then runs in a child process of its
-            worker (of this process with ``workers=1``), killed with
-            ``SIGKILL`` when the time is up, so that no window law can hold
-            it off (on Linux; elsewhere an exception raised between two
-            bytecodes). Without a timeout nothing is forked.
+            ("timed out"). Each task then runs in a helper process forked
+            from its worker (from this process with ``workers=1``) once per
+            sweep, killed with ``SIGKILL`` when the time is up and replaced,
+            so that no window law can hold it off (on Linux; elsewhere an
+            exception raised between two bytecodes). Without a timeout
+            nothing is forked.
         traces: also keep each run's time series, in ``store`` (required);
             read them with :func:`ccsim.sweeps.load_traces`.
         runner: a module-level function ``runner(scenario, mode) → Result``

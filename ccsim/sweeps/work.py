@@ -454,7 +454,16 @@ def _helper(token: str | None) -> _Helper:
         if helper is not None:
             helper.kill()
         helper = _helpers.helper = _Helper(token)
+        global _reaper
+        if _reaper != os.getpid():  # a pool worker reaps its helper when it exits
+            import multiprocessing.util
+
+            multiprocessing.util.Finalize(None, close_helper, exitpriority=0)
+            _reaper = os.getpid()
     return helper
+
+
+_reaper = 0
 
 
 def close_helper() -> None:
