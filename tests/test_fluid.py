@@ -252,11 +252,8 @@ def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     between α and β segments queued, and flows with one base RTT share
     equally. Linux's diff is cwnd·(RTT − BaseRTT)/BaseRTT in whole segments,
     i.e. each flow's queued segments times RTT/BaseRTT, held in [α, β + 1).
-    Slack: 1e-6 on the band, 1 % on the shares. Started together: no start
-    jitter (a flow that opens into the others' queue takes some of it for
-    propagation delay, the next test's persistent congestion)."""
-    sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1, flows=["vegas"] * n,
-                        start_jitter=0)
+    Slack: 1e-6 on the band, 1 % on the shares."""
+    sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration="40s", seed=1, flows=["vegas"] * n)
     res = ccsim.run(sc, mode="fluid")
     queue = res.series("queue")["queue"]
     settled = queue[queue.index > 20]
