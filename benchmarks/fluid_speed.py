@@ -1,29 +1,39 @@
-"""Fluid-engine speed: the Table I matrix, and the cost per scenario as a batch grows.
+"""Fluid-engine speed: CPU per scenario against the packet engine, side by side.
 
-1. The 144 ordered pairs of Esterhuizen & Krzesinski's twelve algorithms on
-   the `pairwise_matrix` dumbbell (100 Mbit/s, 1 ms, 1000 packets, 60 s, the
-   second flow at 10 s), as one fluid batch on one core; the packet engine on
-   a sample of the same pairs in the same process, for the ratio.
-2. A 10 Mbit/s, 20 ms, two-flow dumbbell (Reno and CUBIC) at 1, 10, 100 and
-   1000 scenarios per batch (seeds 0..n-1): wall time per scenario.
+Every ratio is CPU time (``time.process_time``) of the two engines measured
+in the same process, one after the other, on the same scenarios:
+
+1. One scenario alone: two CUBIC flows, 100 Mbit/s, 20 ms, 1 BDP, 60 s.
+2. The 144 ordered pairs of Esterhuizen & Krzesinski's twelve algorithms on
+   the ``pairwise_matrix`` dumbbell (100 Mbit/s, 1 ms, 1000 packets, 60 s,
+   the second flow at 10 s) as one fluid batch; the packet engine on a
+   sample of the same pairs (``--sample``), scaled to 144.
+3. A mixed batch of 48 drawn from a fixed seed: 5-200 Mbit/s, 5-300 ms,
+   0.1-4 BDP, 2-8 flows of mixed laws with their own RTTs and staggered
+   starts, drop-tail or RED, random loss on a third of them, 30 s; the
+   packet engine on a sample (``--mixed-sample``), scaled to 48.
+4. Scaling: scenario 1 with seeds 0..n-1 as one batch of 1, 10, 100, 1000.
 
 Usage, from the repository root::
 
-    python benchmarks/fluid_speed.py [--sample 12] [--write docs/fluid.md]
+    python benchmarks/fluid_speed.py [--sample 12] [--mixed-sample 8]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import platform
-import re
+import random
 import time
-from datetime import date
+from datetime import datetime, timezone
 
 import ccsim
 
 TABLE_I = ["vegas", "htcp", "westwood", "illinois", "bic", "scalable", "highspeed", "yeah",
            "lp", "hybla", "reno", "cubic"]
+MIXED_LAWS = ["reno", "newreno", "cubic", "bic", "htcp", "highspeed", "scalable", "hybla",
+              "illinois", "vegas", "veno", "westwood", "yeah", "bbr", "sack"]
 
 
 def matrix(names: list[str]) -> list[ccsim.Scenario]:
@@ -31,55 +41,101 @@ def matrix(names: list[str]) -> list[ccsim.Scenario]:
                            flows=[a, ccsim.Flow(b, start="10s")]) for a in names for b in names]
 
 
-def timed(fn):
-    start, cpu = time.perf_counter(), time.process_time()
+def lone(seed: int = 1) -> ccsim.Scenario:
+    return ccsim.dumbbell("100Mbps", "20ms", buffer="1BDP", duration="60s", seed=seed,
+                          flows=["cubic", "cubic"])
+
+
+def mixed(n: int = 48, seed: int = 2029) -> list[ccsim.Scenario]:
+    """``n`` scenarios of the kinds the fluid engine is used to sweep."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        rate = 10 ** rng.uniform(math.log10(5e6), math.log10(200e6))
+        rtt = 10 ** rng.uniform(math.log10(0.005), math.log10(0.3))
+        k = rng.randint(2, 8)
+        flows = [ccsim.Flow(rng.choice(MIXED_LAWS),
+                            rtt=None if rng.random() < 0.5 else rtt * rng.uniform(0.5, 3.0),
+                            start=0.0 if j == 0 else round(rng.uniform(0.0, 10.0), 3))
+                 for j in range(k)]
+        out.append(ccsim.dumbbell(rate, rtt, buffer=f"{rng.uniform(0.1, 4.0):.2f}BDP",
+                                  queue="red" if rng.random() < 0.3 else "droptail",
+                                  loss=0.0 if rng.random() < 0.67 else 10 ** rng.uniform(-5, -2.5),
+                                  flows=flows, duration="30s", seed=i))
+    return out
+
+
+def cpu(fn):
+    start = time.process_time()
     out = fn()
-    return out, time.perf_counter() - start, time.process_time() - cpu
+    return out, time.process_time() - start
+
+
+def fluid(scs, **kw):
+    return ccsim.run_many(scs, mode="fluid", traces=False, **kw)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=12,
-                        help="pairs run in the packet engine for the ratio (default 12)")
-    parser.add_argument("--write", metavar="FILE", help="replace the speed block in FILE")
+                        help="Table I pairs run in the packet engine (default 12)")
+    parser.add_argument("--mixed-sample", type=int, default=8,
+                        help="mixed scenarios run in the packet engine (default 8)")
+    parser.add_argument("--skip-packet", action="store_true", help="fluid figures only")
     args = parser.parse_args()
-    lines = []
+    print(f"# {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, Python "
+          f"{platform.python_version()}, {platform.machine()}, one process, CPU seconds\n")
 
+    # 1. one scenario alone
+    sc = lone()
+    fluid([sc])  # imports and first-call costs out of the way
+    res, f_cpu = cpu(lambda: fluid([sc]))
+    line = (f"1. one scenario alone (2 CUBIC, 100 Mbit/s, 20 ms, 1 BDP, 60 s): fluid "
+            f"{f_cpu:.3f} s ({res[0].metrics['steps']} steps)")
+    if not args.skip_packet:
+        _, p_cpu = cpu(lambda: ccsim.run(sc))
+        line += f", packet {p_cpu:.2f} s: **{p_cpu / f_cpu:.1f}x** (target >= 10x)"
+    print(line)
+
+    # 2. the Table I batch
     scs = matrix(TABLE_I)
-    _, wall, cpu = timed(lambda: ccsim.run_many(scs, mode="fluid", traces=False))
-    sample = scs[:: max(1, len(scs) // args.sample)][: args.sample]
-    _, p_wall, p_cpu = timed(lambda: [ccsim.run(sc) for sc in sample])
-    per_packet = p_wall / len(sample)
-    lines.append(f"- Table I matrix, {len(scs)} scenarios in one fluid batch: "
-                 f"**{wall:.1f} s** wall ({cpu:.1f} s CPU), {wall / len(scs) * 1000:.0f} ms "
-                 "per scenario (target: under 5 s).")
-    lines.append(f"- The packet engine on {len(sample)} of the same pairs: {per_packet:.2f} s "
-                 f"per scenario, so about {per_packet * len(scs):.0f} s for the matrix: the "
-                 f"fluid batch is **{per_packet * len(scs) / wall:.0f}×** faster "
-                 "(target ≥ 100×, goal 1000×).")
+    res, f_cpu = cpu(lambda: fluid(scs))
+    steps = sorted(r.metrics["steps"] for r in res)
+    line = (f"2. Table I, {len(scs)} pairs as one batch: fluid {f_cpu:.2f} s, "
+            f"{f_cpu / len(scs) * 1000:.1f} ms per scenario (steps: median {steps[len(steps) // 2]}, "
+            f"max {steps[-1]})")
+    if not args.skip_packet:
+        sample = scs[:: max(1, len(scs) // args.sample)][: args.sample]
+        _, p_cpu = cpu(lambda: [ccsim.run(s) for s in sample])
+        per = p_cpu / len(sample)
+        line += (f"; packet {per:.2f} s per scenario on {len(sample)} sampled pairs, so "
+                 f"~{per * len(scs):.0f} s for 144: **{per * len(scs) / f_cpu:.0f}x** "
+                 "(target >= 300x, goal 1000x)")
+    print(line)
 
-    rows = ["| scenarios in the batch | wall time | per scenario | steps per scenario |",
-            "|---|---|---|---|"]
+    # 3. the mixed batch
+    scs = mixed()
+    res, f_cpu = cpu(lambda: fluid(scs))
+    line = f"3. mixed batch of {len(scs)}: fluid {f_cpu:.2f} s, {f_cpu / len(scs) * 1000:.0f} ms per scenario"
+    if not args.skip_packet:
+        sample = scs[:: max(1, len(scs) // args.mixed_sample)][: args.mixed_sample]
+        _, p_cpu = cpu(lambda: [ccsim.run(s) for s in sample])
+        per = p_cpu / len(sample)
+        _, f_sample = cpu(lambda: fluid(sample))
+        line += (f"; packet {per:.2f} s per scenario on {len(sample)} of them, so "
+                 f"~{per * len(scs):.0f} s for {len(scs)}: **{per * len(scs) / f_cpu:.0f}x** "
+                 f"(target >= 30x; the same {len(sample)} alone as a fluid batch: "
+                 f"{p_cpu / f_sample:.0f}x)")
+    print(line)
+
+    # 4. scaling
+    print("\n| scenarios in the batch | CPU | per scenario | steps per scenario |")
+    print("|---|---|---|---|")
     for n in (1, 10, 100, 1000):
-        batch = [ccsim.dumbbell("10Mbps", "20ms", buffer="1BDP", duration="60s", seed=s,
-                                flows=["reno", "cubic"]) for s in range(n)]
-        res, wall, _ = timed(lambda batch=batch: ccsim.run_many(batch, mode="fluid", traces=False))
+        batch = [lone(seed) for seed in range(n)]
+        res, c = cpu(lambda batch=batch: fluid(batch))
         steps = max(r.metrics["steps"] for r in res)
-        rows.append(f"| {n} | {wall:.2f} s | {wall / n * 1000:.1f} ms | {steps} |")
-    one = ccsim.dumbbell("10Mbps", "20ms", buffer="1BDP", duration="60s", seed=0,
-                         flows=["reno", "cubic"])
-    _, p_wall, _ = timed(lambda: ccsim.run(one))
-    rows.append(f"| packet engine, 1 | {p_wall:.2f} s | {p_wall * 1000:.0f} ms | — |")
-
-    head = (f"Measured {date.today().isoformat()} on the 2-core CI machine kind (Python "
-            f"{platform.python_version()}, one process): `python benchmarks/fluid_speed.py`.")
-    block = head + "\n\n" + "\n".join(lines) + "\n\n" + "\n".join(rows) + "\n"
-    print(block)
-    if args.write:
-        text = open(args.write, encoding="utf-8").read()
-        text = re.sub(r"(<!-- speed:start -->\n).*?(<!-- speed:end -->)",
-                      lambda m: m.group(1) + block + m.group(2), text, flags=re.S)
-        open(args.write, "w", encoding="utf-8").write(text)
+        print(f"| {n} | {c:.2f} s | {c / n * 1000:.2f} ms | {steps} |", flush=True)
 
 
 if __name__ == "__main__":

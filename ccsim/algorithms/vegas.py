@@ -296,8 +296,6 @@ class VegasFluid(FluidLaw):
     ``slow_start="paper"``, is not modelled apart). On loss: Reno's.
     """
 
-    long_steps = True  # never moves past the edge of its band
-
     scalar_params = ("alpha", "beta")  # Linux rounds them to whole segments
 
     def grow(self, f: FlowArrays) -> None:
