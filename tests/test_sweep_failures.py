@@ -217,3 +217,15 @@ def test_max_points_allows_and_limits():
             ccsim.sweep(BASE, grid, max_points=bad, progress=False)
         assert str(err.value) == (f"max_points={bad!r}: a whole number ≥ 1 of scenarios, "
                                   "or None for no limit")
+
+
+def test_the_sweep_command_shows_a_sweep_that_failed_throughout(laws, tmp_path, capsys):
+    from ccsim.cli import main
+
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('bandwidth = "10Mbps"\nrtt = "20ms"\nflows = ["broken"]\n'
+                    'duration = "1s"\n[grid]\nloss = [0, 0.01]\n')
+    assert main(["sweep", str(spec), "--workers", "1", "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "2 scenarios, 2 failed" in captured.out
+    assert captured.err.count("ZeroDivisionError: broken window law") == 2
