@@ -123,6 +123,32 @@ def test_parameter_sweeps_share_one_law_and_give_each_scenario_its_own_result():
 
 
 @pytest.mark.slow
+def test_scenarios_with_long_and_short_steps_keep_their_own_results_in_a_batch():
+    """Each scenario keeps its own clock: a scenario taking long steps between
+    losses (CUBIC, drop-tail), one held at quarter-RTT steps by its law
+    (Vegas), one under RED and random loss, one that starts late and one
+    that ends early give, in any batch, bit for bit their results alone."""
+    F = ccsim.Flow
+    scs = [ccsim.dumbbell("100Mbps", "20ms", buffer="1BDP", duration="12s", seed=1,
+                          flows=["cubic", F("reno", rtt="45ms")]),
+           ccsim.dumbbell("10Mbps", "5ms", buffer=50, duration="6s", seed=2, flows=["vegas", "reno"]),
+           ccsim.dumbbell("20Mbps", "60ms", queue="red", loss=1e-3, duration="10s", seed=3,
+                          flows=["htcp", F("westwood", start="2s")]),
+           ccsim.dumbbell("50Mbps", "10ms", buffer="2BDP", duration="3s", seed=4,
+                          flows=["scalable", "highspeed"])]
+    engine = ccsim.fluid.FluidEngine(scs)
+    assert engine.long_ok.tolist() == [True, False, True, True]
+    alone = [ccsim.run(sc, mode="fluid") for sc in scs]
+    steps = [r.metrics["steps"] for r in alone]
+    # the clocks really differ: 12 s in fewer steps than 6 s of Vegas
+    assert steps[0] < steps[1]
+    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2, 0]):
+        batch = ccsim.run_many([scs[i] for i in order], mode="fluid")
+        for i, res in zip(order, batch):
+            same(res, alone[i])
+
+
+@pytest.mark.slow
 def test_results_without_traces_have_the_same_summary():
     sc = small(loss=0.005)
     full, bare = ccsim.run(sc, mode="fluid"), ccsim.run(sc, mode="fluid", traces=False)
@@ -140,17 +166,45 @@ def test_seed_changes_random_losses():
 def test_halving_the_step_changes_shares_by_less_than_two_points():
     """Numerics: the step is a fraction of the RTT; halving it (and the floor)
     must not move the outcome. Two points: the discrete loss events land in
-    different steps, which shifts who loses first in a few of ~150 cycles."""
+    different steps, which shifts who loses first in a few of ~150 cycles.
+    (Long steps between losses are left out here: see the next test.)"""
+    short = dict(max_step=ccsim.fluid.STEP)
     for sc in (small(duration="60s"),
                ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="60s", seed=1,
                               flows=["reno", ccsim.Flow("cubic", start="10s")])):
-        coarse = ccsim.run(sc, mode="fluid", traces=False)
+        coarse = ccsim.run(sc, mode="fluid", traces=False, **short)
         fine = ccsim.run(sc, mode="fluid", traces=False, step=ccsim.fluid.STEP / 2,
-                         min_step=ccsim.fluid.MIN_STEP / 2)
+                         min_step=ccsim.fluid.MIN_STEP / 2, max_step=ccsim.fluid.STEP / 2)
         assert fine.metrics["steps"] > 1.5 * coarse.metrics["steps"]
         gap = (coarse.summary["share"] - fine.summary["share"]).abs().max()
         assert gap < 0.02, (sc.flows, gap)
         assert abs(coarse.metrics["utilisation"] - fine.metrics["utilisation"]) < 0.01
+
+
+@pytest.mark.slow
+def test_long_steps_between_losses_keep_the_outcome():
+    """Long steps (up to ``max_step`` RTTs while every law has a closed form
+    and no loss is near) take a fraction of the steps and leave shares within
+    three points and utilisation within one of quarter-RTT steps. Three: the
+    loss events of a synchronised drop-tail pair land at other instants, as
+    when the step is halved (Reno against CUBIC at 1 ms and 1000 packets:
+    measured 2.2 points, halving the step alone 1.5); the rest of these move
+    by less than one."""
+    F = ccsim.Flow
+    for sc in (ccsim.dumbbell("100Mbps", "20ms", buffer="1BDP", duration="60s", seed=1,
+                              flows=["cubic", "cubic"]),
+               ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="60s", seed=1,
+                              flows=["reno", F("cubic", start="10s")]),
+               ccsim.dumbbell("50Mbps", "80ms", buffer="0.5BDP", duration="60s", seed=1,
+                              flows=["reno", F("highspeed", rtt="40ms"), "htcp"]),
+               ccsim.dumbbell("20Mbps", "40ms", buffer="2BDP", duration="60s", seed=1,
+                              flows=["newreno", "scalable", F("hybla", start="5s")])):
+        long_ = ccsim.run(sc, mode="fluid", traces=False)
+        short = ccsim.run(sc, mode="fluid", traces=False, max_step=ccsim.fluid.STEP)
+        assert long_.metrics["steps"] < 0.6 * short.metrics["steps"]
+        gap = (long_.summary["share"] - short.summary["share"]).abs().max()
+        assert gap < 0.03, (sc.flows, gap)
+        assert abs(long_.metrics["utilisation"] - short.metrics["utilisation"]) < 0.01
 
 
 # -- the network model ---------------------------------------------------------------

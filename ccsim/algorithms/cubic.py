@@ -246,13 +246,14 @@ class CubicFluid(FluidLaw):
         rtt = np.where(np.isfinite(f.srtt), f.srtt, f.rtt)
         t = f.now + f.h - f.epoch
         w_cubic = cc.c * (t - f.k) ** 3 + f.w_max
-        target = np.clip(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd, 1.5 * f.cwnd)
+        target = np.minimum(np.maximum(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd), 1.5 * f.cwnd)
         rounds = h_ca / f.rtt  # RTTs of ACKs in congestion avoidance this step
         # the target moves during the step: taken as a ramp from its value at
         # the start of the step's congestion avoidance to its value at the end,
         # relaxation towards a ramp integrates exactly (a long step must not
         # lead it by an RTT)
-        before_t = np.clip(cc.c * (t - h_ca + rtt - f.k) ** 3 + f.w_max, f.cwnd, 1.5 * f.cwnd)
+        before_t = np.minimum(np.maximum(cc.c * (t - h_ca + rtt - f.k) ** 3 + f.w_max, f.cwnd),
+                              1.5 * f.cwnd)
         decay = np.exp(-rounds)
         lag = np.where(rounds > 0, (target - before_t) / np.where(rounds > 0, rounds, 1.0), 0.0)
         cubic = target - lag - (before_t - lag - f.cwnd) * decay

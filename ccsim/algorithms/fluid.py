@@ -107,7 +107,7 @@ class FlowArrays:
         that remained.
         """
         cwnd, ssthresh, h, rtt = self.cwnd, self.ssthresh, self.h, self.rtt
-        in_ss = cwnd < ssthresh
+        in_ss = (cwnd < ssthresh) & (h > 0)  # (a flow held at h = 0 stays as it is)
         if not in_ss.any():
             return h
         grown = cwnd * np.exp2(np.minimum(doublings * h / rtt, 60.0))

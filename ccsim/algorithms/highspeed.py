@@ -182,7 +182,7 @@ class HighSpeedFluid(FluidLaw):
 
     def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
         i = np.searchsorted(self._w, w, side="right") - 1
-        return table[np.clip(i, 0, table.size - 1)]
+        return table[np.minimum(np.maximum(i, 0), table.size - 1)]
 
     def a(self, w: np.ndarray) -> np.ndarray:
         return self._lookup(self._a, w)

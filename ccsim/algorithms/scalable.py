@@ -146,7 +146,7 @@ class ScalableFluid(FluidLaw):
 
     def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
         i = np.searchsorted(self._w, w, side="right") - 1
-        return table[np.clip(i, 0, table.size - 1)]
+        return table[np.minimum(np.maximum(i, 0), table.size - 1)]
 
     def grow(self, f: FlowArrays) -> None:
         h_ca = f.slow_start()

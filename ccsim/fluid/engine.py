@@ -420,9 +420,11 @@ class FluidEngine:
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
             marking[idx] = True
-        self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~self.is_red & ~marking
-                        & (self.p_loss == 0) & (self.max_step > self.step))
+        self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~marking
+                        & (self.max_step > self.step))
+        self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
         self.h_last = np.ones(S)
+        self.long_live = bool(self.long_ok.any())  # some such scenario still runs
         self.ecn_on = bool((self.ect & marking[self.scen]).any())
         self.echo_law = np.zeros(F, bool)      # flows whose law reads the echoes itself
         for g in self.groups:
@@ -484,7 +486,7 @@ class FluidEngine:
         h = self.step * (self.d_min + self.q / C)
         in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
-        if self.long_ok.any():
+        if self.long_live:
             h = self._long_steps(h, in_ss)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
@@ -498,6 +500,8 @@ class FluidEngine:
             target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
+        if red_p is not None:
+            self.red_p_last = red_p
         physical = inflight - self.ghost
         if red_p is not None:  # RED drops (or marks) that share of the step's arrivals
             red_sel = self.rate * hf * red_p[scen]
@@ -636,34 +640,50 @@ class FluidEngine:
             finished = self.t >= self.end_of_run  # skip laws whose scenarios are all done
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
+            self.long_live = bool((self.long_ok & ~finished).any())
         return True
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
-        """Longer steps for calm scenarios: no flow in slow start, in recovery,
-        waiting for its timer or with a loss on its way, and laws that
-        integrate long steps exactly. Up to ``max_step`` RTTs, half the time
-        the windows' growth (at the last step's rate) needs to fill pipe and
-        buffer, and no further than the scenario's next event: near a loss
-        the step is the usual fraction of the RTT."""
+        """Longer steps for calm scenarios: no flow in slow start, and laws
+        that integrate long steps exactly. Up to ``max_step`` RTTs; half the
+        time the windows' growth (at the last step's rate) needs to fill pipe
+        and buffer (RED: to its ``min_th``), and while the queue is empty no
+        more than 2 % window growth; a twentieth of the mean time between
+        random or RED losses; and no further than the scenario's next event
+        (a flow's start or stop, a loss detected, a recovery's or a timer's
+        end): near a loss the step is the usual fraction of the RTT."""
         scen, S = self.scen, self.S
-        t_f = self.t[scen]
-        busy = self.pending | (self.rec_until > t_f) | (self.started & ~self.done & ~self.sending)
-        calm = self.long_ok & (in_ss == 0) & (np.bincount(scen, busy, S) == 0)
+        calm = self.long_ok & (in_ss == 0)
         if not calm.any():
             return h
+        if (self.rec_s <= self.t).any():  # a recovery has ended: the next one's end
+            self._recoveries_end()
         C = self.C
         # in flight as the step will begin: the whole window (a long step's
         # deliveries exceed what was in flight at its start)
         window = np.maximum(self.outstanding, np.minimum(self.cwnd, self.path_cap) * self.sending)
-        headroom = self.B + C * self.d_min - np.bincount(scen, window - self.ghost, S)
+        room = np.where(self.is_red, np.minimum(self.B, self.red_min), self.B)
+        headroom = room + C * self.d_min - np.bincount(scen, window - self.ghost, S)
         # growth at the last step's rate, and at least a segment per RTT per
         # flow (the step after a recovery saw none)
         active = self.started & ~self.done
         rate = np.maximum(np.bincount(scen, self.growth, S) / self.h_last,
                           np.bincount(scen, active / self.tau, S))  # segments/s
+        rate = np.where(rate > 0, rate, np.inf)  # none open yet: their start is the limit
         t_full = headroom / rate
-        h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C), 0.5 * t_full),
-                            self.wake_s - self.t)
+        # a link not yet full delivers at the windows' rate at the step's start:
+        # let them grow by at most 2 % over a long step (1 % of its deliveries)
+        idle = self.q <= 0
+        if idle.any():
+            grown = 0.02 * np.bincount(scen, window, S) / rate
+            t_full = np.where(idle, np.minimum(t_full, 2.0 * grown), t_full)
+        # a random loss lands within the step, but its flow grows all of it:
+        # a twentieth of the mean time between losses keeps that within 5 %
+        losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
+        t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
+        h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C),
+                                       0.5 * np.minimum(t_full, t_loss)),
+                            np.minimum(self.wake_s, self.rec_s) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
@@ -731,6 +751,15 @@ class FluidEngine:
                                                 np.inf), detect])
         self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
         np.minimum.at(self.wake_s, self.scen, self.wake)
+        self._recoveries_end()
+
+    def _recoveries_end(self) -> None:
+        """Each scenario's next end of a recovery (s; inf if none is under way)."""
+        active = self.started & ~self.done
+        self.rec_s = np.full(self.S, np.inf)
+        np.minimum.at(self.rec_s, self.scen,
+                      np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until,
+                               np.inf))
 
     def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
         """Whole lost packets this step: a flow's first starts its detection clock."""
