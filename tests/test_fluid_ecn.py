@@ -211,3 +211,21 @@ def test_ecn_runs_are_the_same_alone_and_in_any_batch():
         assert a.summary.equals(b.summary)
         assert a.metrics["marks"] == b.metrics["marks"]
         assert a.traces.equals(b.traces)
+
+
+def test_dctcps_fluid_law_agrees_with_its_class_run_through_its_hooks(scratch_registry):
+    # two renderings of one rule: the SIGMETRICS 2011 fluid law, and DCTCP's own
+    # hooks once per step (on_ce_echo per step, alpha per window, on_ecn's cut
+    # by alpha/2 at most once per RTT). Same queue within 1 packet on average
+    # (the hooks cut once per RTT rather than over it), both fill the link.
+    from ccsim.algorithms.dctcp import DCTCP
+
+    ccsim.algorithms.register(type("DCTCPHooks", (DCTCP,), {"name": "dctcp-hooks"}))
+    means = []
+    for name in ("dctcp", "dctcp-hooks"):
+        sc = ccsim.dumbbell(100e6, 1e-3, queue=ccsim.StepMark(K=20, limit=400), buffer=None,
+                            flows=[name] * 2, duration="2s", seed=1, trace_interval=0.0005)
+        res = ccsim.run(sc, mode="fluid")
+        means.append(_steady_queue(res).mean())
+        assert res.metrics["utilisation"] >= 0.99 and res.metrics["drops"] == 0
+    assert abs(means[0] - means[1]) <= 1.0, means

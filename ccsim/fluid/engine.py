@@ -346,7 +346,9 @@ class FluidEngine:
         self.echo_seen = np.zeros(F)           # cumulative marks echoed so far (segments)
         self.mark_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["marks"],
                                           np.zeros(F, np.int64), self.jidx)
-        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth, no other until (s)
+        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth until (s)
+        self.cwr_deliv = np.zeros(F)           # ... and its data: delivered when this is
+        self.cwr_marks = np.zeros(F)           # marks made until then (inf: not yet known)
         self.ecn_reductions = np.zeros(F)
 
         # -- state (scenarios) --------------------------------------------------------
@@ -1014,9 +1016,10 @@ class FluidEngine:
         them itself (DCTCP) finds them in ``marked``; for the others, a whole
         echoed mark — at regular spacing behind a scheduled marker (step,
         CoDel), Poisson counts behind a random one (RED, PIE) — leads to the
-        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn` at most once per
-        RTT and never in loss recovery (RFC 3168 §6.1.2), with no growth for
-        that RTT (Linux's CWR state)."""
+        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn`, never in loss
+        recovery, and not again for the marks made on the data outstanding at
+        the last reduction (RFC 3168 §6.1.2: those made at the queue until it
+        was delivered), with no growth for an RTT (Linux's CWR state)."""
         scen = self.scen
         slot = self.steps % ECHO_SLOTS
         self.echo_t[slot[live], np.flatnonzero(live)] = t_new[live]
@@ -1038,6 +1041,10 @@ class FluidEngine:
         new = np.maximum(echoed - self.echo_seen, 0.0) * live[scen]
         np.maximum(self.echo_seen, echoed, out=self.echo_seen)
         np.copyto(self.marked, new)
+        # RFC 3168 §6.1.2: not again for marks on data sent before the last
+        # reduction — those made at the queue until that data was delivered
+        drained = np.isinf(self.cwr_marks) & (self.delivered >= self.cwr_deliv)
+        self.cwr_marks[drained] = self.marked_at_queue[drained]
         if not (new > 0).any():
             return
         random = self.red_ecn.copy()
@@ -1055,8 +1062,12 @@ class FluidEngine:
             k += np.floor(self.mark_credit) - before_credit
         # a loss not yet detected does not stop it: the sender does not know of it
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
-            & (tf >= self.cwr_until)
+            & (self.echo_seen >= self.cwr_marks)
         if react.any():
+            # its whole window is out (ACK clocking refills what the step's ACKs
+            # freed): that is the FlightSize the reduction halves, as at a loss
+            window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+            np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
                 if m.any():
@@ -1064,6 +1075,8 @@ class FluidEngine:
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]
+            self.cwr_deliv[react] = (self.delivered + self.outstanding)[react]
+            self.cwr_marks[react] = np.inf
             self.ecn_reductions[react] += 1
             self.h_f[react] = 0.0  # no growth in the reduction's RTT
 
