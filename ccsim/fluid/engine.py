@@ -300,6 +300,10 @@ class FluidEngine:
         self.min_rto = np.array([sc.min_rto for sc in scs])
         self.max_rto = np.array([sc.max_rto for sc in scs])
         self.initial_rto = np.array([sc.initial_rto for sc in scs])
+        # the flows scenario by scenario, and where each scenario's begin
+        # (every scenario has a flow: Scenario requires one)
+        self.by_scen = np.concatenate(self.order)
+        self.scen_first = np.cumsum([0] + [len(o) for o in self.order[:-1]])
         self.d_min = np.full(S, np.inf)
         np.minimum.at(self.d_min, self.scen, self.d)
         self.d_max = np.zeros(S)
@@ -764,17 +768,18 @@ class FluidEngine:
                                        np.where(active, self.rec_timeout, np.inf),
                                        np.where(active & (self.resent > 0), self.rec_until,
                                                 np.inf), detect])
-        self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
-        np.minimum.at(self.wake_s, self.scen, self.wake)
+        self.wake_s = self._scenario_min(self.wake)  # each scenario's next event
         self._recoveries_end()
+
+    def _scenario_min(self, values: np.ndarray) -> np.ndarray:
+        """The least of each scenario's flows' ``values`` (one per scenario)."""
+        return np.minimum.reduceat(values[self.by_scen], self.scen_first)
 
     def _recoveries_end(self) -> None:
         """Each scenario's next end of a recovery (s; inf if none is under way)."""
         active = self.started & ~self.done
-        self.rec_s = np.full(self.S, np.inf)
-        np.minimum.at(self.rec_s, self.scen,
-                      np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until,
-                               np.inf))
+        self.rec_s = self._scenario_min(
+            np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
 
     def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
         """Whole lost packets this step: a flow's first starts its detection clock."""
