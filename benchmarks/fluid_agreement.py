@@ -19,12 +19,13 @@ held-out set separately (the split is fixed by a hash of each label, see
 
 The packet engine's results are cached in a SQLite sweep store
 (``--store``, gitignored), so rerunning after a change to the fluid model
-costs the fluid batch alone. The store keys results by scenario and ccsim
-version, which does not see a changed default, so the default store's name
-carries a hash of ccsim's sources outside ``ccsim/fluid``: a changed packet
-engine, law or default gets a new one (``--fresh`` reruns anyway). Packet
-runs go to a process pool (``--workers``). The 1000- and 300-flow cases run
-10 s, the 100-flow ones 20 s, to keep the packet run affordable.
+costs the fluid batch alone: the store keys the packet results by scenario
+and the packet engine's code (ccsim's source but for ``ccsim/fluid``), so a
+changed packet engine, law or default re-runs what it affects. The default
+store's name carries a hash of those sources as well, so each version of
+them keeps a file of its own (``--fresh`` reruns anyway). Packet runs go to
+a process pool (``--workers``). The 1000- and 300-flow cases run 10 s, the
+100-flow ones 20 s, to keep the packet run affordable.
 
 Usage, from the repository root::
 

@@ -168,9 +168,10 @@ def test_probe_rtt_every_ten_seconds_on_a_path_without_jitter():
     # A lone BBR flow on a fixed path: its samples come back to RTprop but never below,
     # so (as in Linux) RTprop expires every 10 s and PROBE_RTT brings cwnd down to 4 each
     # time. (With the draft's "rtt <= RTprop" the samples equal to RTprop keep refreshing
-    # it, and PROBE_RTT came twice in 60 s, 24 s apart.)
+    # it, and PROBE_RTT came twice in 60 s, 24 s apart.) Without jitter: the ACK jitter
+    # would spread the samples above RTprop by up to a packet time.
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", flows=["bbr"], duration="45s",
-                        trace_interval="10ms")
+                        trace_interval="10ms", start_jitter=0, ack_jitter=0)
     cwnd = ccsim.run(sc).series("cwnd")[0]
     low = cwnd[(cwnd <= 4.0) & (cwnd.index > 5.0)].index.to_numpy()  # after start-up
     starts = low[[True] + list(low[1:] - low[:-1] > 1.0)]  # first sample of each dip

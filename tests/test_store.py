@@ -110,6 +110,8 @@ def test_class_attributes_and_runner_are_part_of_the_model():
     # ccsim's own classes are covered by ccsim's source: one fingerprint for all
     assert fp.of(sc) == fp.of(BASE) == fingerprint_module.Fingerprints().of(sc)
     assert fingerprint_module.Fingerprints(runner=_runner).of(sc) != fp.of(sc)
+    # the engines' results depend on different code: the fluid engine's own
+    assert fp.of(sc, "fluid") != fp.of(sc, "packet")
 
 
 def test_a_class_without_source_is_keyed_by_its_bytecode():
@@ -122,6 +124,36 @@ def test_a_class_without_source_is_keyed_by_its_bytecode():
         with pytest.warns(fingerprint_module.FingerprintWarning, match="cannot be read"):
             digests.append(fingerprint_module._class(scope["Law"]))
     assert digests[0] != digests[1]
+
+
+FLAKY = {"fail": True}
+
+
+class Flaky(CongestionControl):
+    """Fails while FLAKY says so: a module global, outside the class, so not
+    part of its fingerprint (the guide says to keep a law's rules inside it)."""
+
+    name = "flaky"
+
+    def on_ack(self, ack):
+        if FLAKY["fail"]:
+            raise RuntimeError("not today")
+        self.cwnd += 1 / self.cwnd
+
+
+def test_a_failed_scenario_is_run_again(scratch_registry, tmp_path, monkeypatch):
+    path = tmp_path / "flaky.sqlite"
+    algorithm_registry.register(Flaky)
+    grid = {"flows": [["reno"], ["flaky"]]}
+    with pytest.warns(ccsim.sweeps.SweepWarning, match="1 of 2 runs"):
+        first = ccsim.sweep(BASE, grid, workers=1, store=path, progress=False)
+    assert rows(path, "SELECT sum(failed) FROM results") == [(1,)]
+    monkeypatch.setitem(FLAKY, "fail", False)
+    again = ccsim.sweep(BASE, grid, workers=1, store=path, progress=False)
+    assert (again["error"] == "").all()
+    assert rows(path, "SELECT sum(failed), count(*) FROM results") == [(0, 2)]
+    # the scenario that had succeeded was not run again
+    assert again["wall_time"].iloc[0] == first["wall_time"].iloc[0]
 
 
 EDIT = """
@@ -154,6 +186,12 @@ def test_any_change_to_ccsims_source_runs_again(tmp_path):
     sweep()
     stored = rows(path)
     assert len(stored) == 4 and len({model for *_, model, _ in stored}) == 2
+    # the packet engine never imports the fluid engine: an edit there re-runs
+    # fluid results only, and these are packet results
+    with open(copy / "ccsim" / "fluid" / "engine.py", "a") as f:
+        f.write("\n# an edit of the fluid engine\n")
+    sweep()
+    assert rows(path) == stored
 
 
 # -- files that are not stores -----------------------------------------------------------
@@ -180,6 +218,24 @@ def test_another_programs_sqlite_file_is_refused_untouched(tmp_path):
         assert str(path) in message and "another program" in message
         assert "tables: results" in message and "choose another file name" in message
     assert path.read_bytes() == before and files(tmp_path) == ["mine.sqlite"]
+
+
+def test_a_store_of_an_earlier_ccsim_is_refused_untouched(tmp_path):
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:  # the layout before results were keyed by the model
+        db.executescript("""
+            CREATE TABLE results (key TEXT, engine TEXT, version TEXT, failed INTEGER,
+                                  record TEXT, PRIMARY KEY (key, engine, version));
+            CREATE TABLE traces (key TEXT, engine TEXT, version TEXT, traces TEXT);
+            CREATE TABLE points (position INTEGER PRIMARY KEY, key TEXT, scenario TEXT,
+                                 params TEXT);
+            CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);""")
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="written by an earlier ccsim") as err:
+        ccsim.sweep(BASE, GRID, workers=1, store=path, progress=False)
+    assert str(path) in str(err.value) and "run the sweep with a new file" in str(err.value)
+    assert path.read_bytes() == before
 
 
 def test_a_file_that_is_not_sqlite_is_refused_untouched(tmp_path):

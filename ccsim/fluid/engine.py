@@ -29,6 +29,15 @@ wrong):
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
   (RFC 6298, with backoff) and restarts from the loss window.
+* **Active queues and ECN.** CoDel, PIE and step marking have fluid models
+  of their own (:class:`~ccsim.queues.FluidQueue`, in each discipline's
+  file) that select a fraction of each step's arrivals from the queue at its
+  start, as RED does from its average: an ECN-capable flow's selected
+  packets are marked where the queue marks (RFC 3168), the others' dropped.
+  Marks reach the sender an RTT later (a ring of the last
+  :data:`ECHO_SLOTS` steps' cumulative marks); a law that reads them itself
+  (DCTCP) finds them in ``marked``, the others' ``on_ecn`` runs at most
+  once per RTT, outside recovery, with no growth for that RTT.
 * **Growth.** Between losses each law's
   :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows; in
   congestion avoidance not while a loss awaits detection.
@@ -346,7 +355,9 @@ class FluidEngine:
         self.echo_seen = np.zeros(F)           # cumulative marks echoed so far (segments)
         self.mark_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["marks"],
                                           np.zeros(F, np.int64), self.jidx)
-        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth, no other until (s)
+        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth until (s)
+        self.cwr_deliv = np.zeros(F)           # ... and its data: delivered when this is
+        self.cwr_marks = np.zeros(F)           # marks made until then (inf: not yet known)
         self.ecn_reductions = np.zeros(F)
 
         # -- state (scenarios) --------------------------------------------------------
@@ -580,8 +591,9 @@ class FluidEngine:
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
                 k_drop = k_red if k_drop is None else k_drop + k_red
-        if aqm_drop is not None and aqm_regular is None:  # PIE: independent draws
-            k_aqm = self._draw(aqm_drop, "drops")
+        if aqm_drop is not None:  # PIE: independent draws
+            k_aqm = self._draw(aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
+                               "drops")
             if k_aqm is not None:
                 k_drop = k_aqm if k_drop is None else k_drop + k_aqm
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
@@ -1007,7 +1019,8 @@ class FluidEngine:
         # a flow a threshold drops loses what its window adds (a drop-tail queue there)
         sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
         drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
-        return drop, (drop * regular[scen] if regular.any() else None)
+        # scheduled (regular) drops, where any scenario has them; the rest are random
+        return drop, (np.where(regular[scen], drop, 0.0) if regular.any() else None)
 
     def _echoes(self, live, t_new, tf, tau) -> None:
         """ECN echoes: the marks made at the queue by time ``t − RTT``, read
@@ -1016,9 +1029,10 @@ class FluidEngine:
         them itself (DCTCP) finds them in ``marked``; for the others, a whole
         echoed mark — at regular spacing behind a scheduled marker (step,
         CoDel), Poisson counts behind a random one (RED, PIE) — leads to the
-        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn` at most once per
-        RTT and never in loss recovery (RFC 3168 §6.1.2), with no growth for
-        that RTT (Linux's CWR state)."""
+        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn`, never in loss
+        recovery, and not again for the marks made on the data outstanding at
+        the last reduction (RFC 3168 §6.1.2: those made at the queue until it
+        was delivered), with no growth for an RTT (Linux's CWR state)."""
         scen = self.scen
         slot = self.steps % ECHO_SLOTS
         self.echo_t[slot[live], np.flatnonzero(live)] = t_new[live]
@@ -1040,6 +1054,10 @@ class FluidEngine:
         new = np.maximum(echoed - self.echo_seen, 0.0) * live[scen]
         np.maximum(self.echo_seen, echoed, out=self.echo_seen)
         np.copyto(self.marked, new)
+        # RFC 3168 §6.1.2: not again for marks on data sent before the last
+        # reduction — those made at the queue until that data was delivered
+        drained = np.isinf(self.cwr_marks) & (self.delivered >= self.cwr_deliv)
+        self.cwr_marks[drained] = self.marked_at_queue[drained]
         if not (new > 0).any():
             return
         random = self.red_ecn.copy()
@@ -1057,15 +1075,24 @@ class FluidEngine:
             k += np.floor(self.mark_credit) - before_credit
         # a loss not yet detected does not stop it: the sender does not know of it
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
-            & (tf >= self.cwr_until)
+            & (self.echo_seen >= self.cwr_marks)
         if react.any():
+            # the FlightSize the law sees is its whole window, as the packet
+            # sender's when the echo arrives (the step's ACKs freed part of it
+            # here); what stays in flight is unchanged: the reduction sends nothing
+            kept = self.outstanding.copy()
+            window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+            np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
                 if m.any():
                     g.call("on_ecn", m)
+            np.copyto(self.outstanding, kept)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]
+            self.cwr_deliv[react] = (self.delivered + self.outstanding)[react]
+            self.cwr_marks[react] = np.inf
             self.ecn_reductions[react] += 1
             self.h_f[react] = 0.0  # no growth in the reduction's RTT
 
