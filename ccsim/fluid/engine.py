@@ -579,16 +579,14 @@ class FluidEngine:
         inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
         self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
-        # losses: whole packets, and the detection they will lead to. A full
-        # drop-tail queue drops whichever arrival finds it full: Poisson counts
-        # with the flows' expected shares (the packet engine's seeded start and
-        # ACK jitters break the phase locks that made them regular); scheduled
-        # AQM drops (CoDel) are regular
-        k_drop = None if dropped is None else self._draw(dropped, "overflow")
-        if aqm_regular is not None:
-            k_reg = self._queue_drops(aqm_regular)
-            if k_reg is not None:
-                k_drop = k_reg if k_drop is None else k_drop + k_reg
+        for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
+            if part is not None:
+                self.sent += np.bincount(scen, part, self.S)
+
+        # losses: whole packets, and the detection they will lead to
+        if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
+            dropped = aqm_regular if dropped is None else dropped + aqm_regular
+        k_drop = None if dropped is None else self._queue_drops(dropped)
         if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
@@ -611,10 +609,7 @@ class FluidEngine:
         if ((t_new >= self.next_mark) & live).any():
             self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
         self.dep += departed
-        self.sent += A * h  # what the queue took; what it dropped was sent too:
-        for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
-            if part is not None:
-                self.sent += np.bincount(scen, part, self.S)
+        self.sent += A * h  # what the queue took; what it dropped was sent too
 
         # RTT estimators, as RFC 6298 over the step's ACKs (gain 1/8 and 1/4 per ACK)
         acks = deliv
@@ -1150,10 +1145,13 @@ class FluidEngine:
         return by_growth + by_rate + by_pacing
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
-        """Whole scheduled drops per flow (None if none): each flow drops a
-        packet whenever its accumulated expected drops pass a whole number,
-        from a random phase drawn once per flow — CoDel's drops follow its
-        schedule, not a Poisson process."""
+        """Whole queue drops per flow (None if none): each flow drops a packet
+        whenever its accumulated expected drops pass a whole number, from a
+        random phase drawn once per flow. A full drop-tail queue (and RED,
+        which spaces its drops by its count) drops regularly, not as a Poisson
+        process: a flow whose share of the overflow is one packet per RTT loses
+        one packet per RTT, and which flows lose one in a given RTT follows
+        their shares and phases."""
         if not (mean > 0).any():
             return None
         before = np.floor(self.drop_credit)
