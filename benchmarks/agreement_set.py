@@ -111,18 +111,16 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
 
     # mixed RTTs, one law per case (the RTT unfairness each law has)
     rng = random.Random("RTT mixes")
-    for k in range(8):
+    for _k in range(8):
         law = rng.choice(["reno", "cubic", "bic", "highspeed", "scalable", "sack", "illinois"])
         n = rng.choice([2, 3, 4])
         rtts = sorted(rng.choice([5, 10, 20, 40, 80, 150, 300]) / 1000 for _ in range(n))
         bw = rng.choice([5e6, 10e6, 20e6, 50e6])
-        bdp = _bdp_packets(bw, rtts[0])
         buf = max(2, round(rng.choice([0.1, 0.5, 1, 2, 4]) * _bdp_packets(bw, rtts[-1])))
         add("RTT mixes", f"{n} {law}, RTTs {'/'.join(f'{r * 1e3:g}' for r in rtts)} ms, "
                          f"{bw / 1e6:g} Mbps, {buf} pkts",
             bandwidth=bw, rtt=rtts[0], buffer=buf,
             flows=[ccsim.Flow(law, rtt=r) for r in rtts])
-        del bdp
 
     # RTT-compensated laws at mixed RTTs (CUBIC, H-TCP, Hybla)
     for law in ("cubic", "htcp", "hybla"):
@@ -130,7 +128,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
             bandwidth=20e6, rtt=0.02, buffer=round(_bdp_packets(20e6, 0.06)),
             flows=[ccsim.Flow(law, rtt=r) for r in (0.02, 0.06, 0.18)])
     rng = random.Random("RTT-compensated")
-    for k in range(6):
+    for _k in range(6):
         law = rng.choice(["cubic", "htcp", "hybla"])
         other = rng.choice(["cubic", "htcp", "hybla", "reno"])
         r1, r2 = sorted(rng.sample([10, 25, 50, 100, 200], 2))
@@ -143,7 +141,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
 
     # tiny buffers: one to three packets
     rng = random.Random("tiny buffers")
-    for k in range(8):
+    for _k in range(8):
         n = rng.choice([1, 2, 3, 4])
         buf = rng.choice([1, 2, 3])
         bw = rng.choice([5e6, 10e6, 20e6])
@@ -155,7 +153,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
 
     # huge buffers: 4 to 8 BDP
     rng = random.Random("huge buffers")
-    for k in range(5):
+    for _k in range(5):
         n = rng.choice([2, 3, 4])
         bw = rng.choice([5e6, 10e6, 20e6])
         rtt = rng.choice([10, 20, 50, 100]) / 1e3
@@ -178,7 +176,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
 
     # random loss, mixed laws
     rng = random.Random("random loss")
-    for k in range(7):
+    for _k in range(7):
         n = rng.choice([1, 2, 3])
         loss = rng.choice([0.001, 0.003, 0.01, 0.03])
         bw = rng.choice([5e6, 10e6, 20e6])
@@ -191,7 +189,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
 
     # RED, mixed laws and RTTs
     rng = random.Random("RED")
-    for k in range(7):
+    for _k in range(7):
         n = rng.choice([2, 3, 4, 6])
         bw = rng.choice([5e6, 10e6, 20e6])
         rtt = rng.choice([10, 40, 100]) / 1e3
@@ -206,7 +204,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
         bandwidth=20e6, rtt=0.04, buffer="1BDP",
         flows=[ccsim.Flow("newreno", start=5.0 * i) for i in range(4)])
     rng = random.Random("NewReno staggered")
-    for k in range(5):
+    for _k in range(5):
         n = rng.choice([2, 3, 4, 6])
         bw = rng.choice([10e6, 20e6, 50e6])
         rtt = rng.choice([20, 50, 100]) / 1e3
@@ -240,7 +238,7 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
 
     # late starters on large-BDP paths: slow start must find the free capacity
     rng = random.Random("late starters")
-    for k in range(5):
+    for _k in range(5):
         law = rng.choice(["cubic", "reno", "htcp", "bic", "highspeed"])
         bw = rng.choice([50e6, 100e6])
         rtt = rng.choice([50, 100, 150]) / 1e3
@@ -269,14 +267,14 @@ def regimes(duration: float) -> list[tuple[str, str, ccsim.Scenario]]:
             bandwidth=bw, rtt=rtt, flows=[law, other], **kw)
 
     # ECN: DCTCP behind a step-marking switch, ECN Reno behind RED
-    for k, (flows, q, what) in enumerate((
+    for flows, q, what in (
             (["dctcp", "dctcp"], ccsim.StepMark(20, limit=200), "StepMark K=20"),
             (["dctcp", ccsim.Flow("dctcp", rtt=0.004)], ccsim.StepMark(20, limit=200),
              "StepMark K=20, 1 vs 4 ms"),
             ([ccsim.Flow("reno", ecn=True), ccsim.Flow("cubic", ecn=True)],
              ccsim.RED(200, min_th=5, max_th=15, ecn=True), "RED with ECN"),
             (["dctcp", ccsim.Flow("cubic", ecn=True)], ccsim.StepMark(20, limit=200),
-             "StepMark K=20, with CUBIC"))):
+             "StepMark K=20, with CUBIC")):
         add("ECN", f"{'+'.join(f if isinstance(f, str) else f.algorithm for f in flows)}, "
                    f"{what}, 100 Mbps, 1 ms",
             bandwidth=100e6, rtt=0.001, buffer=None, queue=q, flows=flows,

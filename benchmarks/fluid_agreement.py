@@ -18,11 +18,14 @@ held-out set separately (the split is fixed by a hash of each label, see
 :func:`agreement_set.held_out`) and by regime.
 
 The packet engine's results are cached in a SQLite sweep store
-(``--store``, gitignored; keyed by scenario and ccsim version), so rerunning
-after a change to the fluid model costs the fluid batch alone. Delete the
-store (or pass ``--fresh``) after changing the packet engine. Packet runs
-go to a process pool (``--workers``). The 1000- and 300-flow cases run 10 s,
-the 100-flow ones 20 s, to keep the packet run affordable.
+(``--store``, gitignored), so rerunning after a change to the fluid model
+costs the fluid batch alone: the store keys the packet results by scenario
+and the packet engine's code (ccsim's source but for ``ccsim/fluid``), so a
+changed packet engine, law or default re-runs what it affects. The default
+store's name carries a hash of those sources as well, so each version of
+them keeps a file of its own (``--fresh`` reruns anyway). Packet runs go to
+a process pool (``--workers``). The 1000- and 300-flow cases run 10 s, the
+100-flow ones 20 s, to keep the packet run affordable.
 
 Usage, from the repository root::
 
@@ -52,7 +55,29 @@ from agreement_set import held_out, scenarios  # noqa: E402
 from ccsim.errors import CcsimError  # noqa: E402
 from ccsim.fluid.engine import FluidEngine  # noqa: E402
 
-STORE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fluid_agreement.sqlite")
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def packet_fingerprint() -> str:
+    """A hash of ccsim's sources outside the fluid engine: the packet cache is
+    valid only for the packet engine (and defaults) that filled it, and the
+    sweep store's key (scenario, ccsim version) does not see a changed default."""
+    import hashlib
+
+    root = os.path.join(HERE, os.pardir, "ccsim")
+    digest = hashlib.sha256()
+    for folder, dirs, files in sorted(os.walk(root)):
+        dirs[:] = sorted(d for d in dirs if d not in ("fluid", "__pycache__"))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                digest.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as fh:
+                    digest.update(fh.read())
+    return digest.hexdigest()[:12]
+
+
+STORE = os.path.join(HERE, f"fluid_agreement-{packet_fingerprint()}.sqlite")
 
 
 def _loss_rate(drops: float, losses: float, data: float) -> float:

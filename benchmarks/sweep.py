@@ -15,6 +15,9 @@ Three figures:
 3. Dask: the same 16 runs on a ``LocalCluster`` of 2 worker processes (one
    thread each) against a process pool of 2, per scenario; the cluster's
    start-up is reported apart.
+4. A timeout's cost: a sweep of 200 tiny scenarios on one worker with
+   ``timeout=60`` (each task through the sweep's killable helper process)
+   against the same sweep without, interleaved in one process.
 
 Run from the repository root (best of ``--repeat`` for each timing):
 
@@ -117,16 +120,32 @@ def dask_cost(repeat: int) -> None:
           f"per scenario ({dask_time / pool_time - 1:+.1%}); cluster start-up {startup:.1f} s")
 
 
+def timeout_cost(repeat: int) -> None:
+    tiny = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="0.05s")
+    grid = {"seed": list(range(200))}
+    times: dict[str, list[float]] = {"without": [], "timeout=60": []}
+    for _ in range(max(repeat, 2)):  # interleaved, so that both see the same load
+        for name in times:
+            extra = {"timeout": 60.0} if name != "without" else {}
+            start = time.perf_counter()
+            ccsim.sweep(tiny, grid, workers=1, progress=False, **extra)
+            times[name].append(time.perf_counter() - start)
+    bare, timed = min(times["without"]), min(times["timeout=60"])
+    print(f"timeout: 200 scenarios of 0.05 s on 1 worker, {bare:.2f} s without, "
+          f"{timed:.2f} s with timeout=60: ratio {timed / bare:.3f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=2, help="runs per timing; best kept")
-    parser.add_argument("--only", nargs="+", choices=["speed-up", "store", "dask"],
+    parser.add_argument("--only", nargs="+", choices=["speed-up", "store", "dask", "timeout"],
                         help="run only these parts")
     args = parser.parse_args()
     print(f"ccsim {ccsim.__version__}, python {platform.python_version()} on "
           f"{platform.machine()}, {machine_width()} CPUs, load average "
           f"{os.getloadavg()[0]:.2f}")
-    parts = {"speed-up": speed_up, "store": store_cost, "dask": dask_cost}
+    parts = {"speed-up": speed_up, "store": store_cost, "dask": dask_cost,
+             "timeout": timeout_cost}
     for name in args.only or parts:
         parts[name](args.repeat)
 

@@ -133,7 +133,7 @@ def test_scenarios_with_long_and_short_steps_keep_their_own_results_in_a_batch()
                           flows=["cubic", F("reno", rtt="45ms")]),
            ccsim.dumbbell("10Mbps", "5ms", buffer=50, duration="6s", seed=2, flows=["vegas", "reno"]),
            ccsim.dumbbell("20Mbps", "60ms", queue="red", loss=1e-3, duration="10s", seed=3,
-                          flows=["htcp", F("westwood", start="2s")]),
+                          flows=["htcp", F("reno", start="2s")]),
            ccsim.dumbbell("50Mbps", "10ms", buffer="2BDP", duration="3s", seed=4,
                           flows=["scalable", "highspeed"])]
     engine = ccsim.fluid.FluidEngine(scs)

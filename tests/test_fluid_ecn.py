@@ -190,3 +190,42 @@ def test_the_default_fluid_reaction_to_marks_is_a_loss_without_recovery():
     law.on_ecn(f, m)
     assert f.cwnd.tolist() == [18.0, 10.0] and f.ssthresh.tolist() == [18.0, 8.0]
     assert FluidLaw.marks is False and ccsim.algorithms.get("dctcp").fluid.marks is True
+
+
+def test_ecn_runs_are_the_same_alone_and_in_any_batch():
+    # the echo ring and the queues' models are per scenario: a scenario's
+    # result does not depend on what else is in its batch, or where
+    dctcp = _dctcp(2, duration="1s")
+    codel = ccsim.dumbbell("20Mbps", "40ms", queue=ccsim.CoDel(limit=500, ecn=True),
+                           buffer=None, duration="5s", seed=3,
+                           flows=[ccsim.Flow("cubic", ecn=True), "reno"])
+    pie = ccsim.dumbbell("10Mbps", "30ms", queue="pie", duration="5s", seed=4,
+                         flows=["reno", ccsim.Flow("reno", ecn=True)])
+    plain = ccsim.dumbbell("10Mbps", "20ms", buffer="1BDP", duration="5s", seed=5,
+                           flows=["cubic", "reno"])
+    red = ccsim.dumbbell("10Mbps", "20ms", queue=ccsim.RED(100, ecn=True), buffer=None,
+                         duration="5s", seed=6, flows=[ccsim.Flow("reno", ecn=True), "cubic"])
+    alone = [ccsim.run(sc, mode="fluid") for sc in (dctcp, codel, pie, red)]
+    batch = ccsim.run_many([plain, pie, codel, red, dctcp, pie.replace(seed=9)], mode="fluid")
+    for a, b in zip(alone, (batch[4], batch[2], batch[1], batch[3])):
+        assert a.summary.equals(b.summary)
+        assert a.metrics["marks"] == b.metrics["marks"]
+        assert a.traces.equals(b.traces)
+
+
+def test_dctcps_fluid_law_agrees_with_its_class_run_through_its_hooks(scratch_registry):
+    # two renderings of one rule: the SIGMETRICS 2011 fluid law, and DCTCP's own
+    # hooks once per step (on_ce_echo per step, alpha per window, on_ecn's cut
+    # by alpha/2 at most once per RTT). Same queue within 1 packet on average
+    # (the hooks cut once per RTT rather than over it), both fill the link.
+    from ccsim.algorithms.dctcp import DCTCP
+
+    ccsim.algorithms.register(type("DCTCPHooks", (DCTCP,), {"name": "dctcp-hooks"}))
+    means = []
+    for name in ("dctcp", "dctcp-hooks"):
+        sc = ccsim.dumbbell(100e6, 1e-3, queue=ccsim.StepMark(K=20, limit=400), buffer=None,
+                            flows=[name] * 2, duration="2s", seed=1, trace_interval=0.0005)
+        res = ccsim.run(sc, mode="fluid")
+        means.append(_steady_queue(res).mean())
+        assert res.metrics["utilisation"] >= 0.99 and res.metrics["drops"] == 0
+    assert abs(means[0] - means[1]) <= 1.0, means

@@ -110,6 +110,8 @@ def test_class_attributes_and_runner_are_part_of_the_model():
     # ccsim's own classes are covered by ccsim's source: one fingerprint for all
     assert fp.of(sc) == fp.of(BASE) == fingerprint_module.Fingerprints().of(sc)
     assert fingerprint_module.Fingerprints(runner=_runner).of(sc) != fp.of(sc)
+    # the engines' results depend on different code: the fluid engine's own
+    assert fp.of(sc, "fluid") != fp.of(sc, "packet")
 
 
 def test_a_class_without_source_is_keyed_by_its_bytecode():
@@ -184,6 +186,12 @@ def test_any_change_to_ccsims_source_runs_again(tmp_path):
     sweep()
     stored = rows(path)
     assert len(stored) == 4 and len({model for *_, model, _ in stored}) == 2
+    # the packet engine never imports the fluid engine: an edit there re-runs
+    # fluid results only, and these are packet results
+    with open(copy / "ccsim" / "fluid" / "engine.py", "a") as f:
+        f.write("\n# an edit of the fluid engine\n")
+    sweep()
+    assert rows(path) == stored
 
 
 # -- files that are not stores -----------------------------------------------------------

@@ -151,6 +151,60 @@ def test_without_a_timeout_nothing_is_forked(monkeypatch):
         work.run_task([BASE.to_dict()], "packet", timeout=10.0)
 
 
+def _children() -> list[int]:
+    pid = os.getpid()
+    return [int(c) for t in os.listdir(f"/proc/{pid}/task")
+            for c in Path(f"/proc/{pid}/task/{t}/children").read_text().split()]
+
+
+def test_one_helper_per_sweep_replaced_only_when_killed(laws, monkeypatch):
+    forks = []
+    real = os.fork
+
+    def counted():
+        pid = real()
+        if pid:
+            forks.append(pid)
+        return pid
+
+    monkeypatch.setattr(work.os, "fork", counted)
+    flows = [["reno"], ["cubic"], ["dies"], ["vegas"], ["bic"]]
+    with pytest.warns(SweepWarning, match="1 of 5 runs"):
+        t = ccsim.sweep(BASE, {"flows": flows}, workers=1, timeout=60, progress=False)
+    # one helper ran the first two; the third killed it; a second ran the rest
+    assert len(forks) == 2
+    assert list(per_scenario(t)["error"] == "") == [True, True, False, True, True]
+    assert _children() == []  # and none is left behind
+
+
+class Halves(CongestionControl):
+    name = "changes"
+
+    def on_loss(self, loss):
+        self.ssthresh = self.cwnd = max(self.cwnd / 2, 2.0)
+
+
+class Tenth(CongestionControl):
+    name = "changes"
+
+    def on_loss(self, loss):
+        self.ssthresh = self.cwnd = max(self.cwnd * 0.9, 2.0)
+
+
+def test_a_helper_never_outlives_its_sweep(scratch_registry):
+    # a law re-registered between two sweeps with timeouts: the second sweep's
+    # helper is forked afresh and runs the new law
+    base = BASE.replace(flows=["reno"])
+    grid = {"flows": [["changes"]], "loss": [0.02]}
+    tables = []
+    for law in (Halves, Tenth, Halves):
+        algorithm_registry.register(law)
+        tables.append(ccsim.sweep(base, grid, workers=1, timeout=60, progress=False))
+        alone = ccsim.run(base.replace(flows=["changes"], loss=0.02))
+        assert list(tables[-1]["goodput_bps"]) == list(alone.summary["goodput_bps"])
+    assert tables[0]["goodput_bps"].iloc[0] != tables[1]["goodput_bps"].iloc[0]
+
+
 # -- loud failures ---------------------------------------------------------------------------
 def test_a_sweep_where_every_scenario_failed_raises(laws, tmp_path):
     with pytest.raises(SweepFailed) as err:

@@ -209,7 +209,7 @@ class WestwoodFluid(RenoFluid):
     """
 
     scalar_params = ("jiffy",)  # the RTT tick
-    long_steps = True  # Reno between losses; a long step is one bandwidth sample
+    long_steps = False  # one bandwidth sample per step: long steps slow its estimate
 
     state = {"bw_est": 0.0, "bw_ns": 0.0, "int_start": math.nan, "int_acked": 0.0,
              "last_delivered": 0.0, "rtt_min": math.inf, "reset_rtt_min": 0.0}

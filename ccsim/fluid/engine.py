@@ -29,6 +29,15 @@ wrong):
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
   (RFC 6298, with backoff) and restarts from the loss window.
+* **Active queues and ECN.** CoDel, PIE and step marking have fluid models
+  of their own (:class:`~ccsim.queues.FluidQueue`, in each discipline's
+  file) that select a fraction of each step's arrivals from the queue at its
+  start, as RED does from its average: an ECN-capable flow's selected
+  packets are marked where the queue marks (RFC 3168), the others' dropped.
+  Marks reach the sender an RTT later (a ring of the last
+  :data:`ECHO_SLOTS` steps' cumulative marks); a law that reads them itself
+  (DCTCP) finds them in ``marked``, the others' ``on_ecn`` runs at most
+  once per RTT, outside recovery, with no growth for that RTT.
 * **Growth.** Between losses each law's
   :meth:`~ccsim.algorithms.fluid.FluidLaw.grow` advances its windows; in
   congestion avoidance not while a loss awaits detection.
@@ -36,6 +45,15 @@ wrong):
 The step of each scenario is a fraction ``step`` of the smallest current RTT
 among its flows (it lengthens as queues fill) and, once none of its flows is
 in slow start, never shorter than ``min_step`` of the scenario's duration.
+Between loss events, where its laws have closed forms, a scenario takes long
+steps of up to ``max_step`` RTTs (:meth:`FluidEngine._long_steps`). Each
+scenario's clock is its own: a step advances every live scenario by its own
+step, so a scenario's result does not depend on its neighbours.
+
+Flows of one algorithm share one fluid-law instance; parameters that differ
+among them are arrays over the group's flows (:mod:`ccsim.fluid.params`).
+The results of a batch are assembled at once, each result's tables built
+when first read (:mod:`ccsim.fluid.results`).
 """
 
 from __future__ import annotations
@@ -305,6 +323,8 @@ class FluidEngine:
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
+        self.resent = np.zeros(F)              # segments resent by the current recovery
+        self.p_lost = np.zeros(F)              # share of its data lost lately (~ RTT/2)
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
         self.backoff = np.zeros(F)
@@ -335,7 +355,9 @@ class FluidEngine:
         self.echo_seen = np.zeros(F)           # cumulative marks echoed so far (segments)
         self.mark_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["marks"],
                                           np.zeros(F, np.int64), self.jidx)
-        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth, no other until (s)
+        self.cwr_until = np.zeros(F)           # an ECN reduction: no growth until (s)
+        self.cwr_deliv = np.zeros(F)           # ... and its data: delivered when this is
+        self.cwr_marks = np.zeros(F)           # marks made until then (inf: not yet known)
         self.ecn_reductions = np.zeros(F)
 
         # -- state (scenarios) --------------------------------------------------------
@@ -392,6 +414,13 @@ class FluidEngine:
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
+        # scenarios with a flow whose law paces (their overflow persists)
+        self.paced_s = None
+        if self.paced:
+            pacer = np.zeros(F, bool)
+            for g in self.groups:
+                pacer[g.lo:g.hi] = g.law.paces
+            self.paced_s = np.bincount(self.scen, pacer, S) > 0
         # scenarios that may take long steps: every law has a closed form,
         # and neither RED nor random loss needs sampling within the step
         short_law = np.zeros(F, bool)
@@ -533,6 +562,27 @@ class FluidEngine:
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
         np.maximum(inflight, self.ghost, out=inflight)
 
+        # the share of each flow's data lost lately, averaged over about half an
+        # RTT: what a retransmission sent now meets. Random loss and RED drop
+        # (and CoDel, PIE) drop whatever arrives; a drop-tail overflow counts only beside a paced
+        # flow (which keeps its rate through others' recoveries): ACK-clocked
+        # senders send less than they receive in recovery, so the overflow
+        # that caused it drains while the retransmissions go out.
+        wasted = 0.0
+        for part in (dropped if self.paced_s is not None else None,
+                     red_drop if red_p is not None else None, aqm_drop, lost_on_link):
+            if part is not None:
+                wasted = wasted + part
+        if self.paced_s is not None and dropped is not None:
+            wasted = wasted - dropped * ~self.paced_s[scen]
+        offered = x * hf + wasted
+        inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
+        self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
+
+        for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
+            if part is not None:
+                self.sent += np.bincount(scen, part, self.S)
+
         # losses: whole packets, and the detection they will lead to
         if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
             dropped = aqm_regular if dropped is None else dropped + aqm_regular
@@ -541,8 +591,9 @@ class FluidEngine:
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
                 k_drop = k_red if k_drop is None else k_drop + k_red
-        if aqm_drop is not None and aqm_regular is None:  # PIE: independent draws
-            k_aqm = self._draw(aqm_drop, "drops")
+        if aqm_drop is not None:  # PIE: independent draws
+            k_aqm = self._draw(aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
+                               "drops")
             if k_aqm is not None:
                 k_drop = k_aqm if k_drop is None else k_drop + k_aqm
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
@@ -558,7 +609,7 @@ class FluidEngine:
         if ((t_new >= self.next_mark) & live).any():
             self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
         self.dep += departed
-        self.sent += A * h
+        self.sent += A * h  # what the queue took; what it dropped was sent too
 
         # RTT estimators, as RFC 6298 over the step's ACKs (gain 1/8 and 1/4 per ACK)
         acks = deliv
@@ -686,6 +737,10 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+        # recoveries that end now: were any of their retransmissions lost?
+        ended = active & (self.resent > 0) & (tf >= self.rec_until)
+        if ended.any():
+            self._retransmissions_lost(ended, tf)
         # recoveries that outlast the retransmission timer end in a timeout
         late = active & (tf >= self.rec_timeout)
         if late.any():
@@ -706,7 +761,9 @@ class FluidEngine:
         self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
                                        np.where(active, self.stop, np.inf),
                                        np.where(active, self.rto_until, np.inf),
-                                       np.where(active, self.rec_timeout, np.inf), detect])
+                                       np.where(active, self.rec_timeout, np.inf),
+                                       np.where(active & (self.resent > 0), self.rec_until,
+                                                np.inf), detect])
         self.wake_s = np.full(self.S, np.inf)  # each scenario's next event
         np.minimum.at(self.wake_s, self.scen, self.wake)
         self._recoveries_end()
@@ -775,6 +832,7 @@ class FluidEngine:
         self.pacing[newly] = np.inf
         self.rec_until[newly] = 0.0
         self.rec_timeout[newly] = np.inf
+        self.resent[newly] = 0.0
         for g in self.groups:
             m = newly[g.lo:g.hi]
             if m.any():
@@ -840,6 +898,7 @@ class FluidEngine:
             self.recoveries[fast] += np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)[fast]
             self.retransmits[fast] += lost[fast]
             self.backoff[fast] = 0.0
+            self.resent[fast] = np.maximum(lost[fast], 1.0)
         if timeout.any():
             rto = self._rto()
             # the window never recovered from the previous timeout: back off
@@ -863,6 +922,37 @@ class FluidEngine:
                        self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
         return np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
 
+    def _retransmissions_lost(self, ended: np.ndarray, tf: np.ndarray) -> None:
+        """Flows in ``ended`` finish a fast recovery. Each segment it resent
+        met the loss rate ``p`` the flow's data meets as the recovery ends
+        (after the reduction: a drop-tail overflow has ended by then, random
+        loss, RED and persistent overload have not); a lost retransmission is
+        repaired by the retransmission timer alone (as in the packet engine
+        and Linux without RACK), so with probability ``1 − (1 − p)^resent``
+        the flow falls silent until its timer, set when the recovery began
+        (at least one RTT ago), fires."""
+        idx = np.flatnonzero(ended)
+        resent = self.resent[idx]
+        self.resent[idx] = 0.0
+        p = self.p_lost[idx]
+        risky = p > 0
+        if not risky.any():
+            return
+        idx, p, resent = idx[risky], np.minimum(p[risky], 1.0), resent[risky]
+        s = self.scen[idx]
+        u = draws.uniforms(self.key[s], draws.STREAMS["retransmits"], self.steps[s],
+                           self.jidx[idx])
+        hit = idx[u < 1.0 - (1.0 - p) ** resent]
+        if not hit.size:
+            return
+        rto = self._rto()
+        started = tf - self.tau  # the recovery began an RTT or more ago
+        self.rto_until[hit] = np.maximum(tf, started + rto)[hit]
+        self.rto_lost[hit] = 1.0
+        self.rto_flight[hit] = self.outstanding[hit]
+        self.timeouts[hit] += 1
+        self.rec_timeout[hit] = np.inf
+
     def _recovery_timeout(self, late: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``late`` were still in recovery when their timer fired:
         a timeout (RFC 5681 §3.1) — ssthresh from FlightSize, the loss
@@ -879,6 +969,7 @@ class FluidEngine:
         self.timeouts[late] += 1
         self.rec_timeout[late] = np.inf
         self.rec_until[late] = tf[late]
+        self.resent[late] = 0.0
 
     def _queue(self, inflight: np.ndarray) -> np.ndarray:
         """The queue (packets) the flows' data in flight implies, unbounded by
@@ -928,7 +1019,8 @@ class FluidEngine:
         # a flow a threshold drops loses what its window adds (a drop-tail queue there)
         sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
         drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
-        return drop, (drop * regular[scen] if regular.any() else None)
+        # scheduled (regular) drops, where any scenario has them; the rest are random
+        return drop, (np.where(regular[scen], drop, 0.0) if regular.any() else None)
 
     def _echoes(self, live, t_new, tf, tau) -> None:
         """ECN echoes: the marks made at the queue by time ``t − RTT``, read
@@ -937,9 +1029,10 @@ class FluidEngine:
         them itself (DCTCP) finds them in ``marked``; for the others, a whole
         echoed mark — at regular spacing behind a scheduled marker (step,
         CoDel), Poisson counts behind a random one (RED, PIE) — leads to the
-        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn` at most once per
-        RTT and never in loss recovery (RFC 3168 §6.1.2), with no growth for
-        that RTT (Linux's CWR state)."""
+        law's :meth:`~ccsim.algorithms.fluid.FluidLaw.on_ecn`, never in loss
+        recovery, and not again for the marks made on the data outstanding at
+        the last reduction (RFC 3168 §6.1.2: those made at the queue until it
+        was delivered), with no growth for an RTT (Linux's CWR state)."""
         scen = self.scen
         slot = self.steps % ECHO_SLOTS
         self.echo_t[slot[live], np.flatnonzero(live)] = t_new[live]
@@ -961,6 +1054,10 @@ class FluidEngine:
         new = np.maximum(echoed - self.echo_seen, 0.0) * live[scen]
         np.maximum(self.echo_seen, echoed, out=self.echo_seen)
         np.copyto(self.marked, new)
+        # RFC 3168 §6.1.2: not again for marks on data sent before the last
+        # reduction — those made at the queue until that data was delivered
+        drained = np.isinf(self.cwr_marks) & (self.delivered >= self.cwr_deliv)
+        self.cwr_marks[drained] = self.marked_at_queue[drained]
         if not (new > 0).any():
             return
         random = self.red_ecn.copy()
@@ -978,15 +1075,24 @@ class FluidEngine:
             k += np.floor(self.mark_credit) - before_credit
         # a loss not yet detected does not stop it: the sender does not know of it
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
-            & (tf >= self.cwr_until)
+            & (self.echo_seen >= self.cwr_marks)
         if react.any():
+            # the FlightSize the law sees is its whole window, as the packet
+            # sender's when the echo arrives (the step's ACKs freed part of it
+            # here); what stays in flight is unchanged: the reduction sends nothing
+            kept = self.outstanding.copy()
+            window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+            np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
                 if m.any():
                     g.call("on_ecn", m)
+            np.copyto(self.outstanding, kept)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]
+            self.cwr_deliv[react] = (self.delivered + self.outstanding)[react]
+            self.cwr_marks[react] = np.inf
             self.ecn_reductions[react] += 1
             self.h_f[react] = 0.0  # no growth in the reduction's RTT
 

@@ -30,7 +30,7 @@ import inspect
 import pathlib
 import types
 import warnings
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from ..scenario import Scenario
 
@@ -40,14 +40,25 @@ class FingerprintWarning(UserWarning):
     by its bytecode instead."""
 
 
+NOT_USED = {"packet": "fluid/"}
+"""Per engine, the part of ccsim's source its results cannot depend on: the
+packet engine never imports the fluid engine (:mod:`ccsim.fluid`), so an edit
+there re-runs fluid results only. A sweep's own ``runner`` may call anything:
+its results depend on all of ccsim."""
+
+
 @functools.cache
-def ccsim_source() -> str:
-    """SHA-256 (hex) of ccsim's own source: every ``.py`` file of the package,
-    with its path, in sorted order. Computed once per process."""
+def ccsim_source(without: str = "") -> str:
+    """SHA-256 (hex) of ccsim's own source: every ``.py`` file of the package
+    (but those under ``without``, a folder such as ``"fluid/"``), with its
+    path, in sorted order. Computed once per process."""
     root = pathlib.Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in sorted(root.rglob("*.py")):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        name = path.relative_to(root).as_posix()
+        if without and name.startswith(without):
+            continue
+        digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
 
@@ -127,11 +138,11 @@ class Fingerprints:
     digests computed once per class (a grid repeats the same few)."""
 
     def __init__(self, runner: Callable[..., Any] | None = None) -> None:
-        head = "ccsim:" + ccsim_source()
+        self.runner = runner
+        self._runner = ""
         if runner is not None and not _ours(runner):
-            head += "\nrunner:" + _function(runner, "runner")
-        self.head = head
-        self._by_classes: dict[tuple[type, ...], str] = {}
+            self._runner = "\nrunner:" + _function(runner, "runner")
+        self._by_classes: dict[tuple[str, tuple[type, ...]], str] = {}
         self._digests: dict[type, str] = {}
 
     def _digest(self, cls: type) -> str:
@@ -140,18 +151,14 @@ class Fingerprints:
             found = self._digests[cls] = hashlib.sha256(_class(cls).encode()).hexdigest()
         return found
 
-    def of(self, scenario: Scenario) -> str:
-        """The scenario's model fingerprint (16 hex digits)."""
+    def of(self, scenario: Scenario, mode: str = "packet") -> str:
+        """The model fingerprint (16 hex digits) of ``scenario``'s results in
+        engine ``mode``."""
         used = classes(scenario)
-        found = self._by_classes.get(used)
+        found = self._by_classes.get((mode, used))
         if found is None:
-            text = self.head + "".join("\n" + self._digest(c) for c in used)
-            found = self._by_classes[used] = hashlib.sha256(text.encode()).hexdigest()[:16]
+            without = "" if self.runner is not None else NOT_USED.get(mode, "")
+            text = ("ccsim:" + ccsim_source(without) + self._runner
+                    + "".join("\n" + self._digest(c) for c in used))
+            found = self._by_classes[mode, used] = hashlib.sha256(text.encode()).hexdigest()[:16]
         return found
-
-
-def fingerprints(scenarios: Iterable[Scenario],
-                 runner: Callable[..., Any] | None = None) -> list[str]:
-    """:meth:`Fingerprints.of` for each scenario."""
-    fp = Fingerprints(runner)
-    return [fp.of(sc) for sc in scenarios]

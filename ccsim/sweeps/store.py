@@ -7,9 +7,10 @@ checks each):
 * **What is reused.** A stored result is reused only for the same scenario
   (:attr:`ccsim.Scenario.key`: every parameter, the seed and the flows'
   parameters), the same engine, and the same model: the fingerprint of
-  ccsim's own source code and of the source of every user's class the
-  scenario runs (:mod:`ccsim.sweeps.fingerprint`). ccsim's version string
-  plays no part.
+  ccsim's own source code (for the packet engine's results, all of it but
+  the fluid engine, which it never runs) and of the source of every user's
+  class the scenario runs (:mod:`ccsim.sweeps.fingerprint`). ccsim's
+  version string plays no part.
 * **When it is re-run.** Any change to ccsim's source, or to a user's window
   law, recovery strategy or queue discipline (re-registered under the same
   name with other rules), or to a sweep's ``runner``, re-runs the scenarios
@@ -50,10 +51,11 @@ Tables (plain SQL, readable from any SQLite client or ``pandas.read_sql``):
 * ``traces(key, engine, model, traces)``: the time series, only for sweeps
   run with ``traces=True``, as JSON columns ``time``, ``flow``,
   ``variable``, ``value``.
-* ``points(position, key, model, scenario, params)``: the last sweep's
-  scenarios in order, each with its model fingerprint, as
-  :meth:`ccsim.Scenario.to_json` and its grid values as JSON;
-  ``meta(name, value)``: that sweep's parameter names and engines.
+* ``points(position, key, scenario, params)``: the last sweep's scenarios
+  in order, as :meth:`ccsim.Scenario.to_json` and their grid values as JSON;
+  ``models(key, engine, model)``: the model fingerprint each of its results
+  is to have; ``meta(name, value)``: that sweep's parameter names and
+  engines.
   :func:`ccsim.load` builds the table from these.
 """
 
@@ -73,7 +75,7 @@ SCHEMA_VERSION = 1
 """``PRAGMA user_version`` of the tables this ccsim writes."""
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
-_TABLES = ("meta", "points", "results", "traces")
+_LEGACY_TABLES = ["meta", "points", "results", "traces"]
 _SCHEMA = """
 CREATE TABLE results (
     key TEXT NOT NULL, engine TEXT NOT NULL, model TEXT NOT NULL, version TEXT NOT NULL,
@@ -83,9 +85,11 @@ CREATE TABLE traces (
     key TEXT NOT NULL, engine TEXT NOT NULL, model TEXT NOT NULL, traces TEXT NOT NULL,
     PRIMARY KEY (key, engine, model));
 CREATE TABLE points (
-    position INTEGER PRIMARY KEY, key TEXT NOT NULL, model TEXT NOT NULL,
-    scenario TEXT NOT NULL, params TEXT NOT NULL);
-CREATE INDEX points_key ON points (key, model);
+    position INTEGER PRIMARY KEY, key TEXT NOT NULL, scenario TEXT NOT NULL,
+    params TEXT NOT NULL);
+CREATE TABLE models (
+    key TEXT NOT NULL, engine TEXT NOT NULL, model TEXT NOT NULL,
+    PRIMARY KEY (key, engine));
 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -226,7 +230,7 @@ class Store:
             return False
         if not tables and app == 0:
             return True
-        if app == 0 and tables == list(_TABLES):
+        if app == 0 and tables == _LEGACY_TABLES:
             raise StoreError(self.path, "a sweep store of this ccsim",
                              "it was written by an earlier ccsim, whose results were keyed by "
                              "its version string, not by the model's code, and cannot be "
@@ -261,13 +265,17 @@ class Store:
         raise AssertionError  # unreachable
 
     # -- the sweep's layout -------------------------------------------------------------
-    def begin(self, points: Iterable[tuple[int, str, str, str, str]], meta: dict[str, Any]) -> None:
-        """Record a sweep's scenarios ``(position, key, model, scenario JSON,
-        params JSON)`` and ``meta``, replacing the previous sweep's."""
+    def begin(self, points: Iterable[tuple[int, str, str, str]],
+              models: Iterable[tuple[str, str, str]], meta: dict[str, Any]) -> None:
+        """Record a sweep's scenarios ``(position, key, scenario JSON, params
+        JSON)``, the models ``(key, engine, fingerprint)`` its results are to
+        have, and ``meta``, replacing the previous sweep's."""
         try:
             with self.db:
                 self.db.execute("DELETE FROM points")
-                self.db.executemany("INSERT INTO points VALUES (?, ?, ?, ?, ?)", points)
+                self.db.executemany("INSERT INTO points VALUES (?, ?, ?, ?)", points)
+                self.db.execute("DELETE FROM models")
+                self.db.executemany("INSERT OR REPLACE INTO models VALUES (?, ?, ?)", models)
                 self.db.execute("DELETE FROM meta")
                 self.db.executemany("INSERT INTO meta VALUES (?, ?)",
                                     [(k, json.dumps(v)) for k, v in meta.items()])
@@ -278,10 +286,10 @@ class Store:
         return {k: json.loads(v)
                 for k, v in self._read("reading the sweep's layout", "SELECT name, value FROM meta")}
 
-    def points(self) -> list[tuple[int, str, str, str, str]]:
-        """``(position, key, model, scenario JSON, params JSON)`` of the last sweep."""
+    def points(self) -> list[tuple[int, str, str, str]]:
+        """``(position, key, scenario JSON, params JSON)`` of the last sweep."""
         return self._read("reading the sweep's scenarios",
-                          "SELECT position, key, model, scenario, params FROM points "
+                          "SELECT position, key, scenario, params FROM points "
                           "ORDER BY position")  # type: ignore[return-value]
 
     # -- results ------------------------------------------------------------------------
@@ -302,11 +310,12 @@ class Store:
     def records(self, *, failed: bool = True,
                 traces: bool = False) -> dict[tuple[str, str], str]:
         """``(key, engine) → record`` of every stored result of the last
-        sweep's scenarios made by their model (:meth:`begin`'s fingerprints);
+        sweep's scenarios made by their model (:meth:`begin`'s ``models``);
         without the failed ones if ``failed`` is false, only those with
         traces if ``traces`` is true."""
         query = ("SELECT key, engine, record FROM results AS r WHERE EXISTS "
-                 "(SELECT 1 FROM points AS p WHERE p.key = r.key AND p.model = r.model)")
+                 "(SELECT 1 FROM models AS m WHERE m.key = r.key AND m.engine = r.engine "
+                 "AND m.model = r.model)")
         if not failed:
             query += " AND failed = 0"
         if traces:
@@ -319,6 +328,6 @@ class Store:
         last sweep had for it."""
         rows = self._read("reading stored traces",
                           "SELECT traces FROM traces AS t WHERE key = ? AND engine = ? AND "
-                          "EXISTS (SELECT 1 FROM points AS p WHERE p.key = t.key "
-                          "AND p.model = t.model)", (key, engine))
+                          "EXISTS (SELECT 1 FROM models AS m WHERE m.key = t.key "
+                          "AND m.engine = t.engine AND m.model = t.model)", (key, engine))
         return rows[0][0] if rows else None

@@ -8,6 +8,7 @@ import json
 import math
 import os
 import traceback
+import uuid
 import warnings
 from collections import deque
 from typing import Any, Callable, Iterable, Iterator, Mapping
@@ -22,7 +23,7 @@ from .fingerprint import Fingerprints
 from .grid import MAX_POINTS, check_max_points, expand
 from .store import Store, StoreError, StoreFullError, StoreWarning
 from .table import assemble, dump_params
-from .work import BadRecord, WorkerDied, dumps, loads, record, run_task
+from .work import BadRecord, WorkerDied, close_helper, dumps, loads, record, run_task
 
 
 class SweepFailed(CcsimError, RuntimeError):
@@ -111,11 +112,12 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
             time left.
         timeout: wall-clock limit per scenario (s); a scenario that runs longer
             is recorded as a :class:`~ccsim.sweeps.ScenarioTimeout` error
-            ("timed out"). Each task then runs in a child process of its
-            worker (of this process with ``workers=1``), killed with
-            ``SIGKILL`` when the time is up, so that no window law can hold
-            it off (on Linux; elsewhere an exception raised between two
-            bytecodes). Without a timeout nothing is forked.
+            ("timed out"). Each task then runs in a helper process forked
+            from its worker (from this process with ``workers=1``) once per
+            sweep, killed with ``SIGKILL`` when the time is up and replaced,
+            so that no window law can hold it off (on Linux; elsewhere an
+            exception raised between two bytecodes). Without a timeout
+            nothing is forked.
         traces: also keep each run's time series, in ``store`` (required);
             read them with :func:`ccsim.sweeps.load_traces`.
         runner: a module-level function ``runner(scenario, mode) → Result``
@@ -179,16 +181,16 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
     points, names = expand(base, grid, seeds, max_points)
     engines = [(m, _engine_label(m, runner)) for m in modes]
     models = Fingerprints(runner)
-    layout = [(p.position, p.scenario.key, models.of(p.scenario), p.scenario.to_dict(),
-               dump_params(p.params)) for p in points]
+    layout = [(p.position, p.scenario.key, {e: models.of(p.scenario, m) for m, e in engines},
+               p.scenario.to_dict(), dump_params(p.params)) for p in points]
     version = _version()
-    model = {key: fp for _, key, fp, _, _ in layout}
+    model = {(key, e): fp for _, key, fps, _, _ in layout for e, fp in fps.items()}
     db = None if store is None else Store(store)
     records: dict[tuple[str, str], Any] = {}
     try:
         if db is not None:
-            db.begin([(pos, key, fp, json.dumps(sc), params)
-                      for pos, key, fp, sc, params in layout],
+            db.begin([(pos, key, json.dumps(sc), params) for pos, key, _, sc, params in layout],
+                     [(key, e, fp) for (key, e), fp in model.items()],
                      {"params": names, "engines": engines, "version": version})
             stored = db.records(failed=False, traces=traces)
             labels = {e for _, e in engines}
@@ -224,7 +226,8 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
     return table
 
 
-def _table(layout: list[tuple[int, str, str, dict[str, Any], str]], names: list[str],
+def _table(layout: list[tuple[int, str, dict[str, str], dict[str, Any], str]],
+           names: list[str],
            engines: list[tuple[str, str]], records: dict[tuple[str, str], Any]
            ) -> pd.DataFrame:
     return assemble([(pos, key, sc, json.loads(params)) for pos, key, _, sc, params in layout],
@@ -249,7 +252,8 @@ def _examples(bad: dict[tuple[str, str], str]) -> str:
     return "; ".join(shown) + ("; ..." if len(bad) > 3 else "")
 
 
-def _report(table: pd.DataFrame, layout: list[tuple[int, str, str, dict[str, Any], str]],
+def _report(table: pd.DataFrame,
+            layout: list[tuple[int, str, dict[str, str], dict[str, Any], str]],
             engines: list[tuple[str, str]], records: dict[tuple[str, str], Any]) -> None:
     """Raise if every run failed; warn with the count and the distinct errors
     if some did."""
@@ -306,7 +310,8 @@ def validated(keys: list[str], fraction: float) -> set[str]:
 
 def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
          engines: list[tuple[str, str]], records: dict[tuple[str, str], Any],
-         db: Store | None, version: str, model: dict[str, str], workers: int | None,
+         db: Store | None, version: str, model: dict[tuple[str, str], str],
+         workers: int | None,
          executor: Any, progress: bool, timeout: float | None, traces: bool,
          runner: Any) -> None:
     """Run what is to do and put each record in ``records`` (and the store)."""
@@ -320,6 +325,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
 
     bar = tqdm(total=total, desc="sweep", unit="scenario", disable=not progress or total == 0)
     failed = 0
+    token = uuid.uuid4().hex  # this sweep's helpers (timeouts) are its own
 
     def finish(m: str, batch: list[str], texts: list[str]) -> None:
         nonlocal failed
@@ -332,7 +338,8 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
             records[key, label[m]] = rec
             failed += rec["error"] != ""
             if db is not None:
-                db.put(key, label[m], model[key], version, rec["error"] != "", text, trace_text)
+                db.put(key, label[m], model[key, label[m]], version, rec["error"] != "", text,
+                       trace_text)
         bar.update(len(batch))
         bar.set_postfix(failed=failed, refresh=False)
 
@@ -340,7 +347,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
         if pool is None:
             for m, batch in tasks:
                 finish(m, batch, run_task([scenarios[k] for k in batch], m, timeout, traces,
-                                          runner))
+                                          runner, False, token))
             return
         # A pool of our own gets a few tasks per worker at a time, so that if a
         # worker dies only those few are suspects; any other executor gets all.
@@ -351,7 +358,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
             while queue and (window is None or len(inflight) < window):
                 m, batch, isolate = queue.popleft()
                 future = pool.submit(run_task, [scenarios[k] for k in batch], m, timeout,
-                                     traces, runner, isolate)
+                                     traces, runner, isolate, token)
                 inflight[future] = (m, batch, isolate)
             done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)
             suspects: list[tuple[str, list[str]]] = []
@@ -390,6 +397,7 @@ def _run(todo: dict[str, list[str]], scenarios: dict[str, dict[str, Any]],
     finally:
         if owned:
             pool.shutdown()
+        close_helper()  # this process's, with workers=1
         bar.close()
 
 
@@ -409,7 +417,7 @@ def load(store: str | os.PathLike[str]) -> pd.DataFrame:
                              "it holds no sweep yet")
         texts = db.records()
         points = [(pos, key, json.loads(sc), json.loads(params))
-                  for pos, key, _, sc, params in db.points()]
+                  for pos, key, sc, params in db.points()]
     records: dict[tuple[str, str], Any] = {}
     bad = _decode(texts, records)
     for k, why in bad.items():

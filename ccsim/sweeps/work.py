@@ -10,10 +10,11 @@ one dict per flow), ``metrics`` (without those of :data:`HOW_IT_RAN`), ``error``
 and infinities are the strings ``"NaN"``, ``"Infinity"`` and ``"-Infinity"``
 (:func:`dumps`, :func:`loads`).
 
-With a ``timeout`` (or after a worker died) a task runs in a child process
-forked for it (:func:`in_child`), which the task's own process kills when the
-time is up: no window law can hold off a ``SIGKILL``, and a child that dies
-(``os._exit``, a crash in C code) costs only its own scenario.
+With a ``timeout`` (or after a worker died) a task runs in a helper process
+forked from the worker (once per sweep), which the worker kills when the
+time is up and replaces: no window law can hold off a ``SIGKILL``, and a
+helper that dies (``os._exit``, a crash in C code) costs only its own
+scenario.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import ctypes
 import json
 import math
 import os
+import pickle
 import select
 import signal
 import sys
@@ -210,7 +212,7 @@ def _engine(scenario: Scenario, mode: str) -> Any:
 
 def run_task(scenarios: list[dict[str, Any]], mode: str, timeout: float | None = None,
              traces: bool = False, runner: Callable[[Scenario, str], Any] | None = None,
-             isolate: bool = False) -> list[str]:
+             isolate: bool = False, token: str | None = None) -> list[str]:
     """Run a batch; one JSON record per scenario, in the batch's order.
 
     Without ``runner`` a batch of several goes to :func:`ccsim.run_many` in
@@ -221,12 +223,13 @@ def run_task(scenarios: list[dict[str, Any]], mode: str, timeout: float | None =
     replaces :func:`ccsim.run` for each scenario.
 
     With a ``timeout``, or ``isolate`` (a batch that was running when a
-    worker died), the batch runs in a child process killed when its time is
-    up (:func:`in_child`); a child that dies is recorded as
-    :class:`WorkerDied`, naming the scenario. Without either it runs here.
+    worker died), the batch runs in a helper process forked from this one
+    (once per sweep ``token`` and thread), killed when its time is up; a
+    helper that dies is recorded as :class:`WorkerDied`, naming the
+    scenario, and replaced. Without either it runs here.
     """
     if CAN_FORK and (timeout is not None or isolate):
-        return _isolated(scenarios, mode, timeout, traces, runner)
+        return _isolated(scenarios, mode, timeout, traces, runner, token)
     return _run_task(scenarios, mode, timeout, traces, runner)
 
 
@@ -298,95 +301,177 @@ def _describe(status: int) -> str:
             name = signal.Signals(sig).name
         except ValueError:
             name = str(sig)
-        return f"killed by signal {name}"
+        return f"was killed by signal {name}"
     return f"exited with code {os.waitstatus_to_exitcode(status)}"
 
 
-def _child_main(write: int, work: Callable[[], list[str]], parent: int) -> None:
-    """The forked child: run ``work``, send its records up the pipe (their
-    length first), exit without running any of the parent's cleanup."""
+def _read_exact(fd: int, n: int) -> bytes | None:
+    """``n`` bytes from a blocking ``fd``; ``None`` at end-of-file."""
+    chunks, got = [], 0
+    while got < n:
+        chunk = os.read(fd, min(n - got, 1 << 20))
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(len(data).to_bytes(8, "little") + data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _helper_main(requests: int, replies: int, parent: int) -> None:
+    """The helper process: run each task it is sent, reply with its
+    records, until its pipe closes; exit without the parent's cleanup."""
     code = 0
     try:
-        if CAN_FORK:
-            from .executors import die_with_parent
+        from .executors import die_with_parent
 
-            die_with_parent(parent)
-        data = json.dumps(work()).encode()
-        view = memoryview(len(data).to_bytes(8, "little") + data)
-        while view:
-            view = view[os.write(write, view):]
-    except BaseException:  # noqa: BLE001 - reported by the exit code
+        die_with_parent(parent)
+        while True:
+            head = _read_exact(requests, 8)
+            if head is None:
+                break
+            payload = _read_exact(requests, int.from_bytes(head, "little"))
+            if payload is None:
+                break
+            scenarios, mode, traces, runner = pickle.loads(payload)
+            _write_all(replies, json.dumps(_run_task(scenarios, mode, None, traces,
+                                                     runner)).encode())
+    except BaseException:  # noqa: BLE001 - a law's SystemExit, a broken pipe: the exit code
         code = 70
     finally:
         os._exit(code)
 
 
-def in_child(work: Callable[[], list[str]], seconds: float | None
-             ) -> tuple[list[str] | None, str]:
-    """Run ``work`` in a forked child and return its records, with ``""``;
-    or ``None`` and why it gave none: ``"timeout"`` (killed after
-    ``seconds`` of wall-clock time) or how the child died.
+class _Helper:
+    """A process forked from this one that runs tasks sent to it, killed
+    (and replaced) when one runs out of time or when it dies: the "worker
+    process that can be killed" behind a timeout. Forked once per sweep and
+    thread, so that a timeout costs no fork per scenario; ``token`` names
+    the sweep, so that a helper never outlives the algorithms registered
+    when its sweep began."""
 
-    The child's message is length-prefixed and its exit is watched on its
-    own (``pidfd``): a sibling child forked meanwhile from another thread may
-    hold this pipe's write end open, so end-of-file cannot be relied upon.
-    """
-    read, write = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - the child; coverage cannot follow it
-        os.close(read)
-        _child_main(write, work, parent)
-    os.close(write)
-    try:
-        exited = os.pidfd_open(pid)
-    except (AttributeError, OSError):  # an old kernel: the pipe's end tells
-        exited = None
-    os.set_blocking(read, False)
-    data, why, done = bytearray(), "", False
-    end = None if seconds is None else time.monotonic() + seconds
+    def __init__(self, token: str | None) -> None:
+        self.token, self.owner = token, os.getpid()
+        requests_r, self.requests = os.pipe()
+        self.replies, replies_w = os.pipe()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the helper; coverage cannot follow it
+            os.close(self.requests)
+            os.close(self.replies)
+            _helper_main(requests_r, replies_w, parent)
+        os.close(requests_r)
+        os.close(replies_w)
+        self.pid = pid
+        try:
+            self.exited: int | None = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # an old kernel: the pipe's end tells
+            self.exited = None
+        os.set_blocking(self.replies, False)
+        self.alive = True
 
-    def drain() -> bool:
-        """Read what is there; whether the pipe reached end-of-file."""
+    def run(self, task: tuple[Any, ...], seconds: float | None
+            ) -> tuple[list[str] | None, str]:
+        """The records of ``task`` and ``""``; or ``None`` and why there are
+        none: ``"timeout"`` (killed after ``seconds``), or how it died."""
+        try:
+            _write_all(self.requests, pickle.dumps(task))
+        except OSError:  # it died while idle
+            return None, self._reap()
+        data, end = bytearray(), None if seconds is None else time.monotonic() + seconds
+        watched = [self.replies] if self.exited is None else [self.replies, self.exited]
+        interrupted = True
+        try:
+            while True:
+                wait = None if end is None else max(0.0, end - time.monotonic())
+                ready, _, _ = select.select(watched, [], [], wait)
+                if not ready:
+                    self.kill()
+                    interrupted = False
+                    return None, "timeout"
+                eof = self._drain(data)
+                if len(data) >= 8 and len(data) - 8 >= int.from_bytes(data[:8], "little"):
+                    interrupted = False
+                    size = int.from_bytes(data[:8], "little")
+                    return json.loads(bytes(data[8:8 + size])), ""
+                if eof or self.replies not in ready:  # it exited, without a whole reply
+                    interrupted = False
+                    return None, self._reap()
+        finally:
+            if interrupted:  # this process is being interrupted (KeyboardInterrupt)
+                self.kill()
+
+    def _drain(self, data: bytearray) -> bool:
         while True:
             try:
-                chunk = os.read(read, 1 << 16)
+                chunk = os.read(self.replies, 1 << 16)
             except BlockingIOError:
                 return False
             if not chunk:
                 return True
             data.extend(chunk)
 
-    def complete() -> bool:
-        return len(data) >= 8 and len(data) - 8 >= int.from_bytes(data[:8], "little")
+    def _reap(self) -> str:
+        _, status = os.waitpid(self.pid, 0)
+        self._close()
+        return "exited without a result" if status == 0 else _describe(status)
 
-    try:
-        while not done:
-            wait = None if end is None else max(0.0, end - time.monotonic())
-            watched = [read] if exited is None else [read, exited]
-            ready, _, _ = select.select(watched, [], [], wait)
-            if not ready:
-                why = "timeout"
-                break
-            eof = drain()
-            done = eof or complete() or (exited is not None and exited in ready)
-        if done:
-            drain()
-    finally:
-        os.close(read)
-        if exited is not None:
-            os.close(exited)
-        if not done:  # the time is up, or this process is being interrupted
-            os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
-    if why:
-        return None, why
-    if status != 0:
-        return None, _describe(status)
-    if not complete():
-        return None, "exited without a complete result"
-    size = int.from_bytes(data[:8], "little")
-    return json.loads(bytes(data[8:8 + size])), ""
+    def kill(self) -> None:
+        if self.alive:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self._close()
+
+    def close(self) -> None:
+        """End it: its pipe closes and it exits."""
+        if self.alive:
+            os.close(self.requests)
+            self.requests = -1
+            os.waitpid(self.pid, 0)
+            self._close()
+
+    def _close(self) -> None:
+        self.alive = False
+        for fd in (self.requests, self.replies, self.exited):
+            if fd is not None and fd >= 0:
+                os.close(fd)
+
+
+_helpers = threading.local()
+
+
+def _helper(token: str | None) -> _Helper:
+    """This thread's live helper for the sweep ``token``, forked if needed."""
+    helper = getattr(_helpers, "helper", None)
+    if helper is not None and helper.owner != os.getpid():
+        helper = None  # inherited through a fork: another process's
+    if helper is None or not helper.alive or helper.token != token or token is None:
+        if helper is not None:
+            helper.kill()
+        helper = _helpers.helper = _Helper(token)
+        global _reaper
+        if _reaper != os.getpid():  # a pool worker reaps its helper when it exits
+            import multiprocessing.util
+
+            multiprocessing.util.Finalize(None, close_helper, exitpriority=0)
+            _reaper = os.getpid()
+    return helper
+
+
+_reaper = 0
+
+
+def close_helper() -> None:
+    """End this thread's helper, if it has one (at the end of a sweep)."""
+    helper = getattr(_helpers, "helper", None)
+    _helpers.helper = None
+    if helper is not None and helper.owner == os.getpid():
+        helper.close()
 
 
 def _died(scenario: dict[str, Any], why: str, wall: float, timeout: float | None) -> str:
@@ -403,29 +488,30 @@ def _died(scenario: dict[str, Any], why: str, wall: float, timeout: float | None
 
 
 def _isolated(scenarios: list[dict[str, Any]], mode: str, timeout: float | None,
-              traces: bool, runner: Callable[[Scenario, str], Any] | None) -> list[str]:
-    """:func:`run_task` in a killable child: the whole batch in one child
-    (under ``timeout`` per scenario); if it times out or dies, each scenario
-    in a child of its own, so that only the one at fault is recorded so."""
-    def whole() -> list[str]:
-        return _run_task(scenarios, mode, None, traces, runner)
-
-    started = time.perf_counter()
-    seconds = None if timeout is None else timeout * len(scenarios)
-    texts, why = in_child(whole, seconds)
-    if texts is not None:
-        return texts
-    if len(scenarios) == 1:
-        return [_died(scenarios[0], why, time.perf_counter() - started, timeout)]
-    out = []
-    for data in scenarios:
+              traces: bool, runner: Callable[[Scenario, str], Any] | None,
+              token: str | None) -> list[str]:
+    """:func:`run_task` in this thread's killable helper process: the whole
+    batch at once (under ``timeout`` per scenario); if it times out or dies,
+    each scenario on its own, so that only the one at fault is recorded so."""
+    try:
         started = time.perf_counter()
-        texts, why = in_child(lambda d=data: _run_task([d], mode, None, traces, runner),
-                              timeout)
-        out += texts if texts is not None else [
-            _died(data, why, time.perf_counter() - started, timeout)]
-    return out
+        seconds = None if timeout is None else timeout * len(scenarios)
+        texts, why = _helper(token).run((scenarios, mode, traces, runner), seconds)
+        if texts is not None:
+            return texts
+        if len(scenarios) == 1:
+            return [_died(scenarios[0], why, time.perf_counter() - started, timeout)]
+        out = []
+        for data in scenarios:
+            started = time.perf_counter()
+            texts, why = _helper(token).run(([data], mode, traces, runner), timeout)
+            out += texts if texts is not None else [
+                _died(data, why, time.perf_counter() - started, timeout)]
+        return out
+    finally:
+        if token is None:  # a call of its own, not a sweep's: no helper stays
+            close_helper()
 
 
 __all__ = ["ScenarioTimeout", "WorkerDied", "run_task", "dumps", "loads", "record",
-           "deadline", "in_child"]
+           "deadline", "close_helper"]
