@@ -41,7 +41,6 @@ import random
 import time
 from collections import Counter
 from functools import partial
-from itertools import chain
 from typing import Callable
 
 import numpy as np
@@ -210,7 +209,7 @@ class PacketEngine:
             if wait > 0.0 else None)
         if jitter is not None and (self.hop_by_hop or log is not None or ecn
                                    or len(links) > 1):
-            receive, receive_ce = _jittered(receive, receive_ce, _waits(jitter, wait))
+            receive, receive_ce = _jittered(receive, receive_ce, wait, jitter)
         if self.hop_by_hop:
             enter = self._hop_by_hop(i, receive, receive_ce, after, ecn)
         elif log is not None or ecn:  # the general loop: drops recorded, marks carried
@@ -233,13 +232,12 @@ class PacketEngine:
         elif len(links) == 1 and jitter is not None:  # the common case, jitter inline
             forward = links[0]
             reached = 0.0  # when the segment before reached the receiver (s)
-            late = _waits(jitter, wait, after)
 
             def enter(seq: int, t: float) -> None:
                 nonlocal reached
                 t = forward(t)
                 if t >= 0.0:
-                    t += late()
+                    t += after + wait * jitter()
                     if t < reached:
                         t = reached
                     reached = t
@@ -475,24 +473,15 @@ def _enter_later(args: tuple[Callable, int, float]) -> None:
     enter(seq, t)
 
 
-def _waits(uniform: Callable[[], float], wait: float, after: float = 0.0) -> Callable[[], float]:
-    """Successive ``after + wait · u`` (s) for the uniforms ``u`` of
-    ``uniform``, in order: drawn 1024 at a time, so that taking one is a call
-    of a C iterator, not of Python code, on the per-segment path."""
-    chunk = range(1024)
-    return chain.from_iterable(iter(lambda: [after + wait * uniform() for _ in chunk],
-                                    None)).__next__
-
-
-def _jittered(receive: Callable, receive_ce: Callable,
-              waits: Callable[[], float]) -> tuple[Callable, Callable]:
-    """``receive`` and ``receive_ce`` told of each segment the next of
-    ``waits`` (s) late, and never before the one before."""
+def _jittered(receive: Callable, receive_ce: Callable, wait: float,
+              uniform: Callable[[], float]) -> tuple[Callable, Callable]:
+    """``receive`` and ``receive_ce`` told of each segment a random time,
+    uniform up to ``wait`` (s), late, and never before the one before."""
     last = 0.0
 
     def late(seq: int, t: float) -> float:
         nonlocal last
-        t += waits()
+        t += wait * uniform()
         if t < last:
             t = last
         last = t
