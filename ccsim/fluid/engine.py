@@ -45,6 +45,15 @@ wrong):
 The step of each scenario is a fraction ``step`` of the smallest current RTT
 among its flows (it lengthens as queues fill) and, once none of its flows is
 in slow start, never shorter than ``min_step`` of the scenario's duration.
+Between loss events, where its laws have closed forms, a scenario takes long
+steps of up to ``max_step`` RTTs (:meth:`FluidEngine._long_steps`). Each
+scenario's clock is its own: a step advances every live scenario by its own
+step, so a scenario's result does not depend on its neighbours.
+
+Flows of one algorithm share one fluid-law instance; parameters that differ
+among them are arrays over the group's flows (:mod:`ccsim.fluid.params`).
+The results of a batch are assembled at once, each result's tables built
+when first read (:mod:`ccsim.fluid.results`).
 """
 
 from __future__ import annotations
@@ -570,10 +579,16 @@ class FluidEngine:
         inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
         self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
-        # losses: whole packets, and the detection they will lead to
-        if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
-            dropped = aqm_regular if dropped is None else dropped + aqm_regular
-        k_drop = None if dropped is None else self._queue_drops(dropped)
+        # losses: whole packets, and the detection they will lead to. A full
+        # drop-tail queue drops whichever arrival finds it full: Poisson counts
+        # with the flows' expected shares (the packet engine's seeded start and
+        # ACK jitters break the phase locks that made them regular); scheduled
+        # AQM drops (CoDel) are regular
+        k_drop = None if dropped is None else self._draw(dropped, "overflow")
+        if aqm_regular is not None:
+            k_reg = self._queue_drops(aqm_regular)
+            if k_reg is not None:
+                k_drop = k_reg if k_drop is None else k_drop + k_reg
         if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
             k_red = self._draw(red_drop, "drops")
             if k_red is not None:
@@ -596,7 +611,10 @@ class FluidEngine:
         if ((t_new >= self.next_mark) & live).any():
             self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
         self.dep += departed
-        self.sent += A * h
+        self.sent += A * h  # what the queue took; what it dropped was sent too:
+        for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
+            if part is not None:
+                self.sent += np.bincount(scen, part, self.S)
 
         # RTT estimators, as RFC 6298 over the step's ACKs (gain 1/8 and 1/4 per ACK)
         acks = deliv
@@ -1064,14 +1082,17 @@ class FluidEngine:
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
             & (self.echo_seen >= self.cwr_marks)
         if react.any():
-            # its whole window is out (ACK clocking refills what the step's ACKs
-            # freed): that is the FlightSize the reduction halves, as at a loss
+            # the FlightSize the law sees is its whole window, as the packet
+            # sender's when the echo arrives (the step's ACKs freed part of it
+            # here); what stays in flight is unchanged: the reduction sends nothing
+            kept = self.outstanding.copy()
             window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
                 if m.any():
                     g.call("on_ecn", m)
+            np.copyto(self.outstanding, kept)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]
@@ -1129,13 +1150,10 @@ class FluidEngine:
         return by_growth + by_rate + by_pacing
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
-        """Whole queue drops per flow (None if none): each flow drops a packet
-        whenever its accumulated expected drops pass a whole number, from a
-        random phase drawn once per flow. A full drop-tail queue (and RED,
-        which spaces its drops by its count) drops regularly, not as a Poisson
-        process: a flow whose share of the overflow is one packet per RTT loses
-        one packet per RTT, and which flows lose one in a given RTT follows
-        their shares and phases."""
+        """Whole scheduled drops per flow (None if none): each flow drops a
+        packet whenever its accumulated expected drops pass a whole number,
+        from a random phase drawn once per flow — CoDel's drops follow its
+        schedule, not a Poisson process."""
         if not (mean > 0).any():
             return None
         before = np.floor(self.drop_credit)
