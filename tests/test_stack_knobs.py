@@ -91,9 +91,10 @@ def test_limited_transmit_sends_one_new_segment_per_early_duplicate():
 
 # -- Tail Loss Probe (RFC 8985 §7) ----------------------------------------------------------
 def _tail(tlp: bool, drop=(97, 98, 99)) -> ccsim.Result:
-    # 100 segments, the last three lost: no segment follows them to raise duplicate ACKs
+    # 100 segments, the last three lost: no segment follows them to raise duplicate ACKs.
+    # Exact timing (the seeded jitters off): the tests read the timers to the microsecond
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="3s", seed=1,
-                        tail_loss_probe=tlp,
+                        tail_loss_probe=tlp, start_jitter=0, ack_jitter=0,
                         flows=[ccsim.Flow("cubic", size=100 * 1460, drop_segments=drop)])
     return ccsim.run(sc, events=True)
 

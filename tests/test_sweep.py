@@ -355,6 +355,7 @@ def test_a_batch_that_raises_runs_again_one_by_one(broken):
     assert whole[1]["rows"] == records[2]["rows"]
 
 
+@pytest.mark.filterwarnings("ignore::ccsim.sweeps.SweepWarning")  # tested in test_sweep_failures
 def test_progress_bar_counts_done_and_failed(broken, capsys):
     ccsim.sweep(BASE, {"flows": [["reno"], ["broken"]]}, workers=1, progress=True)
     err = capsys.readouterr().err

@@ -373,8 +373,9 @@ def settled(n, apart=0.0, initial_window=10, min_rto=0.2, alpha=ALPHA, beta=BETA
     of the second before it), the link (packets/s), BaseRTT (s), and the run's result."""
     starts = [apart * i for i in range(n)]
     duration = max(60.0, starts[-1] + 40.0)
+    # the starts exactly as given (start_jitter=0): the tests are about when they start
     sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration=duration, min_rto=min_rto,
-                        initial_window=initial_window,
+                        initial_window=initial_window, start_jitter=0,
                         flows=[ccsim.Flow("vegas", start=s,
                                           params={"alpha": float(alpha), "beta": float(beta)})
                                for s in starts])

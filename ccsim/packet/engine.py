@@ -237,7 +237,7 @@ class PacketEngine:
                 nonlocal reached
                 t = forward(t)
                 if t >= 0.0:
-                    t += after + wait * jitter()
+                    t = t + after + wait * jitter()  # as (t + after) in _jittered
                     if t < reached:
                         t = reached
                     reached = t
