@@ -148,6 +148,27 @@ def test_scenarios_with_long_and_short_steps_keep_their_own_results_in_a_batch()
             same(res, alone[i])
 
 
+def test_batch_results_are_results_that_build_their_tables_when_read():
+    """One assembly per batch: a result's tables are built on first read, and
+    the result is a Result all the same — it pickles as a plain one with the
+    same tables, and dataclasses.replace works on it."""
+    import dataclasses
+    import pickle
+
+    sc = small(duration="3s")
+    res = ccsim.run_many([sc, small(duration="4s", seed=2)], mode="fluid")[0]
+    assert isinstance(res, ccsim.Result) and not res._tables
+    plain = pickle.loads(pickle.dumps(res))
+    assert type(plain) is ccsim.Result
+    pd.testing.assert_frame_equal(plain.summary, res.summary, check_exact=True)
+    pd.testing.assert_frame_equal(plain.traces, res.traces, check_exact=True)
+    pd.testing.assert_frame_equal(plain.events, res.events, check_exact=True)
+    assert plain.metrics == res.metrics and plain.warnings == res.warnings
+    other = dataclasses.replace(res, metrics={})
+    pd.testing.assert_frame_equal(other.summary, res.summary)
+    assert other.metrics == {}
+
+
 @pytest.mark.slow
 def test_results_without_traces_have_the_same_summary():
     sc = small(loss=0.005)

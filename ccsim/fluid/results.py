@@ -28,14 +28,19 @@ class FluidResult(Result):
     """A :class:`~ccsim.Result` of a fluid batch whose tables are built on
     first use from the batch's arrays (then kept)."""
 
-    def __init__(self, e: "FluidEngine", s: int, metrics: dict[str, Any],
-                 share: np.ndarray) -> None:
+    def __init__(self, e: "FluidEngine | None" = None, s: int = 0,
+                 metrics: dict[str, Any] | None = None, share: np.ndarray | None = None,
+                 **fields: Any) -> None:
+        self._tables: dict[str, pd.DataFrame] = {}
+        self._source: tuple[Any, int, np.ndarray] | None = None
+        if e is None:  # a Result's own fields (dataclasses.replace)
+            Result.__init__(self, metrics=metrics, **fields)
+            return
         self.scenario = e.scenarios[s]
         self.mode = "fluid"
         self.metrics = metrics
         self.warnings = weak_regimes(self.scenario)
-        self._source: tuple[Any, int, np.ndarray] | None = (e, s, share)
-        self._tables: dict[str, pd.DataFrame] = {}
+        self._source = (e, s, share)
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self._tables:
