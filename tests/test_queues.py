@@ -90,7 +90,11 @@ def test_the_event_trace_names_a_disciplines_drops_and_follows_ecn_flows():
 
 
 def test_the_fluid_engine_models_every_registered_discipline_and_refuses_others():
-    for q in ccsim.queues.names():  # each has a fluid model (its own or the engine's)
+    # each of ccsim's own has a fluid model (its own or the engine's); a user's
+    # registered by another test (the docs register one) need not
+    own = [q for q in ccsim.queues.names() if ccsim.queues.get(q).__module__.startswith("ccsim.")]
+    assert {"droptail", "red", "codel", "pie"} <= set(own)
+    for q in own:
         assert ccsim.queues.get(q).fluid, q
     for q in ("codel", "pie"):
         sc = ccsim.dumbbell("10Mbps", "20ms", queue=q, flows=["reno"], duration="1s")
