@@ -3,16 +3,17 @@ of another, the mean over seeds with its confidence band."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from ..errors import ScenarioError, ScenarioTypeError
-from ..plot import flow_colours, new_figure
 from .table import aggregate
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn, not with ccsim
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 AXIS_LABELS: dict[str, tuple[str, float]] = {
     "goodput_bps": ("goodput (Mbit/s)", 1e-6),
@@ -126,6 +127,10 @@ def plot_sweep(table: pd.DataFrame, x: str, y: str, hue: str | None = None, *,
         in Jupyter it appears once.
     """
     _check(table, x, y, hue)
+    from matplotlib.axes import Axes
+
+    from ..plot import flow_colours, new_figure
+
     if ax is not None and not isinstance(ax, Axes):
         raise ScenarioTypeError("ax", ax, "a matplotlib Axes")
     _one_run_per_seed(table, x, hue)
