@@ -243,9 +243,9 @@ class FluidEngine:
         self.S, self.F = S, F
         self.scen = np.array([e[1] for e in entries], dtype=np.int64)
         self.jidx = np.array([e[2] for e in entries], dtype=np.int64)
-        self.order = [np.array([k for k, e in enumerate(entries) if e[1] == s]) for s in range(S)]
-        for s in range(S):  # each scenario's flows in their own order
-            self.order[s] = self.order[s][np.argsort(self.jidx[self.order[s]])]
+        # each scenario's flows in their own order (one sort, not a scan per scenario)
+        by_scen = np.lexsort((self.jidx, self.scen))
+        self.order = np.split(by_scen, np.cumsum(np.bincount(self.scen, minlength=S))[:-1])
 
         def per_flow(fn, dtype=float):
             return np.array([fn(scs[e[1]], e[2]) for e in entries], dtype=dtype)
@@ -505,7 +505,9 @@ class FluidEngine:
             h = self._long_steps(h, in_ss)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
-        if (tf >= self.wake).any():  # flows open or stop, timers fire, losses are detected
+        # flows open or stop, timers fire, losses are detected (in live scenarios:
+        # a finished one's pending wake-ups would call this at every step)
+        if ((t >= self.wake_s) & live).any():
             self._events(tf, hf)
 
         # the bottleneck: the queue that the data physically in flight implies
@@ -761,7 +763,9 @@ class FluidEngine:
         active = self.started & ~self.done
         self.sending = active & ~np.isfinite(self.rto_until)
         self.floor = np.where(active, self.min_cwnd, -np.inf)
-        detect = np.where(self.pending, np.maximum(self.t_detect, self.rec_until), np.inf)
+        # (a flow waiting for its timer detects nothing: the timeout repairs it)
+        detect = np.where(self.pending & ~np.isfinite(self.rto_until),
+                          np.maximum(self.t_detect, self.rec_until), np.inf)
         self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
                                        np.where(active, self.stop, np.inf),
                                        np.where(active, self.rto_until, np.inf),
