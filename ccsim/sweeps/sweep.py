@@ -45,7 +45,7 @@ FLUID_BATCH = 256
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return __version__
 
