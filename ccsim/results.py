@@ -142,10 +142,10 @@ class Result:
         tshark, tcptrace): as each sender sees them, or with ``link`` (a link
         index, or ``"bottleneck"``) as they pass that link's queue.
         ``flows``: indices to keep. Needs a packet run with ``events=True``.
-        Returns the packet count. See :mod:`ccsim.packet.pcap` for what the
+        Returns the packet count. See :mod:`ccsim.pcap` for what the
         headers hold."""
         from .errors import ScenarioError
-        from .packet.pcap import write_pcap
+        from .pcap import write_pcap
 
         if self.mode != "packet":
             raise ScenarioError("mode", self.mode, "'packet', run with events=True",
