@@ -42,6 +42,12 @@ class FluidResult(Result):
         self.warnings = weak_regimes(self.scenario)
         self._source = (e, s, share)
 
+    @property
+    def built(self) -> tuple[str, ...]:
+        """The tables assembled so far (``"summary"``, ``"traces"``,
+        ``"events"``), in the order first read: none until one is."""
+        return tuple(self._tables)
+
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self._tables:
             e, s, share = self._source
