@@ -37,7 +37,13 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, ClassVar, Literal, NamedTuple
 
-__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl", "NOT_SAMPLED"]
+__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl", "NOT_SAMPLED",
+           "MIN_SSTHRESH"]
+
+MIN_SSTHRESH = 2.0
+"""The floor of ``ssthresh`` after a reduction (segments): RFC 5681 eq. (4),
+``max(FlightSize / 2, 2·SMSS)``; window laws and fluid laws floor their
+reductions with it."""
 
 
 class _NotSampled:
@@ -361,7 +367,7 @@ class CongestionControl:
 
         Default: RFC 5681 eq. (4), ``max(FlightSize / 2, 2)`` segments.
         """
-        return max(loss.inflight / 2.0, 2.0)
+        return max(loss.inflight / 2.0, MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         """Apply the law's reaction: new ``ssthresh``; on a timeout the window

@@ -55,13 +55,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from .base import Ack, CongestionControl, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 HIGH_GAIN = 739 / 256   # Linux bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1: 2/ln 2, rounded up
 DRAIN_GAIN = 88 / 256   # Linux bbr_drain_gain = BBR_UNIT * 1000 / 2885: ln 2 / 2, truncated
-PACING_GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+PACING_GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)  # Linux bbr_pacing_gain[]
+FULL_BW_GROWTH = 1.25
+"""BtlBw growth per round that still counts as growth in STARTUP (Linux
+``bbr_full_bw_thresh``, 5/4): less for ``FULL_BW_ROUNDS`` rounds, the pipe is full."""
+FULL_BW_ROUNDS = 3
+"""Rounds without ``FULL_BW_GROWTH`` that mean a full pipe (Linux ``bbr_full_bw_cnt``)."""
+SEND_QUANTUM = 3.0
+"""Segments added to ``gain · BDP`` in the window target (Linux
+``bbr_quantization_budget``: 3 send quanta; ccsim sends single segments)."""
+PROBE_RTT_GAIN = 1.0
+"""PROBE_RTT's pacing and window gain (Linux: ``BBR_UNIT``)."""
 STARTUP, DRAIN, PROBE_BW, PROBE_RTT = "startup", "drain", "probe_bw", "probe_rtt"
 
 
@@ -126,7 +136,7 @@ class Bbr(CongestionControl):
     def target(self, gain: float) -> float:
         """The window for ``gain`` (segments): ``gain · BDP`` plus the send
         quantum allowance, at least ``min_target``."""
-        return max(gain * self.bdp + 3.0, self.min_target)
+        return max(gain * self.bdp + SEND_QUANTUM, self.min_target)
 
     def on_rtt(self, sample: RttSample) -> None:
         expired = sample.now - self.rt_prop_stamp > self.min_rtt_window
@@ -156,11 +166,11 @@ class Bbr(CongestionControl):
     def _check_full_pipe(self) -> None:
         if self.filled_pipe or not self.round_started:
             return
-        if self.btl_bw >= self.full_bw * 1.25:
+        if self.btl_bw >= self.full_bw * FULL_BW_GROWTH:
             self.full_bw, self.full_bw_rounds = self.btl_bw, 0
             return
         self.full_bw_rounds += 1
-        self.filled_pipe = self.full_bw_rounds >= 3
+        self.filled_pipe = self.full_bw_rounds >= FULL_BW_ROUNDS
 
     # -- the state machine -------------------------------------------------------
     def _update_mode(self, ack: Ack) -> None:
@@ -171,7 +181,7 @@ class Bbr(CongestionControl):
         if self.mode == PROBE_BW:
             self._advance_cycle(ack)
         if self.rt_prop_expired and self.mode != PROBE_RTT:
-            self.mode, self.pacing_gain, self.gain = PROBE_RTT, 1.0, 1.0
+            self.mode, self.pacing_gain, self.gain = PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN
             self.prior_cwnd = self.cwnd
             self.probe_rtt_done = None
         self.rt_prop_expired = False
@@ -228,7 +238,7 @@ class Bbr(CongestionControl):
 
     def ssthresh_after(self, loss: Loss) -> float:
         """BBR v1 does not reduce on loss: the window stays (at least 2)."""
-        return max(self.cwnd, 2.0)
+        return max(self.cwnd, MIN_SSTHRESH)
 
     def max_slow_start_step(self, ack: Ack) -> float:
         """``cwnd += acked`` toward its target, plus a jump back to the window
@@ -281,9 +291,10 @@ class BbrFluid(FluidLaw):
     the engine (the class would also keep adjusting ``cwnd`` through
     recovery). Such a step's rate sample is taken at the next call, when its
     length is known (``now − t_last``): ``h`` is 0 for it.
-    Read from the class: ``high_gain``, ``drain_gain``; mirrored by value:
-    ``PACING_GAIN_CYCLE``, the full-pipe thresholds 1.25 and 3 rounds, the
-    ``+3`` send-quantum allowance of :meth:`Bbr.target`.
+    Read from the class: ``high_gain``, ``drain_gain`` and the other
+    parameters; shared with it, this module's ``PACING_GAIN_CYCLE``,
+    ``FULL_BW_GROWTH``, ``FULL_BW_ROUNDS``, ``SEND_QUANTUM`` and
+    ``PROBE_RTT_GAIN``.
     """
 
     scalar_params = ("bw_rounds", "probe_bw_start", "high_gain", "drain_gain", "cwnd_gain")
@@ -355,12 +366,12 @@ class BbrFluid(FluidLaw):
         np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))
         # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
         check = started & (f.filled == 0)
-        more = check & (f.btl_bw >= f.full_bw * 1.25)
+        more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
         f.full_bw[more] = f.btl_bw[more]
         f.full_bw_rounds[more] = 0.0
         flat = check & ~more
         f.full_bw_rounds[flat] += 1.0
-        f.filled[flat & (f.full_bw_rounds >= 3)] = 1.0
+        f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
         # -- phases ---------------------------------------------------------------
         drain = act & (f.mode == 0) & (f.filled == 1)
         self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
@@ -378,7 +389,7 @@ class BbrFluid(FluidLaw):
             f.pacing_gain[move] = _CYCLE[f.cycle_index[move].astype(np.int64)]
         enter = act & (f.expired == 1) & (f.mode != 3)
         if enter.any():
-            self._set(f, enter, PROBE_RTT, 1.0, 1.0)
+            self._set(f, enter, PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN)
             f.prior_cwnd[enter] = f.cwnd[enter]
             f.probe_rtt_done[enter] = np.nan
         f.expired[act] = 0.0
@@ -397,7 +408,7 @@ class BbrFluid(FluidLaw):
         # -- pacing and the window --------------------------------------------------
         paced = act & (f.btl_bw > 0)
         f.pacing[paced] = (f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin))[paced]
-        target = np.maximum(f.gain * self._bdp(f) + 3.0, cc.min_target)
+        target = np.maximum(f.gain * self._bdp(f) + SEND_QUANTUM, cc.min_target)
         acked = f.acked
         doubled = f.cwnd * np.exp2(acked / f.cwnd)
         cwnd = np.where(f.filled == 1, np.minimum(f.cwnd + acked, target),
@@ -407,7 +418,7 @@ class BbrFluid(FluidLaw):
         np.copyto(f.cwnd, np.where(grow, np.maximum(cwnd, cc.min_target), f.cwnd))
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        return np.maximum(f.cwnd[m], 2.0)
+        return np.maximum(f.cwnd[m], MIN_SSTHRESH)
 
 
 Bbr.fluid = BbrFluid

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from .base import Ack, CongestionControl, Loss
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
@@ -54,7 +54,7 @@ def _halves_on_loss(before: dict, event: object, after: dict) -> str | None:
     """On a loss: ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4)."""
     if not isinstance(event, Loss):
         return None
-    expected = max(event.inflight / 2.0, 2.0)
+    expected = max(event.inflight / 2.0, MIN_SSTHRESH)
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"{event.kind} loss with inflight={event.inflight!r}: ssthresh became "
                 f"{after['ssthresh']!r}; RFC 5681 eq. 4 gives max(inflight/2, 2) = {expected!r}")

@@ -49,7 +49,7 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss
+from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
@@ -93,10 +93,10 @@ class Scalable(Reno):
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
         if self.rule == "linux":  # cwnd - (cwnd >> 3), on the whole window
-            return max(w - math.floor(self.b * math.floor(w)), 2.0)
+            return max(w - math.floor(self.b * math.floor(w)), MIN_SSTHRESH)
         if w <= self.low_window:
             return super().ssthresh_after(loss)
-        return max(w * (1.0 - self.b), 2.0)
+        return max(w * (1.0 - self.b), MIN_SSTHRESH)
 
 
 class ScalableFluid(FluidLaw):
@@ -154,7 +154,7 @@ class ScalableFluid(FluidLaw):
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         w = f.inflight[m]
-        return np.maximum(self._lookup(self._keep, w) * w, 2.0)
+        return np.maximum(self._lookup(self._keep, w) * w, MIN_SSTHRESH)
 
 
 Scalable.fluid = ScalableFluid
