@@ -778,12 +778,11 @@ class FluidEngine:
         # (a flow waiting for its timer detects nothing: the timeout repairs it)
         detect = np.where(self.pending & ~np.isfinite(self.rto_until),
                           np.maximum(self.t_detect, self.rec_until), np.inf)
-        self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
-                                       np.where(active, self.stop, np.inf),
-                                       np.where(active, self.rto_until, np.inf),
-                                       np.where(active, self.rec_timeout, np.inf),
-                                       np.where(active & (self.resent > 0), self.rec_until,
-                                                np.inf), detect])
+        timed = np.minimum(np.minimum(self.stop, self.rto_until), self.rec_timeout)
+        np.minimum(timed, np.where(self.resent > 0, self.rec_until, np.inf), out=timed)
+        # a flow not yet open wakes at its start (it is not active)
+        wake = np.where(active, timed, np.where(self.started, np.inf, self.start))
+        self.wake = np.minimum(wake, detect, out=wake)
         self.wake_s = self._scenario_min(self.wake)  # each scenario's next event
         self._recoveries_end()
 
