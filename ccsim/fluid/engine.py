@@ -813,8 +813,12 @@ class FluidEngine:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
             self.losses += np.bincount(scen, k_loss, self.S)
-        if first.any():
-            self._update_flags()
+        if first.any():  # their detection is their next wake-up (and maybe their scenario's)
+            fi = np.flatnonzero(first)
+            detect = np.where(np.isfinite(self.rto_until[fi]), np.inf,
+                              np.maximum(self.t_detect[fi], self.rec_until[fi]))
+            np.minimum.at(self.wake, fi, detect)
+            np.minimum.at(self.wake_s, self.scen[fi], detect)
 
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
