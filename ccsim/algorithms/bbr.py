@@ -247,8 +247,10 @@ class Bbr(CongestionControl):
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """``cwnd += acked`` toward its target: at most doubling per RTT, plus,
-        leaving PROBE_RTT, the return to the window it had before."""
-        return cwnd + max(self.prior_cwnd - cwnd, 0.0)
+        leaving PROBE_RTT, the return to the window it had before, or a jump
+        up to the floor ``min_target`` (after a reduction below it: an ECN
+        echo's default)."""
+        return cwnd + max(self.prior_cwnd - cwnd, self.min_target - cwnd, 0.0)
 
 
 _MODES = {STARTUP: 0.0, DRAIN: 1.0, PROBE_BW: 2.0, PROBE_RTT: 3.0}
