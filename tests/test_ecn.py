@@ -12,7 +12,8 @@ from ccsim.algorithms import Ack, EcnEcho
 from ccsim.algorithms.dctcp import DCTCP
 from ccsim.algorithms.reno import Reno
 from ccsim.packet.clock import Clock
-from ccsim.packet.tcp import Receiver, Sender
+from ccsim.packet.receiver import Receiver
+from ccsim.packet.tcp import Sender
 from ccsim.recovery.reno import RenoRecovery
 
 

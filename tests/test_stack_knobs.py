@@ -182,7 +182,7 @@ def test_a_probe_that_repaired_nothing_reduces_nothing(dsack, reduced):
 
 def test_duplicate_segments_are_reported_as_dsack():
     from ccsim.packet.clock import Clock
-    from ccsim.packet.tcp import Receiver
+    from ccsim.packet.receiver import Receiver
 
     clock = Clock()
     rx = Receiver(sack=True, dsack=True, delayed_ack=False, ack_delay=0.04, back=0.0,

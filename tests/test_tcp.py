@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 import ccsim
 from ccsim.algorithms.reno import Reno
 from ccsim.packet.clock import Clock
-from ccsim.packet.tcp import CLOCK_GRANULARITY, Receiver, Sender
+from ccsim.packet.receiver import Receiver
+from ccsim.packet.rtt import CLOCK_GRANULARITY
+from ccsim.packet.tcp import Sender
 from ccsim.recovery.reno import RenoRecovery
 
 
@@ -245,7 +247,7 @@ def _reference_blocks(arrivals):
 @settings(max_examples=200)
 @given(st.lists(st.integers(0, 60), min_size=1, max_size=80))
 def test_receiver_sack_blocks_follow_rfc2018(arrivals):
-    from ccsim.packet.tcp import Receiver
+    from ccsim.packet.receiver import Receiver
     wire = _Wire()
     rx = Receiver(sack=True, delayed_ack=False, ack_delay=0.04, back=0.0,
                   clock=wire.clock, deliver_ack=None, n_bins=1, bin_width=1.0)
