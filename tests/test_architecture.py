@@ -68,18 +68,19 @@ def _inside(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def _runnable_imports(node: ast.AST):
-    """The import statements under ``node``, at any depth, but those in the
-    body of an ``if TYPE_CHECKING:`` (its ``else`` runs, and counts)."""
+def _import_statements(node: ast.AST, type_checking: bool):
+    """The import statements under ``node``, at any depth, but (unless
+    ``type_checking``) those in the body of an ``if TYPE_CHECKING:`` (its
+    ``else`` runs, and counts)."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         yield node
         return
-    if isinstance(node, ast.If) and _type_checking(node.test):
+    if isinstance(node, ast.If) and _type_checking(node.test) and not type_checking:
         children: list[ast.AST] = list(node.orelse)
     else:
         children = list(ast.iter_child_nodes(node))
     for child in children:
-        yield from _runnable_imports(child)
+        yield from _import_statements(child, type_checking)
 
 
 def _imports_its_modules(init: Path) -> bool:
@@ -91,9 +92,10 @@ def _imports_its_modules(init: Path) -> bool:
     return {"import_module", "iter_modules"} <= called
 
 
-def imports(package: Path) -> list[Import]:
+def imports(package: Path, type_checking: bool = False) -> list[Import]:
     """Every import edge between the modules of ``package`` (see the module
-    docstring for what counts)."""
+    docstring for what counts); with ``type_checking``, those under ``if
+    TYPE_CHECKING:`` too."""
     mods = modules(package)
     top = package.name
 
@@ -107,7 +109,7 @@ def imports(package: Path) -> list[Import]:
     for mod, path in mods.items():
         here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
         found: list[Import] = []
-        for node in _runnable_imports(ast.parse(path.read_text(), str(path))):
+        for node in _import_statements(ast.parse(path.read_text(), str(path)), type_checking):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if _inside(alias.name, top) and (target := holder(alias.name)):
@@ -230,6 +232,42 @@ def reachable(edges: list[Import], start: str) -> set[str]:
             seen.add(v)
             stack.extend(out.get(v, ()))
     return seen
+
+
+LAYERS = (
+    ("ccsim.cli", "ccsim.__main__"),                          # faces
+    ("ccsim.experiments",),                                   # seed recipes
+    ("ccsim.sweeps", "ccsim.run"),                            # many scenarios / one
+    ("ccsim.packet", "ccsim.fluid"),                          # the engines
+    ("ccsim.results", "ccsim.metrics", "ccsim.plot", "ccsim.pcap"),  # what came out
+    ("ccsim.scenario", "ccsim.units"),                        # what to simulate
+    ("ccsim.algorithms", "ccsim.recovery", "ccsim.queues", "ccsim.testing"),  # no engine
+    ("ccsim.errors", "ccsim._registry", "ccsim._progress", "ccsim._version"),  # for all
+)
+"""ccsim's layers, top down, as in the design's picture: a module imports
+only from its own layer and those below. The testing kit drives window laws
+without an engine; the bottom holds what every layer shares."""
+
+
+def test_imports_flow_one_way_from_the_top_down():
+    """No module imports from a layer above its own, not even for an
+    annotation (``TYPE_CHECKING`` imports count here: a type named from above
+    is how the queue disciplines once reached up into the packet engine).
+    Every module has a layer, so that a new one is placed on purpose."""
+    def layer(module: str) -> int | None:
+        if module == "ccsim":
+            return 0  # the public face, which imports every layer
+        for i, names in enumerate(LAYERS):
+            if any(_inside(module, name) for name in names):
+                return i
+        return None
+
+    unplaced = sorted(m for m in modules(ROOT / "ccsim") if layer(m) is None)
+    assert unplaced == [], "modules in no layer of LAYERS"
+    upward = [f"{e.source} (line {e.line}) imports {e.target}, a layer above"
+              for e in imports(ROOT / "ccsim", type_checking=True)
+              if layer(e.target) < layer(e.source)]
+    assert upward == []
 
 
 def test_the_packet_engine_imports_none_of_what_its_fingerprint_leaves_out():
