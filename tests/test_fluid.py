@@ -157,7 +157,8 @@ def test_batch_results_are_results_that_build_their_tables_when_read():
 
     sc = small(duration="3s")
     res = ccsim.run_many([sc, small(duration="4s", seed=2)], mode="fluid")[0]
-    assert isinstance(res, ccsim.Result) and not res._tables
+    assert isinstance(res, ccsim.Result) and res.built == ()
+    assert not res.traces.empty and res.built == ("traces",)
     plain = pickle.loads(pickle.dumps(res))
     assert type(plain) is ccsim.Result
     pd.testing.assert_frame_equal(plain.summary, res.summary, check_exact=True)

@@ -474,7 +474,7 @@ class FluidEngine:
         bar = None
         total = float(self.duration.max())
         if progress:
-            from ..run import progress_bar
+            from .._progress import progress_bar
 
             bar = progress_bar(total, f"fluid batch of {self.S}")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
