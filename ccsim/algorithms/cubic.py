@@ -219,6 +219,12 @@ class Cubic(Reno):
             self.w_max = 0.0
 
 
+def _cube(x: np.ndarray) -> np.ndarray:
+    """``x³`` elementwise by multiplication (numpy's ``x ** 3`` calls ``pow``
+    per element: about 15× slower, and the fluid law takes three per step)."""
+    return x * x * x
+
+
 class CubicFluid(FluidLaw):
     """CUBIC in the fluid engine, the window law above with ACKs aggregated.
 
@@ -257,15 +263,15 @@ class CubicFluid(FluidLaw):
             f.w_est[fresh] = f.cwnd[fresh]
         rtt = np.where(np.isfinite(f.srtt), f.srtt, f.rtt)
         t = f.now + f.h - f.epoch
-        w_cubic = cc.c * (t - f.k) ** 3 + f.w_max
-        target = np.minimum(np.maximum(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd),
+        w_cubic = cc.c * _cube(t - f.k) + f.w_max
+        target = np.minimum(np.maximum(cc.c * _cube(t + rtt - f.k) + f.w_max, f.cwnd),
                             TARGET_CAP * f.cwnd)
         rounds = h_ca / f.rtt  # RTTs of ACKs in congestion avoidance this step
         # the target moves during the step: taken as a ramp from its value at
         # the start of the step's congestion avoidance to its value at the end,
         # relaxation towards a ramp integrates exactly (a long step must not
         # lead it by an RTT)
-        before_t = np.minimum(np.maximum(cc.c * (t - h_ca + rtt - f.k) ** 3 + f.w_max, f.cwnd),
+        before_t = np.minimum(np.maximum(cc.c * _cube(t - h_ca + rtt - f.k) + f.w_max, f.cwnd),
                               TARGET_CAP * f.cwnd)
         decay = np.exp(-rounds)
         lag = np.where(rounds > 0, (target - before_t) / np.where(rounds > 0, rounds, 1.0), 0.0)
