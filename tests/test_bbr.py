@@ -143,9 +143,14 @@ def test_high_gain_is_a_keyword_startup_uses():
 def test_probe_bw_start_phase_is_a_keyword_limited_to_linuxs_choices():
     # Linux: cycle_idx = CYCLE_LEN - 1 - random(bbr_cycle_rand = 7), then one advance: 0 or 2-7,
     # never 1 (the 3/4 drain phase). ccsim fixes it, so a scenario gives one result.
-    cc = make(probe_bw_start=0)
-    cc._enter_probe_bw(1.0)
-    assert (cc.cycle_index, cc.pacing_gain) == (0, 1.25)
+    # driven through the hooks: a flat BtlBw fills the pipe at the 4th round's first ACK,
+    # and DRAIN ends at once (what is in flight is one BDP); the round's other ACKs come
+    # within one RTprop, so the phase does not move yet
+    for start, gain in ((0, 1.25), (2, 1.0)):
+        cc = make(probe_bw_start=start)
+        rounds(cc, 4, 100.0)
+        assert cc.mode == PROBE_BW
+        assert (cc.cycle_index, cc.pacing_gain) == (start, gain)
     with pytest.raises(ccsim.errors.ScenarioError, match="0 or 2 to 7"):
         make(probe_bw_start=1)
 

@@ -294,7 +294,7 @@ def test_rtt_unfairness_closer_to_linear_than_renos():
 
 
 # -- HyStart++ (RFC 9406) ------------------------------------------------------------------------
-from ccsim.algorithms._hystart import HyStartPlusPlus  # noqa: E402
+from ccsim.algorithms.hystart import HyStartPlusPlus  # noqa: E402
 
 
 def _round(hs: HyStartPlusPlus, delivered: float, rtt: float, n: int = 8, inflight: float = 8.0):

@@ -2,7 +2,7 @@
 
 Every module in this package other than ``base``, ``contract``, ``fluid``
 (the contracts) and ``registry`` defines one window law and registers it
-(or helps one: ``_hystart``, ``presets``); importing the package imports
+(or helps one: ``hystart``, ``presets``); importing the package imports
 them all, so a new algorithm is one new file.
 """
 
