@@ -3,7 +3,9 @@
 A window law (:class:`~ccsim.algorithms.CongestionControl`) knows no engine.
 Three routes drive it, and all three follow this module:
 
-* the packet engine's sender (:mod:`ccsim.packet.tcp`), ACK by ACK;
+* the packet engine's sender (:mod:`ccsim.packet.tcp`), ACK by ACK (its
+  per-ACK path inline in :mod:`ccsim.packet.fast_path`, which builds the
+  events positionally, in their fields' order);
 * the fluid engine's hook route (:class:`ccsim.fluid.hooks.HookLaw`), once
   per step, for a class without a fluid law of its own;
 * the testing kit's state machine (:mod:`ccsim.testing`), which draws event
@@ -34,9 +36,11 @@ Two moments have no hook of their own (:data:`WITHOUT_A_HOOK`):
   window itself.
 * **Recovery exit.** Loss recovery belongs to a recovery strategy
   (:mod:`ccsim.recovery`), not to the law: after ``on_loss(kind="fast")``
-  the strategy sets ``cwnd`` during recovery and at its end (Reno, SACK and
-  PRR: ``cwnd = ssthresh``; NewReno: ``min(ssthresh, FlightSize + 1)``;
-  Vegas: its own window). The law hears of the end only by the next
+  the strategy sets ``cwnd`` during recovery and, ending it through the
+  sender's ``exit_recovery``, at its end (Reno, SACK and PRR: ``cwnd =
+  ssthresh``; NewReno: ``min(ssthresh, FlightSize + 1)``; Vegas: its own
+  window; Vegas and Rate-Halving also set ``ssthresh`` through the sender's
+  ``set_ssthresh``, as their sources do). The law hears of the end only by the next
   ``on_ack``, which it sees again (a law with ``acks_in_recovery`` saw every
   ACK anyway). The fluid engine sets ``cwnd`` as the strategy would end
   (``ssthresh``, or the loss window for a strategy that restarts from it);
@@ -228,8 +232,9 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
                  "RTT; never while cwnd exceeds the path's capacity",
          may_change="cwnd, ssthresh, pacing_rate and the law's own state"),
     Hook("on_loss", Loss,
-         packet="a loss detected: kind 'fast' when the recovery strategy enters recovery "
-                "(and when a tail loss probe alone repaired a loss), kind 'timeout' when the "
+         packet="a loss detected: kind 'fast' when a recovery starts (fast retransmit, "
+                "Sender.enter_recovery: the strategy's enter calls signal_loss) and when a "
+                "tail loss probe alone repaired a loss; kind 'timeout' when the "
                 "retransmission timer expires (once per segment)",
          fluid="kind 'fast' when the engine detects a loss by duplicate ACKs, 'timeout' when "
                "its retransmission timer expires",
@@ -272,8 +277,9 @@ DECLARATIONS: dict[str, str] = {
 WITHOUT_A_HOOK: dict[str, str] = {
     "timeout": "on_loss with Loss(kind='timeout'); a repeated timeout of the same segment "
                "sets cwnd = loss_window without a hook (packet engine)",
-    "recovery exit": "no hook: the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh); "
-                     "the law sees the next ACK through on_ack",
+    "recovery exit": "no hook: the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh) "
+                     "and calls the sender's exit_recovery; the law sees the next ACK "
+                     "through on_ack",
 }
 """The moments a law might expect a hook for, and how they reach it."""
 
