@@ -13,7 +13,11 @@ happens to be in ``sys.modules``:
   module (its package is being imported already; that edge is Python's, not
   the module's choice);
 * imports inside an ``if TYPE_CHECKING:`` block are left out: they never run,
-  and exist only so that annotations can name a type.
+  and exist only so that annotations can name a type;
+* a package whose ``__init__`` imports its modules by name at run time
+  (``importlib.import_module`` over ``pkgutil.iter_modules(__path__)``, as
+  :mod:`ccsim.algorithms` and :mod:`ccsim.recovery` do, so that a new
+  algorithm is one new file) imports every module in it.
 
 A leading underscore on a name marks it as its module's own; on a module, as
 its package's own. No module imports another module's private names, and a
@@ -23,6 +27,7 @@ private module is imported only from inside its own package.
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,23 +68,34 @@ def _inside(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def _runnable_imports(node: ast.AST):
-    """The import statements under ``node``, at any depth, but those in the
-    body of an ``if TYPE_CHECKING:`` (its ``else`` runs, and counts)."""
+def _import_statements(node: ast.AST, type_checking: bool):
+    """The import statements under ``node``, at any depth, but (unless
+    ``type_checking``) those in the body of an ``if TYPE_CHECKING:`` (its
+    ``else`` runs, and counts)."""
     if isinstance(node, (ast.Import, ast.ImportFrom)):
         yield node
         return
-    if isinstance(node, ast.If) and _type_checking(node.test):
+    if isinstance(node, ast.If) and _type_checking(node.test) and not type_checking:
         children: list[ast.AST] = list(node.orelse)
     else:
         children = list(ast.iter_child_nodes(node))
     for child in children:
-        yield from _runnable_imports(child)
+        yield from _import_statements(child, type_checking)
 
 
-def imports(package: Path) -> list[Import]:
+def _imports_its_modules(init: Path) -> bool:
+    """Whether a package's ``__init__`` imports its own modules at run time:
+    it calls ``import_module`` and ``iter_modules``."""
+    called = {node.func.attr if isinstance(node.func, ast.Attribute) else
+              getattr(node.func, "id", None)
+              for node in ast.walk(ast.parse(init.read_text())) if isinstance(node, ast.Call)}
+    return {"import_module", "iter_modules"} <= called
+
+
+def imports(package: Path, type_checking: bool = False) -> list[Import]:
     """Every import edge between the modules of ``package`` (see the module
-    docstring for what counts)."""
+    docstring for what counts); with ``type_checking``, those under ``if
+    TYPE_CHECKING:`` too."""
     mods = modules(package)
     top = package.name
 
@@ -93,7 +109,7 @@ def imports(package: Path) -> list[Import]:
     for mod, path in mods.items():
         here = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
         found: list[Import] = []
-        for node in _runnable_imports(ast.parse(path.read_text(), str(path))):
+        for node in _import_statements(ast.parse(path.read_text(), str(path)), type_checking):
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     if _inside(alias.name, top) and (target := holder(alias.name)):
@@ -117,6 +133,8 @@ def imports(package: Path) -> list[Import]:
                     taken.append(alias.name)
             if owner and (taken or not _inside(mod, owner)):
                 found.append(Import(mod, owner, node.lineno, tuple(taken)))
+        if path.name == "__init__.py" and _imports_its_modules(path):
+            found += [Import(mod, sub, 0) for sub in mods if sub.rpartition(".")[0] == mod]
         for edge in found:  # the packages whose __init__ runs on the way
             parts = edge.target.split(".")
             for i in range(1, len(parts)):
@@ -191,21 +209,89 @@ def describe(circle: list[Import]) -> str:
     return " -> ".join(f"{e.source} (line {e.line})" for e in circle) + f" -> {circle[0].source}"
 
 
+@functools.cache
+def ccsim_imports() -> tuple[Import, ...]:
+    """ccsim's own import edges, read once per test session."""
+    return tuple(imports(ROOT / "ccsim"))
+
+
 def test_ccsims_imports_have_no_circles():
-    circles = cycles(imports(ROOT / "ccsim"))
+    circles = cycles(list(ccsim_imports()))
     if circles:
         pytest.fail("import circles in ccsim:\n" + "\n".join(map(describe, circles)), False)
+
+
+def reachable(edges: list[Import], start: str) -> set[str]:
+    """The modules that importing ``start`` may import, itself included."""
+    out: dict[str, set[str]] = {}
+    for e in edges:
+        out.setdefault(e.source, set()).add(e.target)
+    seen, stack = set(), [start]
+    while stack:
+        if (v := stack.pop()) not in seen:
+            seen.add(v)
+            stack.extend(out.get(v, ()))
+    return seen
+
+
+LAYERS = (
+    ("ccsim.cli", "ccsim.__main__"),                          # faces
+    ("ccsim.experiments",),                                   # seed recipes
+    ("ccsim.sweeps", "ccsim.run"),                            # many scenarios / one
+    ("ccsim.packet", "ccsim.fluid"),                          # the engines
+    ("ccsim.results", "ccsim.metrics", "ccsim.plot", "ccsim.pcap"),  # what came out
+    ("ccsim.scenario", "ccsim.units"),                        # what to simulate
+    ("ccsim.algorithms", "ccsim.recovery", "ccsim.queues", "ccsim.testing"),  # no engine
+    ("ccsim.errors", "ccsim._registry", "ccsim._progress", "ccsim._version"),  # for all
+)
+"""ccsim's layers, top down, as in the design's picture: a module imports
+only from its own layer and those below. The testing kit drives window laws
+without an engine; the bottom holds what every layer shares."""
+
+
+def test_imports_flow_one_way_from_the_top_down():
+    """No module imports from a layer above its own, not even for an
+    annotation (``TYPE_CHECKING`` imports count here: a type named from above
+    is how the queue disciplines once reached up into the packet engine).
+    Every module has a layer, so that a new one is placed on purpose."""
+    def layer(module: str) -> int | None:
+        if module == "ccsim":
+            return 0  # the public face, which imports every layer
+        for i, names in enumerate(LAYERS):
+            if any(_inside(module, name) for name in names):
+                return i
+        return None
+
+    unplaced = sorted(m for m in modules(ROOT / "ccsim") if layer(m) is None)
+    assert unplaced == [], "modules in no layer of LAYERS"
+    upward = [f"{e.source} (line {e.line}) imports {e.target}, a layer above"
+              for e in imports(ROOT / "ccsim", type_checking=True)
+              if layer(e.target) < layer(e.source)]
+    assert upward == []
+
+
+def test_the_packet_engine_imports_none_of_what_its_fingerprint_leaves_out():
+    """A stored packet result is reused while ccsim's source but for
+    ``NOT_USED["packet"]`` (the fluid engine) is unchanged: that holds only
+    while the packet engine imports none of it."""
+    from ccsim.sweeps.fingerprint import NOT_USED
+
+    reach = reachable(list(ccsim_imports()), "ccsim.packet")
+    assert {"ccsim.packet.tcp", "ccsim.algorithms.cubic", "ccsim.recovery.sack",
+            "ccsim.queues.codel", "ccsim.scenario.core"} <= reach
+    left_out = "ccsim." + NOT_USED["packet"].strip("/").replace("/", ".")
+    assert sorted(m for m in reach if _inside(m, left_out)) == []
 
 
 KNOWN_PRIVATE_IMPORTS: set[tuple[str, str]] = set()
 """(module, name) pairs still allowed; empty is the goal."""
 
 
-def private_imports(package: Path) -> list[str]:
+def private_imports(edges: list[Import]) -> list[str]:
     """Each import of another module's ``_name``, or of a ``_module`` from
     outside its own package, as ``"importer (line n): what"``."""
     bad = []
-    for e in imports(package):
+    for e in edges:
         for name in e.names:
             if name.startswith("_") and not name.startswith("__") \
                     and (e.source, name) not in KNOWN_PRIVATE_IMPORTS:
@@ -219,7 +305,7 @@ def private_imports(package: Path) -> list[str]:
 
 
 def test_no_module_imports_another_modules_private_names():
-    bad = private_imports(ROOT / "ccsim")
+    bad = private_imports(list(ccsim_imports()))
     if bad:
         pytest.fail("private names imported across modules:\n" + "\n".join(bad), False)
 
@@ -287,11 +373,25 @@ def test_private_names_and_modules_are_found(tmp_path):
         "sub/__init__.py": "from ._helpers import tidy\n",
         "sub/_helpers.py": "def tidy():\n    from ..b import _private as p\n",
     })
-    assert private_imports(pkg) == [
+    assert private_imports(imports(pkg)) == [
         "pkg (line 1): the private module pkg.sub._helpers",
         "pkg.a (line 1): _private from pkg.b",
         "pkg.sub._helpers (line 2): _private from pkg.b",
     ]
+
+
+def test_a_package_that_imports_its_modules_by_name_imports_each(tmp_path):
+    pkg = _package(tmp_path, {
+        "__init__.py": "import importlib, pkgutil\n"
+                       "VERSION = 1\n"
+                       "for m in pkgutil.iter_modules(__path__):\n"
+                       "    importlib.import_module(f'{__name__}.{m.name}')\n",
+        "law.py": "from pkg import VERSION\n",
+        "helper.py": "",
+    })
+    (circle,) = cycles(imports(pkg))
+    assert describe(circle) == "pkg (line 0) -> pkg.law (line 1) -> pkg"
+    assert reachable(imports(pkg), "pkg") == {"pkg", "pkg.law", "pkg.helper"}
 
 
 @pytest.mark.parametrize("source", ["import pkg.b as b\n", "from pkg import b\n",

@@ -41,7 +41,7 @@ Differences from the source:
 * RTT in the target is the smoothed RTT per the RFC; Linux's
   ``bictcp_update`` uses the minimum RTT (``delay_min``).
 * HyStart++ (RFC 9406, recommended by §4.10) is an option, off by default
-  (``hystart=True``; :mod:`ccsim.algorithms._hystart`); without it slow start
+  (``hystart=True``; :mod:`ccsim.algorithms.hystart`); without it slow start
   is plain Reno slow start, ending only at a loss. Linux runs its own older
   HyStart (delay and ACK-train detection), which is not modelled.
 * In the Reno-friendly region ``cwnd`` becomes the larger of ``W_est`` and
@@ -77,7 +77,7 @@ import math
 
 import numpy as np
 
-from ._hystart import HyStartPlusPlus
+from .hystart import HyStartPlusPlus
 from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
@@ -290,7 +290,7 @@ class CubicFluid(FluidLaw):
         quarter of slow start's) for ``CSS_ROUNDS`` RTTs — and then congestion
         avoidance. (The RFC's return to slow start on a spurious exit is left
         out.)"""
-        from ._hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
+        from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
                                MIN_RTT_THRESH)
 
         in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)

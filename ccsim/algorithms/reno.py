@@ -33,8 +33,11 @@ from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 
-def _one_segment_per_window_of_acks(before: dict, event: object, after: dict) -> str | None:
-    """Congestion avoidance: RFC 5681 eq. (3), ``cwnd += 1/cwnd`` per segment
+def one_segment_per_window_of_acks(before: dict, event: object, after: dict) -> str | None:
+    """A rule of Reno's law (in :attr:`Reno.properties`, for ``ccsim.testing``;
+    laws that keep Reno's growth declare it too, as Westwood+ does).
+
+    Congestion avoidance: RFC 5681 eq. (3), ``cwnd += 1/cwnd`` per segment
     ACKed — one segment per RTT of ACKs (``cwnd`` ACKs of one segment each),
     checked exactly (to float tolerance) over a whole round of ACKs."""
     acks = getattr(event, "acks", None)  # a round of ACKs (ccsim.testing.AckRound)
@@ -50,8 +53,10 @@ def _one_segment_per_window_of_acks(before: dict, event: object, after: dict) ->
     return None
 
 
-def _halves_on_loss(before: dict, event: object, after: dict) -> str | None:
-    """On a loss: ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4)."""
+def halves_on_loss(before: dict, event: object, after: dict) -> str | None:
+    """A rule of Reno's law (in :attr:`Reno.properties`; laws that keep
+    Reno's decrease declare it too, as Vegas does): on a loss
+    ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4)."""
     if not isinstance(event, Loss):
         return None
     expected = max(event.inflight / 2.0, MIN_SSTHRESH)
@@ -67,7 +72,7 @@ class Reno(CongestionControl):
 
     name = "reno"
     recovery = "reno"
-    properties = (_one_segment_per_window_of_acks, _halves_on_loss)
+    properties = (one_segment_per_window_of_acks, halves_on_loss)
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         # RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd per ACK, at most one segment per RTT.

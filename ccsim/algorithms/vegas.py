@@ -90,7 +90,7 @@ import numpy as np
 from .base import Ack, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
-from .reno import Reno, _halves_on_loss
+from .reno import Reno, halves_on_loss
 
 MIN_WINDOW = 2.0
 """Vegas never takes ``cwnd`` below 2 segments (Linux ``tcp_vegas_cong_avoid``)."""
@@ -170,7 +170,7 @@ class Vegas(Reno):
     name = "vegas"
     recovery = "vegas"  # Brakmo & Peterson §3.1 (ccsim.recovery.vegas), as ns-2 (Zhang & Bian; Lai & Yao)
     param_space = {"alpha": (0.5, 3.0), "beta": (3.0, 8.0), "gamma": (0.25, 3.0)}
-    properties = (_holds_inside_alpha_beta, _one_segment_per_round, _halves_on_loss)
+    properties = (_holds_inside_alpha_beta, _one_segment_per_round, halves_on_loss)
 
     def __init__(self, *, alpha: float = 2.0, beta: float = 4.0, gamma: float = 1.0,
                  slow_start: str = "linux", diff_rule: str = "linux") -> None:
@@ -223,7 +223,7 @@ class Vegas(Reno):
         elif ack.delivered > self.round_end:
             few = self.round_samples <= FEW_SAMPLES
             if not few:
-                self._decide()
+                self.decide()
             self._begin_round(ack)
             if few:
                 # Too few samples to trust (Linux): Reno's step for this ACK.
@@ -234,8 +234,12 @@ class Vegas(Reno):
         if self.cwnd < self.ssthresh and (self.growing or self.slow_start_variant == "linux"):
             self.slow_start(ack.acked)  # congestion avoidance moves only at round ends
 
-    def _decide(self) -> None:
-        """The once-per-round decision, from the round that just ended."""
+    def decide(self) -> None:
+        """The once-per-round decision, from the round that just ended
+        (:meth:`on_ack` calls it when a round with more than ``FEW_SAMPLES``
+        RTT samples ends). A seam: a subclass that changes only the decision
+        overrides this, and records ``rtt_used``, ``diff`` and ``decisions``
+        as it does, which the declared properties read."""
         cwnd, rtt = self.cwnd, self.round_min_rtt
         target, diff = _target_and_diff(cwnd, self.base_rtt, rtt, self.diff_rule)
         self.rtt_used, self.diff = rtt, diff

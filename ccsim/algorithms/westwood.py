@@ -76,7 +76,7 @@ import numpy as np
 from .base import MIN_SSTHRESH, Ack, Loss, RttSample
 from .fluid import FlowArrays
 from .registry import register
-from .reno import Reno, RenoFluid, _one_segment_per_window_of_acks
+from .reno import Reno, RenoFluid, one_segment_per_window_of_acks
 
 
 def jiffies(rtt, jiffy: float):
@@ -117,7 +117,7 @@ class Westwood(Reno):
     name = "westwood"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
     param_space = {"gain": (0.01, 1.0), "min_interval": (0.0, 0.5), "jiffy": (0.0, 0.01)}
-    properties = (_one_segment_per_window_of_acks, _window_from_estimate)
+    properties = (one_segment_per_window_of_acks, _window_from_estimate)
 
     def __init__(self, *, gain: float = 0.125, min_interval: float = 0.05,
                  jiffy: float = 0.004) -> None:

@@ -25,6 +25,7 @@ from .tcp import Sender
 
 _INF = float("inf")  # a module global: cheaper to look up per ACK than math.inf
 _new_event = tuple.__new__  # builds an event without NamedTuple's Python-level __new__
+_NO_RANGES = ()  # an ACK that SACKed nothing new
 
 
 class FastSender(Sender):
@@ -37,9 +38,19 @@ class FastSender(Sender):
         now = self.clock.now
         newly_sacked = released = 0
         lost_retransmission = False
-        if self.scoreboard is not None:
-            newly_sacked, released, lost_retransmission = self.detect_losses(
-                ackno, blocks, una, now)
+        board = self.scoreboard
+        if board is not None:  # detect_losses, inline
+            detector = self.detector
+            new = _NO_RANGES
+            if blocks or board.blocks:  # else there is nothing to record or release
+                new = [] if detector is not None else None
+                newly_sacked, released = board.update(ackno if ackno > una else una, blocks,
+                                                      new)
+            if detector is not None:
+                lost_retransmission = detector.on_ack(self.sent, una, ackno, new, board, now,
+                                                      self.rtt.min_rtt)
+                if self.tlp is not None and detector.lost and not self.reordering_pending:
+                    self.arm_reordering_timer(now)
         if ackno <= una:
             if ackno == una and self.high_tx > una and self.done_at is None:
                 self.on_duplicate_ack(newly_sacked, now)
@@ -154,3 +165,44 @@ class FastSender(Sender):
             self.high_tx = self.snd_nxt = nxt
         if self.timer.deadline is None and self.high_tx > self.snd_una:
             self.restart_timer()
+
+    def send(self, now: float) -> None:
+        """:meth:`Sender.send <ccsim.packet.tcp.Sender.send>`, paced laws
+        straight to :meth:`send_paced`."""
+        if self.in_recovery and self.recovery.owns_sending:
+            self.recovery.send(self)
+        elif self.detector is not None and self.snd_una < self.recover:
+            self.send_marked_first(now)
+        elif self.cc.pacing_rate:
+            window = self.cc.cwnd
+            self.send_paced(now, window if window <= self.rwnd else self.rwnd)
+        else:
+            self.send_window(now)
+        if self.timer.deadline is None and self.high_tx > self.snd_una:
+            self.restart_timer()
+
+    def send_paced(self, now: float, window: float) -> None:
+        """:meth:`Sender.send_paced <ccsim.packet.tcp.Sender.send_paced>`, the
+        pacer's checks and scheduling inline."""
+        pacer = self.pacer
+        if now < pacer.next_send or pacer.waiting:
+            return
+        nxt = self.snd_nxt
+        board = self.scoreboard
+        if board is not None and board.blocks and nxt < self.high_tx:
+            nxt = board.sacked_run_end(nxt)  # after a timeout: skip what arrived
+        if nxt - self.snd_una + 1 > window or nxt >= self.end_seq:
+            self.snd_nxt = nxt
+            return
+        self.transmit_at(nxt, now)
+        self.snd_nxt = nxt + 1
+        rate = self.cc.pacing_rate
+        if not 0.0 < rate < _INF:
+            self.paced(now)  # raises
+        pacer.next_send = at = now + pacer.packet_bits / rate
+        pacer.waiting = True
+        self.clock.schedule(at, self._pacer_woke, None)
+
+    def _pacer_woke(self, _: None) -> None:
+        self.pacer.waiting = False
+        self.send(self.clock.now)

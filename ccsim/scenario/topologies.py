@@ -1,9 +1,9 @@
 """The arithmetic of each topology: from a builder's keywords (bandwidth,
 RTT, buffer, ...) to the fields of the :class:`~ccsim.Scenario` it describes,
-checked, without building the scenario itself. :mod:`.builders` builds it;
-:meth:`Scenario.replace <ccsim.Scenario.replace>` re-builds a dumbbell from
-here, so that the scenario needs no builder and no builder's module imports
-the scenario's twice.
+each keyword checked, without building the scenario itself.
+:mod:`.builders` builds it, and :meth:`Scenario.replace
+<ccsim.Scenario.replace>` re-builds a dumbbell from here: :mod:`.core`
+imports this module and :mod:`.builders` imports :mod:`.core`, one way.
 """
 
 from __future__ import annotations
@@ -50,8 +50,8 @@ def stack_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
 def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
                     loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
                     duration: Any = "60s", seed: int = 0, **knobs: Any) -> dict[str, Any]:
-    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.dumbbell` builds (see
-    there), checked."""
+    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.dumbbell`
+    builds (see there), its keywords checked."""
     knobs = stack_knobs(knobs)
     rate = parse_rate(bandwidth, "bandwidth")
     if not rate >= MIN_RATE:
@@ -76,8 +76,8 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
 def parking_lot_fields(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
                        queue: Any = "droptail", long: Any = "reno", cross: Any = "reno",
                        duration: Any = "60s", seed: int = 0, **knobs: Any) -> dict[str, Any]:
-    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.parking_lot` builds (see
-    there), checked."""
+    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.parking_lot`
+    builds (see there), its keywords checked."""
     knobs = stack_knobs(knobs)
     if isinstance(hops, bool) or not isinstance(hops, numbers.Integral) or hops < 1:
         raise ScenarioTypeError("hops", hops, "a whole number of links ≥ 1")
@@ -99,8 +99,8 @@ def parking_lot_fields(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
 
 def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any = "60s",
                 seed: int = 0, bottleneck: int | None = None, **knobs: Any) -> dict[str, Any]:
-    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.path` builds (see
-    there), checked."""
+    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.path`
+    builds (see there), its keywords checked."""
     knobs = stack_knobs(knobs)
     specs = list(links) if isinstance(links, Iterable) else None
     if not specs:
