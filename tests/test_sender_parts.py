@@ -17,7 +17,6 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from test_golden import fingerprint, scenarios
 
 import ccsim
 from ccsim import Flow
@@ -29,6 +28,7 @@ from ccsim.packet.rtt import CLOCK_GRANULARITY, RttEstimator
 from ccsim.packet.tcp import Sender
 from ccsim.packet.timers import Pacer, RetransmissionTimer
 from ccsim.recovery import Recovery, SenderView, register
+from tests.test_golden import fingerprint, scenarios
 
 
 def _more_branches() -> dict[str, ccsim.Scenario]:
