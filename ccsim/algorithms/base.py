@@ -251,7 +251,8 @@ class CongestionControl:
         (RFC 3168 §6.1.2: "the same as ... a dropped packet"): ``ssthresh`` as
         :meth:`on_loss` sets it for a fast retransmit, and ``cwnd`` to it.
         """
-        self.on_loss(Loss(echo.now, "fast", echo.inflight, echo.min_rtt, echo.srtt))
+        self.on_loss(Loss(now=echo.now, kind="fast", inflight=echo.inflight,
+                          min_rtt=echo.min_rtt, srtt=echo.srtt))
         self.cwnd = max(self.ssthresh, self.min_cwnd)
 
     def __repr__(self) -> str:

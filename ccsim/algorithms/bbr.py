@@ -24,8 +24,12 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
   ``5/4, 3/4, 1, 1, 1, 1, 1, 1``, one phase per RTprop (the 5/4 phase also
   until inflight reaches 5/4·BDP; the 3/4 phase ends early once inflight is
   down to BDP).
-* PROBE_RTT: when RTprop has not been refreshed for 10 s, ``cwnd = 4`` for
-  200 ms (``bbr_probe_rtt_mode_ms``) and a round, then back. Only a sample
+* PROBE_RTT: when RTprop has not been refreshed for 10 s, ``cwnd = 4``
+  until both 200 ms (``bbr_probe_rtt_mode_ms``) have passed and a round trip
+  has completed since what is in flight came down to 4: an ACK has delivered
+  a segment sent after that moment (Linux's ``bbr_update_min_rtt`` sets
+  ``next_rtt_delivered = delivered`` then, and ``bbr_check_probe_rtt_done``
+  waits for ``probe_rtt_round_done``), then back. Only a sample
   strictly below RTprop refreshes it (Linux's ``bbr_update_min_rtt`` since
   it changed ``<=`` to ``<``), so on a path without jitter, where samples
   return to the minimum but never undercut it, PROBE_RTT comes every 10 s
@@ -121,7 +125,8 @@ class Bbr(CongestionControl):
         self.round_started = False
         self.full_bw, self.full_bw_rounds, self.filled_pipe = 0.0, 0, False
         self.cycle_index, self.cycle_stamp = self.probe_bw_start, 0.0
-        self.probe_rtt_done: float | None = None
+        self.probe_rtt_done: float | None = None  # PROBE_RTT's 200 ms end (s), once armed
+        self.probe_rtt_round_end = math.inf   # delivered count past which its round is done
         self.prior_cwnd = initial_window
         self.pacing_gain, self.gain = self.high_gain, self.high_gain
 
@@ -208,9 +213,13 @@ class Bbr(CongestionControl):
             self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index]
 
     def _probe_rtt(self, ack: Ack) -> None:
-        if self.probe_rtt_done is None and ack.inflight <= self.min_target:
-            self.probe_rtt_done = ack.now + self.probe_rtt_time
-        if self.probe_rtt_done is not None and ack.now >= self.probe_rtt_done:
+        if self.probe_rtt_done is None:
+            if ack.inflight <= self.min_target:  # in flight down to the floor: arm
+                self.probe_rtt_done = ack.now + self.probe_rtt_time
+                # a round trip from now: done once a segment sent after now is delivered
+                self.probe_rtt_round_end = ack.delivered + ack.inflight
+            return
+        if ack.delivered > self.probe_rtt_round_end and ack.now >= self.probe_rtt_done:
             self.rt_prop_stamp = ack.now
             self.cwnd = max(self.cwnd, self.prior_cwnd)
             if self.filled_pipe:
@@ -276,7 +285,9 @@ class BbrFluid(FluidLaw):
     * STARTUP → DRAIN after 3 rounds with less than 25 % BtlBw growth,
       DRAIN → PROBE_BW once ``inflight ≤ BDP``, the 8-phase gain cycle
       (index 2 first), PROBE_RTT when RTprop is 10 s old (``cwnd ≤ 4`` until
-      ``inflight ≤ 4``, then 200 ms) — all the class's tests, on the state
+      ``inflight ≤ 4``, then 200 ms and until ``delivered`` passes what was
+      delivered and in flight then, ``inflight + acked`` as for rounds) — all
+      the class's tests, on the state
       at the end of the step (at most one phase move per step);
     * growth: ``cwnd = min(cwnd + acked, target)`` once the pipe is full,
       as the class; before that (STARTUP's ``cwnd += acked``) the window
@@ -305,7 +316,8 @@ class BbrFluid(FluidLaw):
     state = {"mode": 0.0, "btl_bw": 0.0, "rt_prop": math.inf, "rt_prop_stamp": 0.0,
              "expired": 0.0, "round": 0.0, "round_end": -1.0, "full_bw": 0.0,
              "full_bw_rounds": 0.0, "filled": 0.0, "cycle_index": 2.0, "cycle_stamp": 0.0,
-             "probe_rtt_done": math.nan, "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
+             "probe_rtt_done": math.nan, "probe_rtt_round_end": math.inf,
+             "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
              "gain": HIGH_GAIN, "t_last": math.nan, "held": 0.0}
 
     def __init__(self, cc: Bbr) -> None:
@@ -397,9 +409,11 @@ class BbrFluid(FluidLaw):
         f.expired[act] = 0.0
         prt = act & (f.mode == 3)
         if prt.any():
-            arm = prt & np.isnan(f.probe_rtt_done) & (f.inflight <= cc.min_target)
+            armed = prt & ~np.isnan(f.probe_rtt_done)
+            arm = prt & ~armed & (f.inflight <= cc.min_target)
             f.probe_rtt_done[arm] = now[arm] + cc.probe_rtt_time
-            leave = prt & (now >= f.probe_rtt_done)       # NaN: not yet armed
+            f.probe_rtt_round_end[arm] = (f.delivered + f.inflight + f.acked)[arm]
+            leave = armed & (f.delivered > f.probe_rtt_round_end) & (now >= f.probe_rtt_done)
             if leave.any():
                 f.rt_prop_stamp[leave] = now[leave]
                 back = leave & grow

@@ -3,7 +3,9 @@
 A window law (:class:`~ccsim.algorithms.CongestionControl`) knows no engine.
 Three routes drive it, and all three follow this module:
 
-* the packet engine's sender (:mod:`ccsim.packet.tcp`), ACK by ACK;
+* the packet engine's sender (:mod:`ccsim.packet.tcp`), ACK by ACK (its
+  per-ACK path inline in :mod:`ccsim.packet.fast_path`, which builds the
+  events positionally, in their fields' order);
 * the fluid engine's hook route (:class:`ccsim.fluid.hooks.HookLaw`), once
   per step, for a class without a fluid law of its own;
 * the testing kit's state machine (:mod:`ccsim.testing`), which draws event
@@ -17,9 +19,9 @@ the law may change there; :data:`EVENTS` is the bare map hook name -> event
 type, and :func:`event` builds a hook's event from named fields. The table
 below is generated from :data:`HOOKS`.
 
-What the engines read back after every hook: ``cwnd`` and ``ssthresh``
-(segments) and ``pacing_rate`` (bit/s or ``None``); the packet sender
-refuses a ``cwnd`` that is not finite or below one segment, or a
+What the engines read back after every hook (:data:`READ_BACK`): ``cwnd``
+and ``ssthresh`` (segments) and ``pacing_rate`` (bit/s or ``None``); the
+packet sender refuses a ``cwnd`` that is not finite or below one segment, or a
 ``ssthresh`` that is not positive (:class:`~ccsim.errors.AlgorithmStateError`).
 What they read once, from the class: :data:`DECLARATIONS`.
 
@@ -34,9 +36,11 @@ Two moments have no hook of their own (:data:`WITHOUT_A_HOOK`):
   window itself.
 * **Recovery exit.** Loss recovery belongs to a recovery strategy
   (:mod:`ccsim.recovery`), not to the law: after ``on_loss(kind="fast")``
-  the strategy sets ``cwnd`` during recovery and at its end (Reno, SACK and
-  PRR: ``cwnd = ssthresh``; NewReno: ``min(ssthresh, FlightSize + 1)``;
-  Vegas: its own window). The law hears of the end only by the next
+  the strategy sets ``cwnd`` during recovery and, ending it through the
+  sender's ``exit_recovery``, at its end (Reno, SACK and PRR: ``cwnd =
+  ssthresh``; NewReno: ``min(ssthresh, FlightSize + 1)``; Vegas: its own
+  window; Vegas and Rate-Halving also set ``ssthresh`` through the sender's
+  ``set_ssthresh``, as their sources do). The law hears of the end only by the next
   ``on_ack``, which it sees again (a law with ``acks_in_recovery`` saw every
   ACK anyway). The fluid engine sets ``cwnd`` as the strategy would end
   (``ssthresh``, or the loss window for a strategy that restarts from it);
@@ -48,7 +52,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 __all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "NOT_SAMPLED", "Hook", "HOOKS", "EVENTS",
-           "DECLARATIONS", "WITHOUT_A_HOOK", "event"]
+           "DECLARATIONS", "READ_BACK", "WITHOUT_A_HOOK", "event"]
 
 
 class _NotSampled:
@@ -228,8 +232,9 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
                  "RTT; never while cwnd exceeds the path's capacity",
          may_change="cwnd, ssthresh, pacing_rate and the law's own state"),
     Hook("on_loss", Loss,
-         packet="a loss detected: kind 'fast' when the recovery strategy enters recovery "
-                "(and when a tail loss probe alone repaired a loss), kind 'timeout' when the "
+         packet="a loss detected: kind 'fast' when a recovery starts (fast retransmit, "
+                "Sender.enter_recovery: the strategy's enter calls signal_loss) and when a "
+                "tail loss probe alone repaired a loss; kind 'timeout' when the "
                 "retransmission timer expires (once per segment)",
          fluid="kind 'fast' when the engine detects a loss by duplicate ACKs, 'timeout' when "
                "its retransmission timer expires",
@@ -258,6 +263,13 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
 EVENTS: dict[str, type] = {name: h.event for name, h in HOOKS.items() if h.event is not None}
 """Hook name -> the event type it takes (``start`` takes none)."""
 
+READ_BACK: dict[str, str] = {
+    "cwnd": "congestion window (segments): finite and at least one segment",
+    "ssthresh": "slow-start threshold (segments): > 0, inf before the first loss",
+    "pacing_rate": "bit/s at which the sender spaces full packets, or None for none",
+}
+"""Instance attributes the engines read after every hook, and what they must hold."""
+
 DECLARATIONS: dict[str, str] = {
     "acks_in_recovery": "whether on_ack also sees ACKs during loss recovery",
     "samples_delivery_rate": "whether Ack.delivery_rate is sampled (else NOT_SAMPLED)",
@@ -272,8 +284,9 @@ DECLARATIONS: dict[str, str] = {
 WITHOUT_A_HOOK: dict[str, str] = {
     "timeout": "on_loss with Loss(kind='timeout'); a repeated timeout of the same segment "
                "sets cwnd = loss_window without a hook (packet engine)",
-    "recovery exit": "no hook: the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh); "
-                     "the law sees the next ACK through on_ack",
+    "recovery exit": "no hook: the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh) "
+                     "and calls the sender's exit_recovery; the law sees the next ACK "
+                     "through on_ack",
 }
 """The moments a law might expect a hook for, and how they reach it."""
 

@@ -138,10 +138,12 @@ class ScalableFluid(FluidLaw):
         for w in self._w.tolist():
             probe.cwnd, probe.ssthresh = w, 1.0  # congestion avoidance
             acked = self._EPS * w  # one ACK: the rule at w, exactly, and well above rounding
-            probe.on_ack(Ack(0.0, acked, 0.1, 0.1, 0.1, w, 0.0, 0.0))
+            probe.on_ack(Ack(now=0.0, acked=acked, rtt=0.1, min_rtt=0.1, srtt=0.1, inflight=w,
+                             delivered=0.0, delivery_rate=0.0))
             gain.append((probe.cwnd - w) / acked)
             probe.cwnd = w
-            keep.append(probe.ssthresh_after(Loss(0.0, "fast", w, 0.1, 0.1)) / w)
+            keep.append(probe.ssthresh_after(Loss(now=0.0, kind="fast", inflight=w, min_rtt=0.1,
+                                                  srtt=0.1)) / w)
         self._gain, self._keep = np.array(gain), np.array(keep)
 
     def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
