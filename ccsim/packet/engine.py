@@ -406,7 +406,7 @@ class PacketEngine:
         sc = self.scenario
         start = time.perf_counter()
         if progress:
-            from ..run import progress_bar
+            from .._progress import progress_bar
 
             self.bar = progress_bar(sc.duration, "packet run")
         try:

@@ -4,13 +4,13 @@
 (``dumbbell(queue="codel")``) or passes an object (``queue=ccsim.CoDel(limit=100)``).
 """
 
-from .base import (DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, get, names,
-                   register)
+from .base import (DROP, ENQUEUE, MARK, FluidQueue, LinkView, QueueDiscipline, QueueState, get,
+                   names, register)
 from .codel import CoDel
 from .droptail import DropTail
 from .pie import PIE
 from .red import RED
 from .step import StepMark
 
-__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "ENQUEUE", "DROP", "MARK", "register",
-           "names", "get", "DropTail", "RED", "CoDel", "PIE", "StepMark"]
+__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "LinkView", "ENQUEUE", "DROP", "MARK",
+           "register", "names", "get", "DropTail", "RED", "CoDel", "PIE", "StepMark"]
