@@ -28,6 +28,8 @@ def test_every_hook_of_the_window_law_is_in_the_contract():
         for route in ("packet", "fluid", "testing", "may_change"):
             assert getattr(hook, route).strip(), (name, route)
     assert contract.EVENTS == {n: h.event for n, h in contract.HOOKS.items() if h.event}
+    declared = set(CongestionControl.__annotations__) | set(vars(CongestionControl))
+    assert set(contract.READ_BACK) | set(contract.DECLARATIONS) <= declared
     # the module's documentation is generated from the table, hook by hook
     for name, hook in contract.HOOKS.items():
         assert f"``{name}``" in contract.__doc__ and hook.packet in contract.__doc__

@@ -19,9 +19,9 @@ the law may change there; :data:`EVENTS` is the bare map hook name -> event
 type, and :func:`event` builds a hook's event from named fields. The table
 below is generated from :data:`HOOKS`.
 
-What the engines read back after every hook: ``cwnd`` and ``ssthresh``
-(segments) and ``pacing_rate`` (bit/s or ``None``); the packet sender
-refuses a ``cwnd`` that is not finite or below one segment, or a
+What the engines read back after every hook (:data:`READ_BACK`): ``cwnd``
+and ``ssthresh`` (segments) and ``pacing_rate`` (bit/s or ``None``); the
+packet sender refuses a ``cwnd`` that is not finite or below one segment, or a
 ``ssthresh`` that is not positive (:class:`~ccsim.errors.AlgorithmStateError`).
 What they read once, from the class: :data:`DECLARATIONS`.
 
@@ -52,7 +52,7 @@ from __future__ import annotations
 from typing import Any, Literal, NamedTuple
 
 __all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "NOT_SAMPLED", "Hook", "HOOKS", "EVENTS",
-           "DECLARATIONS", "WITHOUT_A_HOOK", "event"]
+           "DECLARATIONS", "READ_BACK", "WITHOUT_A_HOOK", "event"]
 
 
 class _NotSampled:
@@ -262,6 +262,13 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
 
 EVENTS: dict[str, type] = {name: h.event for name, h in HOOKS.items() if h.event is not None}
 """Hook name -> the event type it takes (``start`` takes none)."""
+
+READ_BACK: dict[str, str] = {
+    "cwnd": "congestion window (segments): finite and at least one segment",
+    "ssthresh": "slow-start threshold (segments): > 0, inf before the first loss",
+    "pacing_rate": "bit/s at which the sender spaces full packets, or None for none",
+}
+"""Instance attributes the engines read after every hook, and what they must hold."""
 
 DECLARATIONS: dict[str, str] = {
     "acks_in_recovery": "whether on_ack also sees ACKs during loss recovery",
