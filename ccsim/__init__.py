@@ -19,7 +19,7 @@ every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
 from . import algorithms, experiments, queues, recovery
 from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioTypeError,
                      UnitError, UnknownAlgorithmError)
-from .queues import PIE, CoDel, QueueDiscipline, StepMark
+from .queues import PIE, CoDel, DualPI2, FqCodel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
@@ -32,7 +32,7 @@ __all__ = [
     # describe
     "dumbbell", "parking_lot", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
     # queue disciplines (ccsim.queues: the contract, and register for your own)
-    "QueueDiscipline", "CoDel", "PIE", "StepMark",
+    "QueueDiscipline", "CoDel", "PIE", "StepMark", "FqCodel", "DualPI2",
     # simulate
     "run", "run_many", "Result",
     # many scenarios
