@@ -30,6 +30,7 @@ queue (:mod:`.dualpi2`), strict or weighted priority: each is this contract.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import random
@@ -118,6 +119,10 @@ class Scheduler(QueueDiscipline):
     models none of them (``fluid = False``) until one declares a model."""
 
     fluid: ClassVar[Any] = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"kind": ..., field: value, ...}``, ``ecn`` always (on by default here)."""
+        return {"kind": self.kind, **dataclasses.asdict(self)}
 
     def start(self, link: "ScheduledLink", rng: random.Random) -> SchedulerState:
         raise NotImplementedError
