@@ -17,6 +17,7 @@ every public function also takes strings such as ``"100Mbps"``, ``"20ms"``,
 """
 
 from . import algorithms, experiments, queues, recovery
+from ._version import __version__ as __version__  # the one source: ccsim/_version.py
 from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioTypeError,
                      UnitError, UnknownAlgorithmError)
 from .queues import PIE, CoDel, DualPI2, FqCodel, QueueDiscipline, StepMark
@@ -25,8 +26,6 @@ from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
 from .sweeps import (aggregate, agreement, load, per_scenario, plot_sweep, read_parquet, sweep,
                      to_parquet, to_xarray)
-
-__version__ = "0.1.0"
 
 __all__ = [
     # describe

@@ -1,5 +1,8 @@
 """Progress bars: tqdm's notebook widget where it can draw one, its text bar
-elsewhere (and in a notebook without ipywidgets, without tqdm's warning)."""
+elsewhere (and in a notebook without ipywidgets, without tqdm's warning).
+
+Both engines and the sweeps draw theirs from here, the bottom layer, so that
+no engine imports :mod:`ccsim.run`, which imports the engines."""
 
 from __future__ import annotations
 
@@ -16,3 +19,10 @@ def tqdm(*args: Any, **kwargs: Any) -> Any:
     else:
         from tqdm.auto import tqdm as bar
     return bar(*args, **kwargs)
+
+
+def progress_bar(duration: float, desc: str) -> Any:
+    """A tqdm bar over ``duration`` simulated seconds (``update`` in seconds)."""
+    return tqdm(total=duration, desc=desc, unit="s", unit_scale=False,
+                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s simulated "
+                           "[{elapsed}<{remaining}]")

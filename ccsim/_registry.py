@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Callable, Generic, TypeVar
+import contextlib
+from typing import Callable, Generic, Iterator, TypeVar
 
 from .errors import ScenarioError, ScenarioTypeError, UnknownAlgorithmError
 
@@ -67,6 +68,24 @@ class Registry(Generic[T]):
             return self._classes[name.lower() if isinstance(name, str) else name]
         except (KeyError, TypeError):
             raise UnknownAlgorithmError(self.field, name, self.names()) from None
+
+    @contextlib.contextmanager
+    def scratch(self) -> Iterator["Registry[T]"]:
+        """A ``with`` block whose registrations do not outlive it: classes
+        registered (or replaced) inside are forgotten when it ends, however
+        it ends, and what was registered before is back. For tests, and for
+        trying a class without leaving it behind::
+
+            with ccsim.algorithms.registry.REGISTRY.scratch():
+                ccsim.algorithms.register(MyLaw)
+                ...
+        """
+        saved = dict(self._classes)
+        try:
+            yield self
+        finally:
+            self._classes.clear()
+            self._classes.update(saved)
 
     def holds(self, cls: type) -> bool:
         """Whether ``cls`` itself is what its name is registered as."""

@@ -40,7 +40,8 @@ PLOT_DPI = 120
 
 
 # -- argument parsing -------------------------------------------------------------
-def _parser() -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``ccsim`` command's argument parser: its commands and their options."""
     parser = argparse.ArgumentParser(
         prog="ccsim", description="TCP congestion control, simulated.",
         epilog="Quantities take units: 10Mbps, 20ms, 64KB, 1BDP. "
@@ -721,7 +722,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     validation errors printed as ``ccsim: error: <message>`` without a
     traceback.
     """
-    parser = _parser()
+    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = parser.parse_args(_attach_negative_values(parser, argv))

@@ -121,9 +121,7 @@ def flow_label(i: int, flow: Any) -> str:
 def describe(result: "Result") -> str:
     """One-line description of the scenario, the figure's title; see
     :meth:`ccsim.Result.describe`."""
-    from .results import describe as _describe
-
-    return _describe(result)
+    return result.describe()
 
 
 def _smooth_samples(smooth: Any, dt: float) -> int:

@@ -142,10 +142,10 @@ class Result:
         tshark, tcptrace): as each sender sees them, or with ``link`` (a link
         index, or ``"bottleneck"``) as they pass that link's queue.
         ``flows``: indices to keep. Needs a packet run with ``events=True``.
-        Returns the packet count. See :mod:`ccsim.packet.pcap` for what the
+        Returns the packet count. See :mod:`ccsim.pcap` for what the
         headers hold."""
         from .errors import ScenarioError
-        from .packet.pcap import write_pcap
+        from .pcap import write_pcap
 
         if self.mode != "packet":
             raise ScenarioError("mode", self.mode, "'packet', run with events=True",
@@ -323,8 +323,8 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
     summary, metrics = summarise(sc, rows, shared, link_bits, t0, t1)
     metrics.update(extra)
     goodput = delivered * bits / dt  # bit/s in each bin
-    traces = _tidy(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
-                               "goodput": goodput}, queue)
+    traces = tidy_traces(times, dt, {"cwnd": cwnd, "ssthresh": ssthresh, "rtt": rtt,
+                                     "goodput": goodput}, queue)
     return Result(scenario=sc, mode=mode, summary=summary, metrics=metrics, traces=traces,
                   events=(events if isinstance(events, pd.DataFrame)
                           else events_table(events)))
@@ -433,9 +433,13 @@ def add_link_trace(traces: pd.DataFrame, variable: str, times: np.ndarray,
     return pd.concat([traces.assign(variable=kinds), rows], ignore_index=True)
 
 
-def _tidy(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],
-          queue: np.ndarray) -> pd.DataFrame:
-    """Stack per-flow arrays and the queue into (time, flow, variable, value)."""
+def tidy_traces(times: np.ndarray, dt: float, per_flow: dict[str, np.ndarray],
+                queue: np.ndarray) -> pd.DataFrame:
+    """:attr:`Result.traces` from arrays, for both engines: ``per_flow`` maps a
+    variable of :data:`TRACE_VARIABLES` to a (samples × flows) array sampled
+    at ``times`` (s; ``"goodput"`` at the end of each ``dt``-second bin
+    instead), ``queue`` is the bottleneck's, one per sample. Returns the
+    long table (time, flow, variable, value), the queue's rows with flow NA."""
     frames = []
     for name, arr in per_flow.items():
         n, k = arr.shape

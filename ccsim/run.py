@@ -47,15 +47,6 @@ def run(scenario: Scenario, mode: str = "packet", *, progress: bool = False,
                     **options)[0]
 
 
-def progress_bar(duration: float, desc: str) -> Any:
-    """A tqdm bar over ``duration`` simulated seconds (``update`` in seconds)."""
-    from ._progress import tqdm
-
-    return tqdm(total=duration, desc=desc, unit="s", unit_scale=False,
-                bar_format="{l_bar}{bar}| {n:.1f}/{total:.1f} s simulated "
-                           "[{elapsed}<{remaining}]")
-
-
 def run_many(scenarios: Iterable[Scenario], mode: str = "packet", *, progress: bool = False,
              events: bool = False, **options: Any) -> list[Result]:
     """Simulate a batch of scenarios; their results, in the same order.

@@ -26,18 +26,19 @@ settings.load_profile(os.environ.get("CCSIM_HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture
-def scratch_registry(monkeypatch):
+def scratch_registry():
     """Let a test register algorithms without leaving them behind for others."""
-    monkeypatch.setattr(algorithm_registry.REGISTRY, "_classes",
-                        dict(algorithm_registry.REGISTRY._classes))
+    with algorithm_registry.REGISTRY.scratch():
+        yield
 
 
 @pytest.fixture
-def scratch_recovery_registry(monkeypatch):
+def scratch_recovery_registry():
     """The same for loss-recovery strategies."""
     from ccsim.recovery import registry as recovery_registry
-    monkeypatch.setattr(recovery_registry.REGISTRY, "_classes",
-                        dict(recovery_registry.REGISTRY._classes))
+
+    with recovery_registry.REGISTRY.scratch():
+        yield
 
 
 @pytest.fixture(autouse=True)

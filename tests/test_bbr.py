@@ -143,9 +143,14 @@ def test_high_gain_is_a_keyword_startup_uses():
 def test_probe_bw_start_phase_is_a_keyword_limited_to_linuxs_choices():
     # Linux: cycle_idx = CYCLE_LEN - 1 - random(bbr_cycle_rand = 7), then one advance: 0 or 2-7,
     # never 1 (the 3/4 drain phase). ccsim fixes it, so a scenario gives one result.
-    cc = make(probe_bw_start=0)
-    cc._enter_probe_bw(1.0)
-    assert (cc.cycle_index, cc.pacing_gain) == (0, 1.25)
+    # driven through the hooks: a flat BtlBw fills the pipe at the 4th round's first ACK,
+    # and DRAIN ends at once (what is in flight is one BDP); the round's other ACKs come
+    # within one RTprop, so the phase does not move yet
+    for start, gain in ((0, 1.25), (2, 1.0)):
+        cc = make(probe_bw_start=start)
+        rounds(cc, 4, 100.0)
+        assert cc.mode == PROBE_BW
+        assert (cc.cycle_index, cc.pacing_gain) == (start, gain)
     with pytest.raises(ccsim.errors.ScenarioError, match="0 or 2 to 7"):
         make(probe_bw_start=1)
 
@@ -179,3 +184,70 @@ def test_probe_rtt_every_ten_seconds_on_a_path_without_jitter():
     gaps = starts[1:] - starts[:-1]
     # 10 s window, plus PROBE_RTT's 200 ms and a round, plus the time to find inflight <= 4
     assert ((gaps > 10.0) & (gaps < 11.0)).all(), gaps
+
+
+def _into_probe_rtt():
+    """A BBR in PROBE_BW whose RTprop then expires: the next ACK enters PROBE_RTT."""
+    cc = make()
+    t, d = rounds(cc, 4, 100.0)                    # a full pipe: PROBE_BW
+    t += 10.5                                      # no new low for 10 s: RTprop expires
+    d += 1.0
+    feed(cc, t, 100.0, delivered=d, inflight=10.0)
+    assert cc.mode == PROBE_RTT and cc.cwnd == 4.0
+    return cc, t, d
+
+
+def test_probe_rtt_ends_after_200_ms_and_a_round_trip():
+    # Linux bbr_update_min_rtt: once in flight is down to 4 (bbr_cwnd_min_target), PROBE_RTT
+    # holds for bbr_probe_rtt_mode_ms = 200 ms *and* until a round trip has completed
+    # (next_rtt_delivered = delivered then; probe_rtt_round_done is needed before
+    # bbr_check_probe_rtt_done may end it): on a path whose RTT exceeds 200 ms, the round
+    # is what holds it. The previous rule ended it after the 200 ms alone.
+    cc, t, d = _into_probe_rtt()
+    prior = cc.prior_cwnd
+    feed(cc, t + 0.01, 100.0, delivered=d + 1, inflight=4.0)   # in flight down to 4: armed
+    feed(cc, t + 0.25, 100.0, delivered=d + 3, inflight=4.0)   # 240 ms on, the 4 still out
+    assert cc.mode == PROBE_RTT and cc.cwnd == 4.0
+    feed(cc, t + 0.40, 100.0, delivered=d + 6, inflight=4.0)   # the 4 delivered, and one since
+    assert cc.mode == PROBE_BW and cc.cwnd == prior
+
+
+def test_probe_rtt_round_trip_does_not_end_it_before_200_ms():
+    cc, t, d = _into_probe_rtt()
+    feed(cc, t + 0.01, 100.0, delivered=d + 1, inflight=4.0)   # armed
+    feed(cc, t + 0.10, 100.0, delivered=d + 9, inflight=4.0)   # a round trip, 90 ms on
+    assert cc.mode == PROBE_RTT
+    feed(cc, t + 0.22, 100.0, delivered=d + 10, inflight=4.0)  # and 200 ms
+    assert cc.mode == PROBE_BW
+
+
+def test_probe_rtt_lasts_a_round_trip_on_a_long_slow_path(scratch_registry):
+    # 200 kbit/s, 400 ms of propagation: segments are 60 ms apart, so ACKs of what was
+    # in flight when PROBE_RTT armed still arrive after its 200 ms. Linux waits for an
+    # ACK of a segment sent after arming; the previous rule left at the first ACK past
+    # 200 ms, with nothing sent since delivered.
+    seen = []
+
+    @ccsim.algorithms.register
+    class Watched(algorithms.get("bbr")):
+        name = "test-bbr-watched"
+
+        def on_ack(self, ack):
+            mode = self.mode
+            super().on_ack(ack)
+            if mode == PROBE_RTT and self.probe_rtt_done is not None:
+                seen.append(("in", ack))
+            if mode == PROBE_RTT and self.mode != PROBE_RTT:
+                seen.append(("out", ack))
+
+    sc = ccsim.dumbbell("200kbps", "200ms", buffer=20, flows=["test-bbr-watched"],
+                        duration="20s", start_jitter=0, ack_jitter=0)
+    ccsim.run(sc)
+    arms = [i for i, (what, _) in enumerate(seen)
+            if what == "in" and (i == 0 or seen[i - 1][0] == "out")]
+    outs = [i for i, (what, _) in enumerate(seen) if what == "out"]
+    assert arms and outs and arms[0] < outs[0]
+    armed, left = seen[arms[0]][1], seen[outs[0]][1]
+    assert left.now - armed.now >= 0.2
+    # the ACK that ended it delivered past everything in flight at arming
+    assert left.delivered > armed.delivered + armed.inflight

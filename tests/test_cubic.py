@@ -179,7 +179,8 @@ def test_timeout_restarts_with_k_zero():
     assert cc.cwnd == 1.0 and cc.ssthresh == pytest.approx(70.0)
     cc.cwnd = cc.ssthresh
     cc.on_ack(ack(now=5.0))
-    assert cc._k == 0.0 and cc.w_max == pytest.approx(70.0)
+    # K = 0: the cubic curve starts the epoch at W_max itself (eq. 1 at t = 0)
+    assert cc.w_cubic(0.0) == cc.w_max == pytest.approx(70.0)
 
 
 def test_slow_start_is_reno():
@@ -293,7 +294,7 @@ def test_rtt_unfairness_closer_to_linear_than_renos():
 
 
 # -- HyStart++ (RFC 9406) ------------------------------------------------------------------------
-from ccsim.algorithms._hystart import HyStartPlusPlus  # noqa: E402
+from ccsim.algorithms.hystart import HyStartPlusPlus  # noqa: E402
 
 
 def _round(hs: HyStartPlusPlus, delivered: float, rtt: float, n: int = 8, inflight: float = 8.0):

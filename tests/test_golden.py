@@ -31,7 +31,7 @@ from ccsim.results import SUMMARY_COLUMNS
 GOLDEN_FILE = Path(__file__).with_name("golden") / "packet.json"
 
 
-def _scenarios() -> dict[str, ccsim.Scenario]:
+def scenarios() -> dict[str, ccsim.Scenario]:
     """Every recovery strategy, RED, random loss, pacing, delayed ACKs,
     several links, access delays, sized and stopping flows, chosen drops."""
     d = ccsim.dumbbell
@@ -100,17 +100,17 @@ def fingerprint(res: ccsim.Result) -> dict:
 
 
 def _record() -> None:
-    out = {name: fingerprint(ccsim.run(sc)) for name, sc in _scenarios().items()}
+    out = {name: fingerprint(ccsim.run(sc)) for name, sc in scenarios().items()}
     GOLDEN_FILE.parent.mkdir(exist_ok=True)
     GOLDEN_FILE.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
     print(f"recorded {len(out)} scenarios in {GOLDEN_FILE}")
 
 
-@pytest.mark.parametrize("name", sorted(_scenarios()))
+@pytest.mark.parametrize("name", sorted(scenarios()))
 def test_packet_engine_results_unchanged(name):
     golden = json.loads(GOLDEN_FILE.read_text())
     assert name in golden, f"no golden record for {name!r}: record with --record"
-    got = fingerprint(ccsim.run(_scenarios()[name]))
+    got = fingerprint(ccsim.run(scenarios()[name]))
     want = golden[name]
     assert got["summary"] == want["summary"]
     assert got["metrics"] == want["metrics"]
@@ -120,7 +120,7 @@ def test_packet_engine_results_unchanged(name):
 def test_fingerprint_sees_a_one_bit_change():
     """The guard is only as good as its fingerprint: flip the last bit of one
     goodput and one trace value, and both must show."""
-    res = ccsim.run(_scenarios()["reno-pair"])
+    res = ccsim.run(scenarios()["reno-pair"])
     before = fingerprint(res)
     g = res.summary["goodput_bps"].to_numpy().copy()
     g[0] = np.nextafter(g[0], math.inf)
@@ -134,7 +134,7 @@ def test_fingerprint_sees_a_one_bit_change():
 
 
 def test_golden_file_covers_every_scenario():
-    assert set(json.loads(GOLDEN_FILE.read_text())) == set(_scenarios())
+    assert set(json.loads(GOLDEN_FILE.read_text())) == set(scenarios())
 
 
 if __name__ == "__main__":

@@ -177,11 +177,11 @@ def test_recipes_and_command_share_the_documented_buffer():
     # 100 packets; the two recipes and `ccsim matrix` must not drift apart.
     import inspect
 
-    from ccsim.cli import _parser
+    from ccsim.cli import build_parser
     from ccsim.experiments import start_order
 
     for recipe in (pairwise_matrix, start_order):
         assert inspect.signature(recipe).parameters["buffer"].default == 100
-    args = _parser().parse_args(["matrix"])
+    args = build_parser().parse_args(["matrix"])
     assert ccsim.dumbbell("100Mbps", "1ms", buffer=args.buffer).links[0].queue.limit == 100
     assert "100-packet" in ccsim.experiments.pairwise.__doc__

@@ -75,10 +75,25 @@ class FakeSender:
     def restart_timer(self) -> None:
         self.timer_restarts += 1
 
-    # driving helpers (what the real sender does before calling the strategy)
+    def exit_recovery(self) -> None:
+        self.in_recovery = False
+
+    def set_ssthresh(self, ssthresh: float) -> None:
+        self.cc.ssthresh = ssthresh
+
+    # driving helpers: the sender's side of the protocol, restated from
+    # ccsim.recovery.SenderView (the sender owns the recovery state)
     def dupack(self, strategy) -> None:
         self.dupacks += 1
-        strategy.on_dupack(self)
+        if self.in_recovery:
+            strategy.on_dupack(self)
+        elif strategy.triggered(self):
+            self.in_recovery = True  # fast retransmit: the sender enters, the strategy acts
+            strategy.enter(self)
+
+    def timeout(self, strategy) -> None:
+        strategy.on_timeout(self)
+        self.in_recovery, self.dupacks, self.recover = False, 0, self.high_tx
 
     def new_ack(self, strategy, ackno: int) -> None:
         acked = ackno - self.snd_una
@@ -139,13 +154,22 @@ def test_trigger_once_snd_una_is_past_recover(name):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_timeout_leaves_recovery(name):
+def test_a_new_episode_after_a_timeout(name):
+    # The sender leaves recovery at a timeout; the strategy's on_timeout must leave
+    # it ready for the next loss: three duplicates beyond recover start one.
     s, tcp = strategy(name), sender()
     for _ in range(DUPTHRESH):
         tcp.dupack(s)
-    tcp.in_recovery = True  # Tahoe never enters; the rule holds for every strategy
-    s.on_timeout(tcp)
-    assert not tcp.in_recovery
+    tcp.timeout(s)
+    tcp.snd_nxt = tcp.high_tx = 130
+    tcp.new_ack(s, 121)
+    for _ in range(DUPTHRESH):
+        tcp.dupack(s)
+    assert tcp.losses == ["fast", "fast"]
+    if name == "tahoe":  # no recovery state: it goes back to the hole instead
+        assert not tcp.in_recovery and tcp.snd_nxt == 121
+    else:
+        assert tcp.in_recovery and tcp.retransmitted[-1] == 121
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -7,7 +7,7 @@ import pytest
 
 import ccsim
 from ccsim.packet import PacketEngine
-from tests.test_golden import _scenarios, fingerprint
+from tests.test_golden import fingerprint, scenarios
 
 
 @pytest.mark.parametrize("name", ["three-link-path", "tahoe-reno-red", "rtt-mix-access-delays",
@@ -17,7 +17,7 @@ def test_hop_by_hop_gives_the_whole_chain_shortcuts_results(name):
     # first; hop by hop, each link is told when the packet gets there. Same FIFO
     # links, so the same run, bit for bit — queue traces included (the shortcut's
     # downstream links must still count packets that a later arrival pushed out).
-    sc = _scenarios()[name]
+    sc = scenarios()[name]
     assert fingerprint(PacketEngine(sc).run()) == \
         fingerprint(PacketEngine(sc, hop_by_hop=True).run())
 

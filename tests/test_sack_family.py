@@ -327,6 +327,17 @@ class FakeView:
     def restart_timer(self):
         pass
 
+    def exit_recovery(self):
+        self.in_recovery = False
+
+    def duplicate(self, strategy):
+        """A duplicate ACK, as the sender hands it over (it owns the recovery state)."""
+        if self.in_recovery:
+            strategy.on_dupack(self)
+        elif strategy.triggered(self):
+            self.in_recovery = True
+            strategy.enter(self)
+
 
 @pytest.mark.parametrize("name", ["sack", "fack", "prr"])
 def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
@@ -339,7 +350,7 @@ def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
-        strategy.on_dupack(tcp)
+        tcp.duplicate(strategy)
     assert tcp.in_recovery and tcp.sent[0] == 100
     assert tcp.cc.ssthresh == 10  # RFC 5681 eq. (4): FlightSize 20 / 2
     newly, released = tcp.scoreboard.update(120, ())
@@ -407,6 +418,6 @@ def test_prr_counts_what_the_entering_ack_delivered():
     for dup in range(1, DUPTHRESH + 1):
         tcp.dupacks = dup
         tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 101 + dup),))[0]
-        strategy.on_dupack(tcp)
+        tcp.duplicate(strategy)
     assert tcp.in_recovery
     assert strategy.prr_delivered == 1

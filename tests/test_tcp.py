@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 import ccsim
 from ccsim.algorithms.reno import Reno
 from ccsim.packet.clock import Clock
-from ccsim.packet.tcp import CLOCK_GRANULARITY, Receiver, Sender
+from ccsim.packet.receiver import Receiver
+from ccsim.packet.rtt import CLOCK_GRANULARITY
+from ccsim.packet.tcp import Sender
 from ccsim.recovery.reno import RenoRecovery
 
 
@@ -61,7 +63,7 @@ def test_rtt_estimator_follows_rfc6298():
     for seq, r in enumerate(samples):
         clock.now = min(t for t, s in sent if s == seq) + r
         sender.on_ack((seq + 1, ()))
-        assert sender.last_rtt == pytest.approx(r, rel=1e-12)
+        assert sender.rtt.last_rtt == pytest.approx(r, rel=1e-12)
         # RFC 6298 §2.2 (first sample) and §2.3 (later ones), restated.
         if srtt is None:
             srtt, rttvar = r, r / 2
@@ -71,8 +73,8 @@ def test_rtt_estimator_follows_rfc6298():
         rto = max(0.2, srtt + max(CLOCK_GRANULARITY, 4 * rttvar))
         assert sender.srtt == pytest.approx(srtt, rel=1e-12)
         assert sender.rttvar == pytest.approx(rttvar, rel=1e-12)
-        assert sender.rto == pytest.approx(rto, rel=1e-12)
-    assert sender.min_rtt == 0.1
+        assert sender.rtt.rto == pytest.approx(rto, rel=1e-12)
+    assert sender.rtt.min_rtt == 0.1
 
 
 def test_karn_no_rtt_sample_from_retransmitted_data(scratch_registry):
@@ -245,7 +247,7 @@ def _reference_blocks(arrivals):
 @settings(max_examples=200)
 @given(st.lists(st.integers(0, 60), min_size=1, max_size=80))
 def test_receiver_sack_blocks_follow_rfc2018(arrivals):
-    from ccsim.packet.tcp import Receiver
+    from ccsim.packet.receiver import Receiver
     wire = _Wire()
     rx = Receiver(sack=True, delayed_ack=False, ack_delay=0.04, back=0.0,
                   clock=wire.clock, deliver_ack=None, n_bins=1, bin_width=1.0)

@@ -161,7 +161,7 @@ def test_kit_catches_mutant(mutant, properties, rules_broken):
     assert any(rule in failure.rule for rule in rules_broken), failure.rule
     assert isinstance(failure, AssertionError)
     assert failure.replay in str(failure)
-    assert "from ccsim.algorithms import NOT_SAMPLED, Ack, Loss, RttSample" in failure.replay
+    assert "from ccsim.algorithms import NOT_SAMPLED, Ack, EcnEcho, Loss, RttSample" in failure.replay
     assert f"algo = {mutant.__qualname__}(" in failure.replay
     assert f"# broken rule: {failure.rule}" in failure.replay
     if failure.rule == "hooks do not raise":

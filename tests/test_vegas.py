@@ -311,9 +311,9 @@ def test_loss_is_renos_and_starts_a_fresh_round():
 class VegasGrowsInsideTheBand(Vegas):
     """Treats alpha ≤ diff ≤ beta as 'too little queued'."""
 
-    def _decide(self):
+    def decide(self):
         before = self.cwnd
-        super()._decide()
+        super().decide()
         if self.cwnd == before and self.cwnd >= self.ssthresh and self.diff <= self.beta:
             self.cwnd += 1.0
 
@@ -321,9 +321,9 @@ class VegasGrowsInsideTheBand(Vegas):
 class VegasHalvesAboveBeta(Vegas):
     """Halves the window when diff > beta, instead of taking one segment off."""
 
-    def _decide(self):
+    def decide(self):
         before = self.cwnd
-        super()._decide()
+        super().decide()
         if self.cwnd == before - 1.0 and self.cwnd >= self.ssthresh:
             self.cwnd = self.ssthresh = max(before / 2.0, 2.0)
 

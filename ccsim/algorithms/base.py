@@ -1,25 +1,12 @@
-"""The congestion-control contract: a window law with three hooks.
+"""The window law: a small class whose hooks the engines call.
 
 An algorithm is a small class holding ``cwnd`` and ``ssthresh`` (segments,
-floats) that the sender reads and that the three hooks update:
-
-* :meth:`CongestionControl.on_ack` — new data was cumulatively acknowledged
-  outside loss recovery: grow (or shrink) the window.
-* :meth:`CongestionControl.on_loss` — the sender detected a loss (third
-  duplicate ACK or retransmission timeout): set ``ssthresh``, and on a
-  timeout the window falls to the loss window.
-* :meth:`CongestionControl.on_rtt` — a valid RTT sample was taken (Karn's
-  rule applied), during recovery too.
-
-And, for flows with ECN (RFC 3168), two more:
-
-* :meth:`CongestionControl.on_ecn` — an ACK echoed congestion marks, and the
-  sender allows a reduction: at most once per window of data (RFC 3168
-  §6.1.2), never during loss recovery. Default: the reduction of a loss
-  without the retransmission.
-* :meth:`CongestionControl.on_ce_echo` — every ACK that echoes marks, with
-  their number (for laws that measure the marked fraction: DCTCP). Default:
-  ignored.
+floats) that the sender reads and that its hooks update: ``start``,
+``on_ack``, ``on_rtt``, ``on_loss`` and, for flows with ECN (RFC 3168),
+``on_ce_echo`` and ``on_ecn``. Which event each hook takes, with what
+fields in what units, when each engine calls it, what it may change, and
+how a timeout and the end of loss recovery reach a law are described once,
+in :mod:`ccsim.algorithms.contract`; the events are re-exported here.
 
 The decision itself is kept pure, as in ns-3's ``GetSsThresh``:
 :meth:`~CongestionControl.ssthresh_after` returns the new ``ssthresh`` and
@@ -28,143 +15,24 @@ changes nothing; ``on_loss`` applies it. Loss *recovery* (what happens to
 algorithm's business: it belongs to a recovery strategy
 (:mod:`ccsim.recovery`), so window laws and recovery combine freely.
 
-Algorithms know no engine: the events below are all they see, and the same
-class runs in any engine that produces them.
+Algorithms know no engine: the contract's events are all they see, and the
+same class runs in any engine that produces them.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, ClassVar, Literal, NamedTuple
+from typing import Any, Callable, ClassVar
 
-__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl", "NOT_SAMPLED"]
+from .contract import NOT_SAMPLED, Ack, EcnEcho, Loss, RttSample
 
+__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl", "NOT_SAMPLED",
+           "MIN_SSTHRESH"]
 
-class _NotSampled:
-    """The type of :data:`NOT_SAMPLED`: refuses to pass for a number."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "NOT_SAMPLED"
-
-    def __reduce__(self) -> str:
-        return "NOT_SAMPLED"  # pickled and copied as the one module-level instance
-
-    def _refuse(self, *_: object) -> Any:
-        raise TypeError("Ack.delivery_rate is NOT_SAMPLED: the engines sample the delivery "
-                        "rate only for window laws that read it; set the class attribute "
-                        "samples_delivery_rate = True on the law")
-
-
-for _name in ("__bool__", "__float__", "__int__", "__index__", "__round__", "__lt__", "__le__",
-              "__gt__", "__ge__", "__add__", "__radd__", "__sub__", "__rsub__", "__mul__",
-              "__rmul__", "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__",
-              "__pow__", "__rpow__", "__neg__", "__pos__", "__abs__"):
-    setattr(_NotSampled, _name, _NotSampled._refuse)
-del _name
-
-NOT_SAMPLED = _NotSampled()
-""":attr:`Ack.delivery_rate` for a law that does not set
-:attr:`CongestionControl.samples_delivery_rate`: any use of it as a number
-(a test of truth, a comparison, arithmetic) raises a ``TypeError`` that
-says so, rather than passing for a rate."""
-
-
-class Ack(NamedTuple):
-    """An ACK that acknowledged new data, as seen by the window law.
-
-    Event objects are immutable named tuples: the engine makes one per ACK,
-    and building one costs a ninth of a frozen dataclass (0.1 against
-    0.9 µs, measured on the 2-core machine kind).
-
-    Attributes:
-        now: simulation time the ACK arrived at the sender (s).
-        acked: segments newly acknowledged by this ACK (> 0).
-        rtt: RTT sample carried by this ACK (s), or ``None`` when Karn's rule
-            excludes it (the acknowledged segment had been retransmitted).
-        min_rtt: smallest RTT sample seen on the flow so far (s).
-        srtt: smoothed RTT per RFC 6298 (s).
-        inflight: segments still outstanding after this ACK.
-        delivered: segments delivered to the receiver since the flow began.
-        delivery_rate: delivery-rate sample (bit/s) over the interval since
-            the acknowledged segment was sent, or ``None`` if unavailable;
-            :data:`NOT_SAMPLED` unless the law sets
-            :attr:`~CongestionControl.samples_delivery_rate`.
-    """
-
-    now: float
-    acked: float
-    rtt: float | None
-    min_rtt: float
-    srtt: float
-    inflight: float
-    delivered: float
-    delivery_rate: float | None | _NotSampled
-
-
-class Loss(NamedTuple):
-    """A loss the sender detected.
-
-    Attributes:
-        now: simulation time of detection (s).
-        kind: ``"fast"`` (duplicate ACKs / recovery trigger) or ``"timeout"``
-            (retransmission timer expired).
-        inflight: segments outstanding when the loss was detected (RFC 5681's
-            FlightSize, in segments).
-        min_rtt: smallest RTT sample seen so far (s); ``inf`` before the first.
-        srtt: smoothed RTT (s); ``nan`` before the first sample.
-    """
-
-    now: float
-    kind: Literal["fast", "timeout"]
-    inflight: float
-    min_rtt: float
-    srtt: float
-
-
-class RttSample(NamedTuple):
-    """A valid RTT measurement (Karn's rule applied).
-
-    Attributes:
-        now: simulation time of the measurement (s).
-        rtt: the sample (s).
-        min_rtt: smallest sample so far, this one included (s).
-        srtt: smoothed RTT after this sample (s).
-        inflight: segments outstanding when the sample was taken.
-    """
-
-    now: float
-    rtt: float
-    min_rtt: float
-    srtt: float
-    inflight: float
-
-
-class EcnEcho(NamedTuple):
-    """An ACK that echoed ECN congestion marks (CE, RFC 3168).
-
-    ccsim's receivers echo the number of CE-marked segments each ACK covers
-    (as DCTCP's receiver state machine, RFC 8257 §3.2, and Accurate ECN
-    convey), rather than RFC 3168's ECE-until-CWR flag: the sender reacts at
-    most once per window either way, and the count is what DCTCP needs.
-
-    Attributes:
-        now: simulation time the ACK arrived (s).
-        marked: CE-marked segments this ACK newly reports (> 0).
-        marked_total: CE-marked segments reported since the flow began.
-        delivered: segments delivered since the flow began (as ``Ack``).
-        inflight: segments outstanding (RFC 5681's FlightSize) when it arrived.
-        min_rtt: smallest RTT sample so far (s). srtt: smoothed RTT (s).
-    """
-
-    now: float
-    marked: int
-    marked_total: int
-    delivered: float
-    inflight: float
-    min_rtt: float
-    srtt: float
+MIN_SSTHRESH = 2.0
+"""The floor of ``ssthresh`` after a reduction (segments): RFC 5681 eq. (4),
+``max(FlightSize / 2, 2·SMSS)``; window laws and fluid laws floor their
+reductions with it."""
 
 
 class CongestionControl:
@@ -214,7 +82,7 @@ class CongestionControl:
     #: Extra rules of this law, checked by :mod:`ccsim.testing` after every step
     #: of its event streams: pure functions ``(before, event, after) -> str |
     #: None``, ``before``/``after`` being copies of the instance's ``vars()``
-    #: and ``event`` the step's ``Ack``, ``Loss``, ``RttSample`` or
+    #: and ``event`` the step's ``Ack``, ``Loss``, ``RttSample``, ``EcnEcho`` or
     #: ``ccsim.testing.AckRound``; they return a message when the rule is broken.
     #: This and :meth:`max_growth_per_rtt` describe the law of the class that
     #: declares them: a subclass that overrides a hook (``start``, ``on_ack``,
@@ -365,7 +233,7 @@ class CongestionControl:
 
         Default: RFC 5681 eq. (4), ``max(FlightSize / 2, 2)`` segments.
         """
-        return max(loss.inflight / 2.0, 2.0)
+        return max(loss.inflight / 2.0, MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         """Apply the law's reaction: new ``ssthresh``; on a timeout the window
@@ -387,7 +255,8 @@ class CongestionControl:
         (RFC 3168 §6.1.2: "the same as ... a dropped packet"): ``ssthresh`` as
         :meth:`on_loss` sets it for a fast retransmit, and ``cwnd`` to it.
         """
-        self.on_loss(Loss(echo.now, "fast", echo.inflight, echo.min_rtt, echo.srtt))
+        self.on_loss(Loss(now=echo.now, kind="fast", inflight=echo.inflight,
+                          min_rtt=echo.min_rtt, srtt=echo.srtt))
         self.cwnd = max(self.ssthresh, self.min_cwnd)
 
     def __repr__(self) -> str:

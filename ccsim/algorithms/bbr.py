@@ -24,8 +24,12 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
   ``5/4, 3/4, 1, 1, 1, 1, 1, 1``, one phase per RTprop (the 5/4 phase also
   until inflight reaches 5/4·BDP; the 3/4 phase ends early once inflight is
   down to BDP).
-* PROBE_RTT: when RTprop has not been refreshed for 10 s, ``cwnd = 4`` for
-  200 ms (``bbr_probe_rtt_mode_ms``) and a round, then back. Only a sample
+* PROBE_RTT: when RTprop has not been refreshed for 10 s, ``cwnd = 4``
+  until both 200 ms (``bbr_probe_rtt_mode_ms``) have passed and a round trip
+  has completed since what is in flight came down to 4: an ACK has delivered
+  a segment sent after that moment (Linux's ``bbr_update_min_rtt`` sets
+  ``next_rtt_delivered = delivered`` then, and ``bbr_check_probe_rtt_done``
+  waits for ``probe_rtt_round_done``), then back. Only a sample
   strictly below RTprop refreshes it (Linux's ``bbr_update_min_rtt`` since
   it changed ``<=`` to ``<``), so on a path without jitter, where samples
   return to the minimum but never undercut it, PROBE_RTT comes every 10 s
@@ -55,13 +59,23 @@ from typing import ClassVar
 
 import numpy as np
 
-from .base import Ack, CongestionControl, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 HIGH_GAIN = 739 / 256   # Linux bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1: 2/ln 2, rounded up
 DRAIN_GAIN = 88 / 256   # Linux bbr_drain_gain = BBR_UNIT * 1000 / 2885: ln 2 / 2, truncated
-PACING_GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
+PACING_GAIN_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)  # Linux bbr_pacing_gain[]
+FULL_BW_GROWTH = 1.25
+"""BtlBw growth per round that still counts as growth in STARTUP (Linux
+``bbr_full_bw_thresh``, 5/4): less for ``FULL_BW_ROUNDS`` rounds, the pipe is full."""
+FULL_BW_ROUNDS = 3
+"""Rounds without ``FULL_BW_GROWTH`` that mean a full pipe (Linux ``bbr_full_bw_cnt``)."""
+SEND_QUANTUM = 3.0
+"""Segments added to ``gain · BDP`` in the window target (Linux
+``bbr_quantization_budget``: 3 send quanta; ccsim sends single segments)."""
+PROBE_RTT_GAIN = 1.0
+"""PROBE_RTT's pacing and window gain (Linux: ``BBR_UNIT``)."""
 STARTUP, DRAIN, PROBE_BW, PROBE_RTT = "startup", "drain", "probe_bw", "probe_rtt"
 
 
@@ -111,7 +125,8 @@ class Bbr(CongestionControl):
         self.round_started = False
         self.full_bw, self.full_bw_rounds, self.filled_pipe = 0.0, 0, False
         self.cycle_index, self.cycle_stamp = self.probe_bw_start, 0.0
-        self.probe_rtt_done: float | None = None
+        self.probe_rtt_done: float | None = None  # PROBE_RTT's 200 ms end (s), once armed
+        self.probe_rtt_round_end = math.inf   # delivered count past which its round is done
         self.prior_cwnd = initial_window
         self.pacing_gain, self.gain = self.high_gain, self.high_gain
 
@@ -126,7 +141,7 @@ class Bbr(CongestionControl):
     def target(self, gain: float) -> float:
         """The window for ``gain`` (segments): ``gain · BDP`` plus the send
         quantum allowance, at least ``min_target``."""
-        return max(gain * self.bdp + 3.0, self.min_target)
+        return max(gain * self.bdp + SEND_QUANTUM, self.min_target)
 
     def on_rtt(self, sample: RttSample) -> None:
         expired = sample.now - self.rt_prop_stamp > self.min_rtt_window
@@ -156,11 +171,11 @@ class Bbr(CongestionControl):
     def _check_full_pipe(self) -> None:
         if self.filled_pipe or not self.round_started:
             return
-        if self.btl_bw >= self.full_bw * 1.25:
+        if self.btl_bw >= self.full_bw * FULL_BW_GROWTH:
             self.full_bw, self.full_bw_rounds = self.btl_bw, 0
             return
         self.full_bw_rounds += 1
-        self.filled_pipe = self.full_bw_rounds >= 3
+        self.filled_pipe = self.full_bw_rounds >= FULL_BW_ROUNDS
 
     # -- the state machine -------------------------------------------------------
     def _update_mode(self, ack: Ack) -> None:
@@ -171,7 +186,7 @@ class Bbr(CongestionControl):
         if self.mode == PROBE_BW:
             self._advance_cycle(ack)
         if self.rt_prop_expired and self.mode != PROBE_RTT:
-            self.mode, self.pacing_gain, self.gain = PROBE_RTT, 1.0, 1.0
+            self.mode, self.pacing_gain, self.gain = PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN
             self.prior_cwnd = self.cwnd
             self.probe_rtt_done = None
         self.rt_prop_expired = False
@@ -198,9 +213,13 @@ class Bbr(CongestionControl):
             self.pacing_gain = PACING_GAIN_CYCLE[self.cycle_index]
 
     def _probe_rtt(self, ack: Ack) -> None:
-        if self.probe_rtt_done is None and ack.inflight <= self.min_target:
-            self.probe_rtt_done = ack.now + self.probe_rtt_time
-        if self.probe_rtt_done is not None and ack.now >= self.probe_rtt_done:
+        if self.probe_rtt_done is None:
+            if ack.inflight <= self.min_target:  # in flight down to the floor: arm
+                self.probe_rtt_done = ack.now + self.probe_rtt_time
+                # a round trip from now: done once a segment sent after now is delivered
+                self.probe_rtt_round_end = ack.delivered + ack.inflight
+            return
+        if ack.delivered > self.probe_rtt_round_end and ack.now >= self.probe_rtt_done:
             self.rt_prop_stamp = ack.now
             self.cwnd = max(self.cwnd, self.prior_cwnd)
             if self.filled_pipe:
@@ -228,7 +247,7 @@ class Bbr(CongestionControl):
 
     def ssthresh_after(self, loss: Loss) -> float:
         """BBR v1 does not reduce on loss: the window stays (at least 2)."""
-        return max(self.cwnd, 2.0)
+        return max(self.cwnd, MIN_SSTHRESH)
 
     def max_slow_start_step(self, ack: Ack) -> float:
         """``cwnd += acked`` toward its target, plus a jump back to the window
@@ -237,8 +256,10 @@ class Bbr(CongestionControl):
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """``cwnd += acked`` toward its target: at most doubling per RTT, plus,
-        leaving PROBE_RTT, the return to the window it had before."""
-        return cwnd + max(self.prior_cwnd - cwnd, 0.0)
+        leaving PROBE_RTT, the return to the window it had before, or a jump
+        up to the floor ``min_target`` (after a reduction below it: an ECN
+        echo's default)."""
+        return cwnd + max(self.prior_cwnd - cwnd, self.min_target - cwnd, 0.0)
 
 
 _MODES = {STARTUP: 0.0, DRAIN: 1.0, PROBE_BW: 2.0, PROBE_RTT: 3.0}
@@ -264,7 +285,9 @@ class BbrFluid(FluidLaw):
     * STARTUP → DRAIN after 3 rounds with less than 25 % BtlBw growth,
       DRAIN → PROBE_BW once ``inflight ≤ BDP``, the 8-phase gain cycle
       (index 2 first), PROBE_RTT when RTprop is 10 s old (``cwnd ≤ 4`` until
-      ``inflight ≤ 4``, then 200 ms) — all the class's tests, on the state
+      ``inflight ≤ 4``, then 200 ms and until ``delivered`` passes what was
+      delivered and in flight then, ``inflight + acked`` as for rounds) — all
+      the class's tests, on the state
       at the end of the step (at most one phase move per step);
     * growth: ``cwnd = min(cwnd + acked, target)`` once the pipe is full,
       as the class; before that (STARTUP's ``cwnd += acked``) the window
@@ -281,9 +304,10 @@ class BbrFluid(FluidLaw):
     the engine (the class would also keep adjusting ``cwnd`` through
     recovery). Such a step's rate sample is taken at the next call, when its
     length is known (``now − t_last``): ``h`` is 0 for it.
-    Read from the class: ``high_gain``, ``drain_gain``; mirrored by value:
-    ``PACING_GAIN_CYCLE``, the full-pipe thresholds 1.25 and 3 rounds, the
-    ``+3`` send-quantum allowance of :meth:`Bbr.target`.
+    Read from the class: ``high_gain``, ``drain_gain`` and the other
+    parameters; shared with it, this module's ``PACING_GAIN_CYCLE``,
+    ``FULL_BW_GROWTH``, ``FULL_BW_ROUNDS``, ``SEND_QUANTUM`` and
+    ``PROBE_RTT_GAIN``.
     """
 
     scalar_params = ("bw_rounds", "probe_bw_start", "high_gain", "drain_gain", "cwnd_gain")
@@ -292,7 +316,8 @@ class BbrFluid(FluidLaw):
     state = {"mode": 0.0, "btl_bw": 0.0, "rt_prop": math.inf, "rt_prop_stamp": 0.0,
              "expired": 0.0, "round": 0.0, "round_end": -1.0, "full_bw": 0.0,
              "full_bw_rounds": 0.0, "filled": 0.0, "cycle_index": 2.0, "cycle_stamp": 0.0,
-             "probe_rtt_done": math.nan, "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
+             "probe_rtt_done": math.nan, "probe_rtt_round_end": math.inf,
+             "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
              "gain": HIGH_GAIN, "t_last": math.nan, "held": 0.0}
 
     def __init__(self, cc: Bbr) -> None:
@@ -355,12 +380,12 @@ class BbrFluid(FluidLaw):
         np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))
         # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
         check = started & (f.filled == 0)
-        more = check & (f.btl_bw >= f.full_bw * 1.25)
+        more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
         f.full_bw[more] = f.btl_bw[more]
         f.full_bw_rounds[more] = 0.0
         flat = check & ~more
         f.full_bw_rounds[flat] += 1.0
-        f.filled[flat & (f.full_bw_rounds >= 3)] = 1.0
+        f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
         # -- phases ---------------------------------------------------------------
         drain = act & (f.mode == 0) & (f.filled == 1)
         self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
@@ -378,15 +403,17 @@ class BbrFluid(FluidLaw):
             f.pacing_gain[move] = _CYCLE[f.cycle_index[move].astype(np.int64)]
         enter = act & (f.expired == 1) & (f.mode != 3)
         if enter.any():
-            self._set(f, enter, PROBE_RTT, 1.0, 1.0)
+            self._set(f, enter, PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN)
             f.prior_cwnd[enter] = f.cwnd[enter]
             f.probe_rtt_done[enter] = np.nan
         f.expired[act] = 0.0
         prt = act & (f.mode == 3)
         if prt.any():
-            arm = prt & np.isnan(f.probe_rtt_done) & (f.inflight <= cc.min_target)
+            armed = prt & ~np.isnan(f.probe_rtt_done)
+            arm = prt & ~armed & (f.inflight <= cc.min_target)
             f.probe_rtt_done[arm] = now[arm] + cc.probe_rtt_time
-            leave = prt & (now >= f.probe_rtt_done)       # NaN: not yet armed
+            f.probe_rtt_round_end[arm] = (f.delivered + f.inflight + f.acked)[arm]
+            leave = armed & (f.delivered > f.probe_rtt_round_end) & (now >= f.probe_rtt_done)
             if leave.any():
                 f.rt_prop_stamp[leave] = now[leave]
                 back = leave & grow
@@ -397,7 +424,7 @@ class BbrFluid(FluidLaw):
         # -- pacing and the window --------------------------------------------------
         paced = act & (f.btl_bw > 0)
         f.pacing[paced] = (f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin))[paced]
-        target = np.maximum(f.gain * self._bdp(f) + 3.0, cc.min_target)
+        target = np.maximum(f.gain * self._bdp(f) + SEND_QUANTUM, cc.min_target)
         acked = f.acked
         doubled = f.cwnd * np.exp2(acked / f.cwnd)
         cwnd = np.where(f.filled == 1, np.minimum(f.cwnd + acked, target),
@@ -407,7 +434,7 @@ class BbrFluid(FluidLaw):
         np.copyto(f.cwnd, np.where(grow, np.maximum(cwnd, cc.min_target), f.cwnd))
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        return np.maximum(f.cwnd[m], 2.0)
+        return np.maximum(f.cwnd[m], MIN_SSTHRESH)
 
 
 Bbr.fluid = BbrFluid

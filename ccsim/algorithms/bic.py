@@ -51,13 +51,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Ack, Loss
+from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
 #: Linux bictcp_update: before the first loss grow at least cwnd/20 per RTT.
 _START_DIVISOR = 20.0
+
+
+def released_w_max(cwnd, beta):
+    """Fast convergence's ``W_max`` after a loss at a window below the last
+    one: ``cwnd·(1 + β)/2`` (Xu, Harfoush, Rhee 2004 §3; Linux ``bictcp_recalc_ssthresh``), for one window (float) or many (array)."""
+    return cwnd * (1.0 + beta) / 2.0
 
 
 @register
@@ -118,12 +124,12 @@ class Bic(Reno):
 
     def ssthresh_after(self, loss: Loss) -> float:
         if self.cwnd <= self.low_window:
-            return max(self.cwnd / 2.0, 2.0)
-        return max(self.cwnd * self.beta, 2.0)
+            return max(self.cwnd / 2.0, MIN_SSTHRESH)
+        return max(self.cwnd * self.beta, MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         if self.fast_convergence and self.cwnd < self.w_max:
-            self.w_max = self.cwnd * (1.0 + self.beta) / 2.0
+            self.w_max = released_w_max(self.cwnd, self.beta)
         else:
             self.w_max = self.cwnd
         super().on_loss(loss)
@@ -161,13 +167,13 @@ class BicFluid(FluidLaw):
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         cwnd = f.cwnd[m]
         return np.maximum(np.where(cwnd <= self.cc.low_window, cwnd / 2.0,
-                                   cwnd * self.cc.beta), 2.0)
+                                   cwnd * self.cc.beta), MIN_SSTHRESH)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         cc = self.cc
         cwnd = f.cwnd[m]
         shrunk = bool(cc.fast_convergence) & (cwnd < f.w_max[m])
-        f.w_max[m] = np.where(shrunk, cwnd * (1.0 + cc.beta) / 2.0, cwnd)
+        f.w_max[m] = np.where(shrunk, released_w_max(cwnd, cc.beta), cwnd)
         super().on_loss(f, m, kind)
 
 

@@ -41,7 +41,7 @@ Differences from the source:
 * RTT in the target is the smoothed RTT per the RFC; Linux's
   ``bictcp_update`` uses the minimum RTT (``delay_min``).
 * HyStart++ (RFC 9406, recommended by §4.10) is an option, off by default
-  (``hystart=True``; :mod:`ccsim.algorithms._hystart`); without it slow start
+  (``hystart=True``; :mod:`ccsim.algorithms.hystart`); without it slow start
   is plain Reno slow start, ending only at a loss. Linux runs its own older
   HyStart (delay and ACK-train detection), which is not modelled.
 * In the Reno-friendly region ``cwnd`` becomes the larger of ``W_est`` and
@@ -77,11 +77,22 @@ import math
 
 import numpy as np
 
-from ._hystart import HyStartPlusPlus
-from .base import Ack, Loss
+from .hystart import HyStartPlusPlus
+from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
+
+TARGET_CAP = 1.5
+"""The most the target may exceed ``cwnd``, as a factor: RFC 9438 §4.2 clamps
+``W_cubic(t + RTT)`` to ``[cwnd, 1.5·cwnd]`` (Linux ``bictcp_update``: at
+most one segment per two ACKs)."""
+
+
+def released_w_max(cwnd, beta):
+    """Fast convergence's ``W_max`` after a loss at a window below the last
+    one: ``cwnd·(1 + β)/2`` (RFC 9438 §4.7), for one window (float) or many (array)."""
+    return cwnd * (1.0 + beta) / 2.0
 
 
 @register
@@ -150,7 +161,7 @@ class Cubic(Reno):
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """RFC 9438 §4.2 caps the target at ``1.5·cwnd``: at most half a window
         per RTT (the Reno-friendly region grows slower)."""
-        return 0.5 * cwnd
+        return (TARGET_CAP - 1.0) * cwnd
 
     def on_ack(self, ack: Ack) -> None:
         hystart = self._hystart
@@ -179,8 +190,9 @@ class Cubic(Reno):
         target = c * (t + rtt - k) ** 3 + w_max
         if cwnd > target:
             target = cwnd
-        if 1.5 * cwnd < target:
-            target = 1.5 * cwnd
+        cap = TARGET_CAP * cwnd
+        if cap < target:
+            target = cap
         cubic = cwnd + (target - cwnd) / cwnd * acked
         if self.tcp_friendliness and c * (t - k) ** 3 + w_max < w_est and w_est > cubic:
             cubic = w_est  # Reno-friendly region
@@ -188,12 +200,12 @@ class Cubic(Reno):
 
     def ssthresh_after(self, loss: Loss) -> float:
         """RFC 9438 §4.6 with cwnd for flight_size: ``max(β·cwnd, 2)``."""
-        return max(self.cwnd * self.beta, 2.0)
+        return max(self.cwnd * self.beta, MIN_SSTHRESH)
 
     def w_max_after_loss(self) -> float:
         """§4.7 fast convergence: release bandwidth when the window shrank."""
         if self.fast_convergence and self.cwnd < self.w_max:
-            return self.cwnd * (1.0 + self.beta) / 2.0
+            return released_w_max(self.cwnd, self.beta)
         return self.cwnd
 
     def on_loss(self, loss: Loss) -> None:
@@ -205,6 +217,12 @@ class Cubic(Reno):
         if loss.kind == "timeout":
             # §4.8: the first epoch after a timeout has K = 0, W_max = cwnd_epoch.
             self.w_max = 0.0
+
+
+def _cube(x: np.ndarray) -> np.ndarray:
+    """``x³`` elementwise by multiplication (numpy's ``x ** 3`` calls ``pow``
+    per element: about 15× slower, and the fluid law takes three per step)."""
+    return x * x * x
 
 
 class CubicFluid(FluidLaw):
@@ -245,15 +263,16 @@ class CubicFluid(FluidLaw):
             f.w_est[fresh] = f.cwnd[fresh]
         rtt = np.where(np.isfinite(f.srtt), f.srtt, f.rtt)
         t = f.now + f.h - f.epoch
-        w_cubic = cc.c * (t - f.k) ** 3 + f.w_max
-        target = np.minimum(np.maximum(cc.c * (t + rtt - f.k) ** 3 + f.w_max, f.cwnd), 1.5 * f.cwnd)
+        w_cubic = cc.c * _cube(t - f.k) + f.w_max
+        target = np.minimum(np.maximum(cc.c * _cube(t + rtt - f.k) + f.w_max, f.cwnd),
+                            TARGET_CAP * f.cwnd)
         rounds = h_ca / f.rtt  # RTTs of ACKs in congestion avoidance this step
         # the target moves during the step: taken as a ramp from its value at
         # the start of the step's congestion avoidance to its value at the end,
         # relaxation towards a ramp integrates exactly (a long step must not
         # lead it by an RTT)
-        before_t = np.minimum(np.maximum(cc.c * (t - h_ca + rtt - f.k) ** 3 + f.w_max, f.cwnd),
-                              1.5 * f.cwnd)
+        before_t = np.minimum(np.maximum(cc.c * _cube(t - h_ca + rtt - f.k) + f.w_max, f.cwnd),
+                              TARGET_CAP * f.cwnd)
         decay = np.exp(-rounds)
         lag = np.where(rounds > 0, (target - before_t) / np.where(rounds > 0, rounds, 1.0), 0.0)
         cubic = target - lag - (before_t - lag - f.cwnd) * decay
@@ -271,10 +290,11 @@ class CubicFluid(FluidLaw):
         quarter of slow start's) for ``CSS_ROUNDS`` RTTs — and then congestion
         avoidance. (The RFC's return to slow start on a spurious exit is left
         out.)"""
-        from ._hystart import CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_THRESH
+        from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
+                               MIN_RTT_THRESH)
 
         in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)
-        thresh = np.clip(f.min_rtt / 8.0, MIN_RTT_THRESH, MAX_RTT_THRESH)
+        thresh = np.clip(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH, MAX_RTT_THRESH)
         enter = in_ss & np.isnan(f.css_until) & (f.rtt - f.min_rtt >= thresh)
         f.css_until[enter] = (f.now + CSS_ROUNDS * f.rtt)[enter]
         css = in_ss & ~np.isnan(f.css_until)
@@ -288,13 +308,13 @@ class CubicFluid(FluidLaw):
         return h_ca
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        return np.maximum(f.cwnd[m] * self.cc.beta, 2.0)
+        return np.maximum(f.cwnd[m] * self.cc.beta, MIN_SSTHRESH)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         cc = self.cc
         cwnd = f.cwnd[m]
         shrunk = cc.fast_convergence & (cwnd < f.w_max[m])
-        f.w_max[m] = np.where(shrunk, cwnd * (1.0 + cc.beta) / 2.0, cwnd)
+        f.w_max[m] = np.where(shrunk, released_w_max(cwnd, cc.beta), cwnd)
         f.cwnd_prior[m] = cwnd
         f.epoch[m] = math.nan
         f.hystart_over[m] = 1.0  # a loss ends HyStart++ (RFC 9406 §4.2)

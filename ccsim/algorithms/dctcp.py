@@ -45,13 +45,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Ack, EcnEcho, Loss
+from .base import MIN_SSTHRESH, Ack, EcnEcho, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
-MIN_SSTHRESH = 2.0
-"""The floor of a DCTCP reduction (segments; Linux ``dctcp_ssthresh``'s 2U)."""
+# The floor of a DCTCP reduction is RFC 5681's MIN_SSTHRESH (Linux dctcp_ssthresh's 2U).
+ALPHA_DIVISOR = 2.0
+"""A window of marks gives up ``α/2`` of itself: RFC 8257 §3.3's
+``cwnd·(1 − α/2)``, the fluid model's ``W·α·F/(2R)``."""
+LOSS_DIVISOR = 2.0
+"""A loss halves ``cwnd`` (Linux ``dctcp_react_to_loss``)."""
 
 
 @register
@@ -89,11 +93,11 @@ class DCTCP(Reno):
         super().on_ack(ack)
 
     def on_ecn(self, echo: EcnEcho) -> None:
-        self.ssthresh = max(self.cwnd * (1.0 - self.alpha / 2.0), MIN_SSTHRESH)
+        self.ssthresh = max(self.cwnd * (1.0 - self.alpha / ALPHA_DIVISOR), MIN_SSTHRESH)
         self.cwnd = self.ssthresh
 
     def ssthresh_after(self, loss: Loss) -> float:
-        return max(self.cwnd / 2.0, MIN_SSTHRESH)
+        return max(self.cwnd / LOSS_DIVISOR, MIN_SSTHRESH)
 
 
 class DCTCPFluid(FluidLaw):
@@ -138,11 +142,11 @@ class DCTCPFluid(FluidLaw):
         # slow start ends at the first echoes, with one cut
         cut = (cwnd < f.ssthresh) & (F > 0)
         if cut.any():
-            f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / 2.0), MIN_SSTHRESH)[cut]
+            f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / ALPHA_DIVISOR), MIN_SSTHRESH)[cut]
             cwnd[cut] = f.ssthresh[cut]
         h_ca = f.slow_start()
         # dW/dt = a − b·W over the congestion-avoidance part of the step
-        a, b = 1.0 / rtt, alpha * F / (2.0 * rtt)
+        a, b = 1.0 / rtt, alpha * F / (ALPHA_DIVISOR * rtt)
         decay = np.exp(-b * h_ca)
         marked = b > 0
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -154,7 +158,7 @@ class DCTCPFluid(FluidLaw):
                                        f.ssthresh))
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        return np.maximum(f.cwnd[m] / 2.0, MIN_SSTHRESH)
+        return np.maximum(f.cwnd[m] / LOSS_DIVISOR, MIN_SSTHRESH)
 
 
 DCTCP.fluid = DCTCPFluid

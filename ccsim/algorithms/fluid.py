@@ -41,6 +41,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
+from .base import MIN_SSTHRESH
+
 if TYPE_CHECKING:
     from .base import CongestionControl
 
@@ -165,7 +167,7 @@ class FluidLaw:
         """The ``ssthresh`` each flow in ``m`` sets on a loss (pure; the
         values for the flows in ``m``). Default: RFC 5681 eq. (4),
         ``max(FlightSize / 2, 2)``."""
-        return np.maximum(f.inflight[m] / 2.0, 2.0)
+        return np.maximum(f.inflight[m] / 2.0, MIN_SSTHRESH)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         """Flows in ``m`` detected a loss: ``kind`` is ``"fast"`` (duplicate

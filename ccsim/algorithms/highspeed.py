@@ -63,11 +63,20 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss
+from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
+
+RENO_DECREASE = 0.5
+"""b(w) at or below Low_Window: Reno's halving (RFC 3649 §5)."""
+RESPONSE_P = 0.078
+"""RFC 3649 §5's response function ``p(w) = 0.078 / w^1.2``: its coefficient..."""
+RESPONSE_EXPONENT = 1.2
+"""... and its exponent."""
+MD_SCALE = 256.0
+"""Linux keeps b(w) in 256ths (``hstcp_aimd_vals[].md``)."""
 
 # RFC 3649 Appendix B as Linux keeps it (net/ipv4/tcp_highspeed.c): the upper
 # window of each row (segments) and b(w) in 256ths; row i adds a = i + 1
@@ -117,11 +126,12 @@ class HighSpeed(Reno):
     def b(self, w: float) -> float:
         """Decrease factor at window ``w`` (fraction of the window given up)."""
         if self.rule == "linux":
-            return _ROW_MD[_row(w)] / 256.0
+            return _ROW_MD[_row(w)] / MD_SCALE
         if w <= self.low_window:
-            return 0.5
+            return RENO_DECREASE
         span = math.log(self.high_window) - math.log(self.low_window)
-        return (self.high_decrease - 0.5) * (math.log(w) - math.log(self.low_window)) / span + 0.5
+        return ((self.high_decrease - RENO_DECREASE) * (math.log(w) - math.log(self.low_window))
+                / span + RENO_DECREASE)
 
     def a(self, w: float) -> float:
         """Increase at window ``w`` (segments per RTT), at least Reno's 1."""
@@ -130,7 +140,7 @@ class HighSpeed(Reno):
         if w <= self.low_window:
             return 1.0
         b = self.b(w)
-        p = 0.078 / w ** 1.2  # RFC 3649 §5's response function, as a loss rate
+        p = RESPONSE_P / w ** RESPONSE_EXPONENT  # RFC 3649 §5's response function, as a loss rate
         return max(w * w * p * 2.0 * b / (2.0 - b), 1.0)
 
     # -- hooks ---------------------------------------------------------------
@@ -146,8 +156,8 @@ class HighSpeed(Reno):
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
         if self.rule == "linux":  # cwnd - ((cwnd * md) >> 8)
-            return max(w - math.floor(math.floor(w) * _ROW_MD[_row(w)] / 256.0), 2.0)
-        return max((1.0 - self.b(w)) * w, 2.0)
+            return max(w - math.floor(math.floor(w) * _ROW_MD[_row(w)] / MD_SCALE), MIN_SSTHRESH)
+        return max((1.0 - self.b(w)) * w, MIN_SSTHRESH)
 
 
 class HighSpeedFluid(FluidLaw):
@@ -196,7 +206,7 @@ class HighSpeedFluid(FluidLaw):
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         w = f.inflight[m]
-        return np.maximum((1.0 - self.b(w)) * w, 2.0)
+        return np.maximum((1.0 - self.b(w)) * w, MIN_SSTHRESH)
 
 
 HighSpeed.fluid = HighSpeedFluid

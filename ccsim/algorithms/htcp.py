@@ -54,11 +54,16 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss
+from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
+#: α_raw(Δ) = 1 + ALPHA_LINEAR·d + (d / ALPHA_QUADRATIC_HALF)² with d = Δ − Δ_L
+#: (s): the paper's and Linux's ``htcp_alpha_update``
+#: (``1 + 10·diff + (diff/2)²``), in segments per RTT.
+ALPHA_LINEAR = 10.0          # segments per RTT per s
+ALPHA_QUADRATIC_HALF = 2.0   # d is halved before it is squared
 #: Linux htcp_alpha_update clamps RTT_min/RTT_ref to this interval.
 _RTT_RATIO_MIN, _RTT_RATIO_MAX = 0.1, 2.0
 #: Linux measure_rtt: RTT_max may grow by at most this much per sample (s).
@@ -98,7 +103,7 @@ class Htcp(Reno):
         if delta <= self.delta_l:
             return 1.0
         d = delta - self.delta_l
-        return 1.0 + 10.0 * d + (d / 2.0) ** 2
+        return 1.0 + ALPHA_LINEAR * d + (d / ALPHA_QUADRATIC_HALF) ** 2
 
     def alpha(self, delta: float) -> float:
         """Increase per RTT: RTT-scaled and multiplied by 2(1 − β)."""
@@ -138,7 +143,7 @@ class Htcp(Reno):
 
     def ssthresh_after(self, loss: Loss) -> float:
         beta = self.beta_for(min(self.min_rtt, loss.min_rtt), self.max_rtt)
-        return max(beta * self.cwnd, 2.0)
+        return max(beta * self.cwnd, MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         self.min_rtt = min(self.min_rtt, loss.min_rtt)
@@ -162,8 +167,8 @@ class HtcpFluid(FluidLaw):
 
     α_raw, the RTT scaling and β are the window law's :meth:`Htcp.alpha_raw`,
     :meth:`Htcp.alpha` and :meth:`Htcp.beta_for`, vectorised and mirrored by
-    value (constants from ``self.cc`` and this module's ``_RTT_RATIO_*``,
-    ``_MAX_RTT_STEP``, ``_MAX_RTT_FADE``).
+    value (constants from ``self.cc`` and this module's ``ALPHA_*``,
+    ``_RTT_RATIO_*``, ``_MAX_RTT_STEP``, ``_MAX_RTT_FADE``).
     """
 
     long_steps = True  # alpha at the step's midpoint: quadratic in time
@@ -176,7 +181,8 @@ class HtcpFluid(FluidLaw):
     def alpha(self, f: FlowArrays, delta: np.ndarray) -> np.ndarray:
         cc = self.cc
         d = np.maximum(delta - cc.delta_l, 0.0)
-        a = np.where(delta <= cc.delta_l, 1.0, 1.0 + 10.0 * d + (d / 2.0) ** 2)
+        a = np.where(delta <= cc.delta_l, 1.0,
+                     1.0 + ALPHA_LINEAR * d + (d / ALPHA_QUADRATIC_HALF) ** 2)
         if cc.rtt_scaling:
             ok = np.isfinite(f.rtt_lo) & (f.rtt_lo > 0)
             ratio = np.clip(np.where(ok, f.rtt_lo, cc.rtt_ref) / cc.rtt_ref,
@@ -206,7 +212,7 @@ class HtcpFluid(FluidLaw):
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         beta = self.beta_for(np.minimum(f.rtt_lo[m], f.min_rtt[m]), f.rtt_hi[m])
-        return np.maximum(beta * f.cwnd[m], 2.0)
+        return np.maximum(beta * f.cwnd[m], MIN_SSTHRESH)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         lo = np.minimum(f.rtt_lo[m], f.min_rtt[m])

@@ -62,6 +62,11 @@ from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
+LINUX_MAX_RHO = 16.0
+"""Linux ``tcp_hybla.c`` caps the slow-start exponent: ``1 << min(rho, 16)``."""
+LINUX_CWND_CLAMP = 65535.0
+"""Linux ``hybla_init``: ``tp->snd_cwnd_clamp`` (segments)."""
+
 
 @register
 class Hybla(Reno):
@@ -70,8 +75,8 @@ class Hybla(Reno):
     name = "hybla"
     param_space = {"rtt0": (0.005, 0.5)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
-    SLOW_START_MAX_RHO = 16.0  # Linux tcp_hybla.c: 1 << min(rho, 16) in slow start
-    CWND_CLAMP = 65535.0       # Linux hybla_init: tp->snd_cwnd_clamp (segments)
+    SLOW_START_MAX_RHO = LINUX_MAX_RHO  # the exponent's cap in slow start (a subclass may change it)
+    CWND_CLAMP = LINUX_CWND_CLAMP       # the window's cap (segments)
 
     def __init__(self, *, rtt0: float = 0.025) -> None:
         self.rtt0 = rtt0  # reference RTT (s)
@@ -88,7 +93,7 @@ class Hybla(Reno):
     def max_slow_start_step(self, ack: Ack) -> float:
         """``(2^min(ρ, 16) − 1)·acked``: Linux's capped exponent (the
         promise, whatever ``SLOW_START_MAX_RHO`` a subclass sets)."""
-        return (2.0 ** min(self.rho_for(ack.min_rtt), 16.0) - 1.0) * ack.acked
+        return (2.0 ** min(self.rho_for(ack.min_rtt), LINUX_MAX_RHO) - 1.0) * ack.acked
 
     def rho_for(self, rtt: float) -> float:
         """Normalised RTT, ``max(rtt / rtt0, 1)``; 1 when ``rtt`` is unknown."""

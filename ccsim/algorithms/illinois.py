@@ -68,7 +68,7 @@ import math
 
 import numpy as np
 
-from .base import Ack, CongestionControl, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
@@ -80,7 +80,7 @@ def _decrease_keeps_one_minus_beta(before: dict, event: object, after: dict) -> 
     before it (paper; Linux ``tcp_illinois_ssthresh``)."""
     if not isinstance(event, Loss):
         return None
-    expected = max((1.0 - before["beta"]) * before["cwnd"], 2.0)
+    expected = max((1.0 - before["beta"]) * before["cwnd"], MIN_SSTHRESH)
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"{event.kind} loss at cwnd={before['cwnd']!r}, beta={before['beta']!r}: "
                 f"ssthresh became {after['ssthresh']!r}, (1 − β)·cwnd gives {expected!r}")
@@ -203,7 +203,7 @@ class Illinois(CongestionControl):
             self.cwnd += self.alpha * acked / self.cwnd
 
     def ssthresh_after(self, loss: Loss) -> float:
-        return max((1.0 - self.beta) * self.cwnd, 2.0)
+        return max((1.0 - self.beta) * self.cwnd, MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         super().on_loss(loss)
@@ -302,7 +302,7 @@ class IllinoisFluid(FluidLaw):
         f.cwnd += np.where(h_ca > 0, f.alpha * h_ca / f.rtt, 0.0)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
-        return np.maximum((1.0 - f.beta[m]) * f.cwnd[m], 2.0)
+        return np.maximum((1.0 - f.beta[m]) * f.cwnd[m], MIN_SSTHRESH)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         super().on_loss(f, m, kind)

@@ -75,10 +75,19 @@ import math
 
 import numpy as np
 
-from .base import Ack, RttSample
+from .base import MIN_SSTHRESH, Ack, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
+
+ECI_MAX_FACTOR = 2.0
+"""After an early congestion indication ``d_max = ECI_MAX_FACTOR · sd``
+(and ``d_min = sd``): Linux ``tcp_lp_pkts_acked``."""
+ECI_DIVISOR = 2.0
+"""An ECI outside the inference phase halves ``cwnd`` (Kuzmanovic & Knightly §3.2)."""
+MIN_WINDOW = 1.0
+"""``cwnd`` after an ECI inside the inference phase, and the floor of the
+halving outside it (segments; Linux: ``1U``)."""
 
 
 @register
@@ -138,10 +147,10 @@ class LP(Reno):
         inference = self.in_inference(ack.now)
         if self.sowd >= self.threshold():  # Linux: not "sowd < threshold", even if all equal
             # Early congestion indication.
-            self.owd_min, self.owd_max = self.sowd, 2.0 * self.sowd
-            self.owd_max_rsv = 2.0 * self.sowd
-            self.cwnd = 1.0 if inference else max(self.cwnd / 2.0, 1.0)
-            self.ssthresh = max(self.cwnd, 2.0)  # then additive increase (the paper's AI phase)
+            self.owd_min, self.owd_max = self.sowd, ECI_MAX_FACTOR * self.sowd
+            self.owd_max_rsv = ECI_MAX_FACTOR * self.sowd
+            self.cwnd = MIN_WINDOW if inference else max(self.cwnd / ECI_DIVISOR, MIN_WINDOW)
+            self.ssthresh = max(self.cwnd, MIN_SSTHRESH)  # then additive increase (the paper's AI phase)
             self.last_drop = ack.now
             return
         if not inference:
@@ -201,10 +210,11 @@ class LPFluid(FluidLaw):
         eci = moving & (f.sowd >= f.owd_min + cc.delta * (f.owd_max - f.owd_min))
         if eci.any():
             f.owd_min[eci] = f.sowd[eci]
-            f.owd_max[eci] = 2.0 * f.sowd[eci]
-            f.owd_max_rsv[eci] = 2.0 * f.sowd[eci]
-            f.cwnd[eci] = np.where(inference, 1.0, np.maximum(f.cwnd / 2.0, 1.0))[eci]
-            f.ssthresh[eci] = np.maximum(f.cwnd[eci], 2.0)
+            f.owd_max[eci] = ECI_MAX_FACTOR * f.sowd[eci]
+            f.owd_max_rsv[eci] = ECI_MAX_FACTOR * f.sowd[eci]
+            f.cwnd[eci] = np.where(inference, MIN_WINDOW,
+                                   np.maximum(f.cwnd / ECI_DIVISOR, MIN_WINDOW))[eci]
+            f.ssthresh[eci] = np.maximum(f.cwnd[eci], MIN_SSTHRESH)
             f.last_drop[eci] = now[eci]
         # Reno's growth for the part of the step outside the inference phase
         h = f.h.copy()

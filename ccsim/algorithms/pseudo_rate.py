@@ -62,6 +62,9 @@ from .base import Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
+MIN_WINDOW = 2.0
+"""The floor of the direct drop to a cycle's bound (segments)."""
+
 
 def _direct_drop_to_bound(before: dict, event: object, after: dict) -> str | None:
     """A cycle whose bound is below ``cwnd`` drops the window straight to the
@@ -72,10 +75,10 @@ def _direct_drop_to_bound(before: dict, event: object, after: dict) -> str | Non
     if isinstance(event, Loss) or after.get("cycles", 0) != before.get("cycles", 0) + 1:
         return None
     b = after["bound"]
-    if b < before["cwnd"] and not math.isclose(after["cwnd"], max(b, 2.0),
+    if b < before["cwnd"] and not math.isclose(after["cwnd"], max(b, MIN_WINDOW),
                                                rel_tol=1e-9, abs_tol=1e-9):
         return (f"bound {b!r} < cwnd {before['cwnd']!r}: cwnd became {after['cwnd']!r}, "
-                f"the direct drop gives {max(b, 2.0)!r}")
+                f"the direct drop gives {max(b, MIN_WINDOW)!r}")
     return None
 
 
@@ -131,7 +134,7 @@ class PseudoRate(CongestionControl):
                 self.bound = self.window_bound(self.base_rtt, acked / rtt)
                 self.cycles += 1
                 if self.bound < self.cwnd:
-                    self.cwnd = max(self.bound, 2.0)  # direct drop
+                    self.cwnd = max(self.bound, MIN_WINDOW)  # direct drop
         self.cycle_start = ack.now
         self.cycle_acked = 0.0
         self.cycle_end = ack.delivered + ack.inflight
@@ -188,7 +191,7 @@ class PseudoRateFluid(FluidLaw):
             bound = self.cc.window_bound(f.base_rtt, acked / rtt)
             f.bound[whole] = bound[whole]
             drop = whole & (bound < f.cwnd)
-            f.cwnd[drop] = np.maximum(bound, 2.0)[drop]
+            f.cwnd[drop] = np.maximum(bound, MIN_WINDOW)[drop]
             f.cycle_start[ends] = f.now[ends]
             f.cycle_acked[ends] = 0.0
             f.cycle_size[ends] = np.minimum(f.cwnd, f.inflight + f.acked)[ends]

@@ -28,13 +28,16 @@ from __future__ import annotations
 
 import math
 
-from .base import Ack, CongestionControl, Loss
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
 
-def _one_segment_per_window_of_acks(before: dict, event: object, after: dict) -> str | None:
-    """Congestion avoidance: RFC 5681 eq. (3), ``cwnd += 1/cwnd`` per segment
+def one_segment_per_window_of_acks(before: dict, event: object, after: dict) -> str | None:
+    """A rule of Reno's law (in :attr:`Reno.properties`, for ``ccsim.testing``;
+    laws that keep Reno's growth declare it too, as Westwood+ does).
+
+    Congestion avoidance: RFC 5681 eq. (3), ``cwnd += 1/cwnd`` per segment
     ACKed — one segment per RTT of ACKs (``cwnd`` ACKs of one segment each),
     checked exactly (to float tolerance) over a whole round of ACKs."""
     acks = getattr(event, "acks", None)  # a round of ACKs (ccsim.testing.AckRound)
@@ -50,11 +53,13 @@ def _one_segment_per_window_of_acks(before: dict, event: object, after: dict) ->
     return None
 
 
-def _halves_on_loss(before: dict, event: object, after: dict) -> str | None:
-    """On a loss: ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4)."""
+def halves_on_loss(before: dict, event: object, after: dict) -> str | None:
+    """A rule of Reno's law (in :attr:`Reno.properties`; laws that keep
+    Reno's decrease declare it too, as Vegas does): on a loss
+    ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4)."""
     if not isinstance(event, Loss):
         return None
-    expected = max(event.inflight / 2.0, 2.0)
+    expected = max(event.inflight / 2.0, MIN_SSTHRESH)
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"{event.kind} loss with inflight={event.inflight!r}: ssthresh became "
                 f"{after['ssthresh']!r}; RFC 5681 eq. 4 gives max(inflight/2, 2) = {expected!r}")
@@ -67,7 +72,7 @@ class Reno(CongestionControl):
 
     name = "reno"
     recovery = "reno"
-    properties = (_one_segment_per_window_of_acks, _halves_on_loss)
+    properties = (one_segment_per_window_of_acks, halves_on_loss)
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         # RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd per ACK, at most one segment per RTT.

@@ -49,7 +49,7 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss
+from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
@@ -93,10 +93,10 @@ class Scalable(Reno):
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
         if self.rule == "linux":  # cwnd - (cwnd >> 3), on the whole window
-            return max(w - math.floor(self.b * math.floor(w)), 2.0)
+            return max(w - math.floor(self.b * math.floor(w)), MIN_SSTHRESH)
         if w <= self.low_window:
             return super().ssthresh_after(loss)
-        return max(w * (1.0 - self.b), 2.0)
+        return max(w * (1.0 - self.b), MIN_SSTHRESH)
 
 
 class ScalableFluid(FluidLaw):
@@ -138,10 +138,12 @@ class ScalableFluid(FluidLaw):
         for w in self._w.tolist():
             probe.cwnd, probe.ssthresh = w, 1.0  # congestion avoidance
             acked = self._EPS * w  # one ACK: the rule at w, exactly, and well above rounding
-            probe.on_ack(Ack(0.0, acked, 0.1, 0.1, 0.1, w, 0.0, 0.0))
+            probe.on_ack(Ack(now=0.0, acked=acked, rtt=0.1, min_rtt=0.1, srtt=0.1, inflight=w,
+                             delivered=0.0, delivery_rate=0.0))
             gain.append((probe.cwnd - w) / acked)
             probe.cwnd = w
-            keep.append(probe.ssthresh_after(Loss(0.0, "fast", w, 0.1, 0.1)) / w)
+            keep.append(probe.ssthresh_after(Loss(now=0.0, kind="fast", inflight=w, min_rtt=0.1,
+                                                  srtt=0.1)) / w)
         self._gain, self._keep = np.array(gain), np.array(keep)
 
     def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -154,7 +156,7 @@ class ScalableFluid(FluidLaw):
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         w = f.inflight[m]
-        return np.maximum(self._lookup(self._keep, w) * w, 2.0)
+        return np.maximum(self._lookup(self._keep, w) * w, MIN_SSTHRESH)
 
 
 Scalable.fluid = ScalableFluid

@@ -32,6 +32,12 @@ from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
+SMOOTH_FROM = 2.0
+"""Smooth-start begins at ``ssthresh / SMOOTH_FROM`` (segments)."""
+SMOOTH_RATE = 0.5
+"""Segments smooth-start adds per segment acknowledged: half slow start's,
+×1.5 per RTT."""
+
 
 @register
 class Ssdr(Reno):
@@ -42,14 +48,14 @@ class Ssdr(Reno):
 
     def on_ack(self, ack: Ack) -> None:
         acked = ack.acked
-        smooth_from = self.ssthresh / 2.0
+        smooth_from = self.ssthresh / SMOOTH_FROM
         if self.cwnd < smooth_from:                       # slow start
             step = min(acked, smooth_from - self.cwnd)
             self.cwnd += step
             acked -= step
         if acked and self.cwnd < self.ssthresh:           # smooth-start: half rate
-            step = min(acked, 2.0 * (self.ssthresh - self.cwnd))
-            self.cwnd += step / 2.0
+            step = min(acked, (self.ssthresh - self.cwnd) / SMOOTH_RATE)
+            self.cwnd += step * SMOOTH_RATE
             acked -= step
         if acked:                                         # Reno's congestion avoidance
             self.cwnd += acked / self.cwnd
@@ -68,7 +74,7 @@ class SsdrFluid(FluidLaw):
         h, rtt, ss = f.h.copy(), f.rtt, f.ssthresh
         c = f.cwnd.copy()
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            for limit, factor in ((ss / 2.0, 2.0), (ss, 1.5)):
+            for limit, factor in ((ss / SMOOTH_FROM, 2.0), (ss, 1.0 + SMOOTH_RATE)):
                 in_phase = (c < limit) & (h > 0)
                 t = np.where(in_phase, rtt * np.log(limit / c) / math.log(factor), 0.0)
                 grown = np.where(h <= t, c * factor ** (h / rtt), limit)

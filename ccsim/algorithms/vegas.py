@@ -90,7 +90,17 @@ import numpy as np
 from .base import Ack, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
-from .reno import Reno, _halves_on_loss
+from .reno import Reno, halves_on_loss
+
+MIN_WINDOW = 2.0
+"""Vegas never takes ``cwnd`` below 2 segments (Linux ``tcp_vegas_cong_avoid``)."""
+ROUND_STEP = 1.0
+"""Congestion avoidance moves ``cwnd`` one segment per round towards
+``[α, β]`` (Brakmo & Peterson §3.2)."""
+EXIT_MARGIN = 1.0
+"""Slow start ends with ``cwnd = min(cwnd, target + 1)`` (segments; Linux)."""
+FEW_SAMPLES = 2
+"""A round with this many RTT samples or fewer decides nothing (Linux)."""
 
 
 def _target_and_diff(cwnd: float, base_rtt: float, rtt: float, rule: str) -> tuple[float, float]:
@@ -142,9 +152,9 @@ def _one_segment_per_round(before: dict, event: object, after: dict) -> str | No
         return None
     diff, change = d
     if diff > after["beta"]:
-        expected = max(before["cwnd"] - 1.0, 2.0) - before["cwnd"]
+        expected = max(before["cwnd"] - ROUND_STEP, MIN_WINDOW) - before["cwnd"]
     elif diff < after["alpha"]:
-        expected = 1.0
+        expected = ROUND_STEP
     else:
         return None
     if not math.isclose(change, expected, rel_tol=1e-9, abs_tol=1e-9):
@@ -160,7 +170,7 @@ class Vegas(Reno):
     name = "vegas"
     recovery = "vegas"  # Brakmo & Peterson §3.1 (ccsim.recovery.vegas), as ns-2 (Zhang & Bian; Lai & Yao)
     param_space = {"alpha": (0.5, 3.0), "beta": (3.0, 8.0), "gamma": (0.25, 3.0)}
-    properties = (_holds_inside_alpha_beta, _one_segment_per_round, _halves_on_loss)
+    properties = (_holds_inside_alpha_beta, _one_segment_per_round, halves_on_loss)
 
     def __init__(self, *, alpha: float = 2.0, beta: float = 4.0, gamma: float = 1.0,
                  slow_start: str = "linux", diff_rule: str = "linux") -> None:
@@ -211,9 +221,9 @@ class Vegas(Reno):
         if self.round_end is None:  # first ACK of the connection or after a loss
             self._begin_round(ack)
         elif ack.delivered > self.round_end:
-            few = self.round_samples <= 2
+            few = self.round_samples <= FEW_SAMPLES
             if not few:
-                self._decide()
+                self.decide()
             self._begin_round(ack)
             if few:
                 # Too few samples to trust (Linux): Reno's step for this ACK.
@@ -224,8 +234,12 @@ class Vegas(Reno):
         if self.cwnd < self.ssthresh and (self.growing or self.slow_start_variant == "linux"):
             self.slow_start(ack.acked)  # congestion avoidance moves only at round ends
 
-    def _decide(self) -> None:
-        """The once-per-round decision, from the round that just ended."""
+    def decide(self) -> None:
+        """The once-per-round decision, from the round that just ended
+        (:meth:`on_ack` calls it when a round with more than ``FEW_SAMPLES``
+        RTT samples ends). A seam: a subclass that changes only the decision
+        overrides this, and records ``rtt_used``, ``diff`` and ``decisions``
+        as it does, which the declared properties read."""
         cwnd, rtt = self.cwnd, self.round_min_rtt
         target, diff = _target_and_diff(cwnd, self.base_rtt, rtt, self.diff_rule)
         self.rtt_used, self.diff = rtt, diff
@@ -237,15 +251,15 @@ class Vegas(Reno):
             if self.growing:           # cwnd changed this round: compare after the next
                 self.growing = False
             elif diff > self.gamma:    # queue building: leave slow start
-                self.cwnd = max(min(cwnd, target + 1.0), 2.0)
+                self.cwnd = max(min(cwnd, target + EXIT_MARGIN), MIN_WINDOW)
                 self.ssthresh = self.cwnd
             else:
                 self.growing = True
         elif diff > self.beta:         # too much queued: slow down
-            self.cwnd = max(cwnd - 1.0, 2.0)
+            self.cwnd = max(cwnd - ROUND_STEP, MIN_WINDOW)
             self.ssthresh = min(self.ssthresh, self.cwnd)
         elif diff < self.alpha:        # too little queued: speed up
-            self.cwnd = cwnd + 1.0
+            self.cwnd = cwnd + ROUND_STEP
 
     def _decide_linux(self, cwnd: float, target: float, diff: float) -> None:
         """Linux ``tcp_vegas_cong_avoid`` at a round's end: slow start ends once
@@ -256,14 +270,14 @@ class Vegas(Reno):
         ``ssthresh = max(ssthresh, ⌊cwnd/2⌋ + ⌊cwnd/4⌋)`` (tcp_current_ssthresh)."""
         if cwnd < self.ssthresh:
             if diff > self.gamma:
-                self.cwnd = min(cwnd, math.floor(target) + 1.0)
+                self.cwnd = min(cwnd, math.floor(target) + EXIT_MARGIN)
                 self.ssthresh = min(self.ssthresh, self.cwnd)  # tcp_vegas_ssthresh
         elif diff > self.beta:
-            self.cwnd = cwnd - 1.0
+            self.cwnd = cwnd - ROUND_STEP
             self.ssthresh = min(self.ssthresh, self.cwnd)
         elif diff < self.alpha:
-            self.cwnd = cwnd + 1.0
-        self.cwnd = max(self.cwnd, 2.0)
+            self.cwnd = cwnd + ROUND_STEP
+        self.cwnd = max(self.cwnd, MIN_WINDOW)
         whole = math.floor(self.cwnd)
         self.ssthresh = max(self.ssthresh, float(whole // 2 + whole // 4))
 
@@ -310,15 +324,18 @@ class VegasFluid(FluidLaw):
         in_ss = moving & (f.cwnd < f.ssthresh)
         leave = in_ss & (f.cwnd * queued > cc.gamma * scale)
         if leave.any():
-            f.cwnd[leave] = np.maximum(np.minimum(f.cwnd, f.cwnd * base / f.rtt + 1.0), 2.0)[leave]
+            f.cwnd[leave] = np.maximum(np.minimum(f.cwnd, f.cwnd * base / f.rtt + EXIT_MARGIN),
+                                       MIN_WINDOW)[leave]
             f.ssthresh[leave] = f.cwnd[leave]
         h_ca = f.slow_start()
         queue = f.cwnd * queued
         rounds = h_ca / f.rtt
-        up = np.minimum(rounds, np.maximum(lo * scale - queue, 0.0))
-        down = np.minimum(rounds, np.maximum(queue - hi * scale, 0.0))
-        cwnd = np.maximum(f.cwnd + up - down, np.where(down > 0, 2.0, 0.0))
-        np.copyto(f.cwnd, np.where(h_ca > 0, np.maximum(cwnd, np.minimum(f.cwnd, 2.0)), f.cwnd))
+        step = ROUND_STEP * rounds           # segments this step may move cwnd
+        up = np.minimum(step, np.maximum(lo * scale - queue, 0.0))
+        down = np.minimum(step, np.maximum(queue - hi * scale, 0.0))
+        cwnd = np.maximum(f.cwnd + up - down, np.where(down > 0, MIN_WINDOW, 0.0))
+        np.copyto(f.cwnd, np.where(h_ca > 0, np.maximum(cwnd, np.minimum(f.cwnd, MIN_WINDOW)),
+                                   f.cwnd))
         shrink = (down > 0) & (h_ca > 0)
         np.copyto(f.ssthresh, np.where(shrink, np.minimum(f.ssthresh, f.cwnd), f.ssthresh))
 

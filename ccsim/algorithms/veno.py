@@ -51,13 +51,15 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
 
 RANDOM_LOSS_DECREASE = 4.0 / 5.0  # ssthresh / cwnd after a loss taken as random
 CONGESTIVE_DECREASE = 1.0 / 2.0   # ssthresh / cwnd after a congestive loss (Reno's)
+CONGESTED_SHARE = 0.5  # of Reno's increase while N ≥ β: a segment every other RTT
+RENO_SAMPLES = 2       # Linux tcp_veno_cong_avoid: Reno's step until more RTT samples
 
 
 def _backlog(cwnd: float, rtt: float, base_rtt: float) -> float:
@@ -74,7 +76,7 @@ def _decrease_by_backlog(before: dict, event: object, after: dict) -> str | None
         return None
     n = _backlog(before["cwnd"], before["rtt"], before["base_rtt"])
     factor = CONGESTIVE_DECREASE if n >= before["beta"] else RANDOM_LOSS_DECREASE  # NaN: random
-    expected = max(before["cwnd"] * factor, 2.0)
+    expected = max(before["cwnd"] * factor, MIN_SSTHRESH)
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"loss with cwnd={before['cwnd']!r}, N={n!r}, beta={before['beta']!r}: "
                 f"ssthresh became {after['ssthresh']!r}, the rule gives {expected!r}")
@@ -88,7 +90,8 @@ def _increase_by_backlog(before: dict, event: object, after: dict) -> str | None
     if not isinstance(event, Ack) or before["cwnd"] < before["ssthresh"]:
         return None
     n = _backlog(before["cwnd"], after["rtt"], after["base_rtt"])  # this ACK's sample
-    share = 0.5 if after["samples"] > 2 and n >= after["beta"] else 1.0
+    share = (CONGESTED_SHARE if after["samples"] > RENO_SAMPLES and n >= after["beta"]
+             else 1.0)
     expected = before["cwnd"] + share * event.acked / before["cwnd"]
     if not math.isclose(after["cwnd"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"congestion avoidance, N={n!r}, beta={after['beta']!r}: an ACK of "
@@ -138,12 +141,13 @@ class Veno(Reno):
         if acked:
             # Reno's step until more than two samples (Linux), then every other RTT
             # while congested
-            share = 0.5 if self.samples > 2 and self.backlog >= self.beta else 1.0
+            share = (CONGESTED_SHARE if self.samples > RENO_SAMPLES and self.backlog >= self.beta
+                     else 1.0)
             self.cwnd += share * acked / self.cwnd
 
     def ssthresh_after(self, loss: Loss) -> float:
         factor = CONGESTIVE_DECREASE if self.congested() else RANDOM_LOSS_DECREASE
-        return max(self.cwnd * factor, 2.0)
+        return max(self.cwnd * factor, MIN_SSTHRESH)
 
 
 class VenoFluid(FluidLaw):
@@ -169,13 +173,13 @@ class VenoFluid(FluidLaw):
 
     def grow(self, f: FlowArrays) -> None:
         congested = self._backlog(f) >= self.cc.beta
-        share = np.where(congested, 0.5, 1.0)
+        share = np.where(congested, CONGESTED_SHARE, 1.0)
         f.cwnd += share * f.slow_start() / f.rtt
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         congested = self._backlog(f, m) >= self.cc.beta
         factor = np.where(congested, CONGESTIVE_DECREASE, RANDOM_LOSS_DECREASE)
-        return np.maximum(f.cwnd[m] * factor, 2.0)
+        return np.maximum(f.cwnd[m] * factor, MIN_SSTHRESH)
 
 
 Veno.fluid = VenoFluid

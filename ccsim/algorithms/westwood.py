@@ -73,10 +73,19 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, Loss, RttSample
 from .fluid import FlowArrays
 from .registry import register
-from .reno import Reno, RenoFluid, _one_segment_per_window_of_acks
+from .reno import Reno, RenoFluid, one_segment_per_window_of_acks
+
+
+def jiffies(rtt, jiffy: float):
+    """``rtt`` (s; a float or an array) rounded up to whole ticks of ``jiffy``
+    seconds, as Linux's ``usecs_to_jiffies`` of the sample in µs (a jiffy
+    under 1 µs reads whole µs)."""
+    tick = max(round(jiffy * 1e6), 1)  # µs
+    us = np.round(rtt * 1e6) if isinstance(rtt, np.ndarray) else round(rtt * 1e6)
+    return -(-us // tick) * tick / 1e6
 
 
 def _window_from_estimate(before: dict, event: object, after: dict) -> str | None:
@@ -90,9 +99,9 @@ def _window_from_estimate(before: dict, event: object, after: dict) -> str | Non
         window = bw * rtt / (8.0 * before["mss"])  # bit/s · s / (bit/segment)
         if event.kind == "fast":
             window = min(window, before["cwnd"])
-        expected = max(window, 2.0)
+        expected = max(window, MIN_SSTHRESH)
     else:
-        expected = 2.0
+        expected = MIN_SSTHRESH
     if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
         return (f"{event.kind} loss with bw_est={bw!r} bit/s, min_rtt={rtt!r} s, "
                 f"cwnd={before['cwnd']!r}: ssthresh became {after['ssthresh']!r}, "
@@ -108,7 +117,7 @@ class Westwood(Reno):
     name = "westwood"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
     param_space = {"gain": (0.01, 1.0), "min_interval": (0.0, 0.5), "jiffy": (0.0, 0.01)}
-    properties = (_one_segment_per_window_of_acks, _window_from_estimate)
+    properties = (one_segment_per_window_of_acks, _window_from_estimate)
 
     def __init__(self, *, gain: float = 0.125, min_interval: float = 0.05,
                  jiffy: float = 0.004) -> None:
@@ -135,8 +144,7 @@ class Westwood(Reno):
         ``usecs_to_jiffies`` of the sample in µs; unchanged when ``jiffy`` is 0."""
         if not self.jiffy:
             return rtt
-        tick = max(round(self.jiffy * 1e6), 1)  # µs; a jiffy under 1 µs reads whole µs
-        return -(-round(rtt * 1e6) // tick) * tick / 1e6
+        return jiffies(rtt, self.jiffy)
 
     def on_rtt(self, sample: RttSample) -> None:
         if sample.rtt > 0:
@@ -173,11 +181,11 @@ class Westwood(Reno):
 
     def ssthresh_after(self, loss: Loss) -> float:
         if self.bw_est <= 0.0 or not math.isfinite(self.rtt_min):
-            return 2.0  # no estimate yet: Linux's westwood_bw_rttmin floor, max(0, 2)
+            return MIN_SSTHRESH  # no estimate yet: Linux's westwood_bw_rttmin floor, max(0, 2)
         window = self.bw_est * self.rtt_min / (8.0 * self.mss)  # segments
         if loss.kind == "fast":
             window = min(window, self.cwnd)
-        return max(window, 2.0)
+        return max(window, MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         super().on_loss(loss)
@@ -220,8 +228,7 @@ class WestwoodFluid(RenoFluid):
         if moving.any():
             rtt = f.rtt
             if cc.jiffy:  # whole jiffies, rounded up, as Westwood.in_jiffies
-                tick = max(round(cc.jiffy * 1e6), 1)
-                rtt = -(-np.round(f.rtt * 1e6) // tick) * tick / 1e6
+                rtt = jiffies(f.rtt, cc.jiffy)
             fresh_min = moving & ((f.reset_rtt_min > 0) | (rtt < f.rtt_min))
             f.rtt_min[fresh_min] = rtt[fresh_min]
             f.reset_rtt_min[fresh_min] = 0.0
@@ -253,7 +260,7 @@ class WestwoodFluid(RenoFluid):
         window = bw * np.where(known, rtt, 0.0)
         if kind == "fast":
             window = np.minimum(window, f.cwnd[m])
-        return np.maximum(window, 2.0)  # 2 with no estimate yet, as the window law
+        return np.maximum(window, MIN_SSTHRESH)  # 2 with no estimate yet, as the window law
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         super().on_loss(f, m, kind)

@@ -72,9 +72,15 @@ import math
 
 import numpy as np
 
-from .base import Ack, CongestionControl, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
+
+RENO_COUNT_MIN = 2.0
+"""The estimated window of a competing Reno flow starts at, and never falls
+below, 2 segments (Linux ``tcp_yeah``'s ``reno_count``)."""
+FEW_SAMPLES = 2
+"""A round with this many RTT samples or fewer is not counted (Linux)."""
 
 
 def _loss_reduction_in_bounds(before: dict, event: object, after: dict) -> str | None:
@@ -84,8 +90,8 @@ def _loss_reduction_in_bounds(before: dict, event: object, after: dict) -> str |
     if not isinstance(event, Loss):
         return None
     w, s = before["cwnd"], after["ssthresh"]
-    low = max(w - max(w / 2.0, 2.0), 2.0)
-    high = max(w - w / 2.0 ** before["delta"], 2.0)
+    low = max(w - max(w / 2.0, MIN_SSTHRESH), MIN_SSTHRESH)
+    high = max(w - w / 2.0 ** before["delta"], MIN_SSTHRESH)
     if not low - 1e-9 <= s <= high + 1e-9:
         return (f"{event.kind} loss at cwnd={w!r}: ssthresh {s!r} outside "
                 f"[{low!r}, {high!r}]")
@@ -123,7 +129,7 @@ class YeAH(CongestionControl):
         self.round_end = -1.0      # delivered count that ends the round
         self.last_q = 0.0          # Q of the last counted round (segments)
         self.doing_reno_now = 0    # consecutive slow rounds (0: fast mode)
-        self.reno_count = 2.0      # estimated window of a competing Reno flow
+        self.reno_count = RENO_COUNT_MIN  # estimated window of a competing Reno flow
         self.fast_count = 0        # fast rounds since the last reset
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
@@ -154,7 +160,7 @@ class YeAH(CongestionControl):
             else:
                 self.cwnd += acked / min(self.cwnd, self.ai_cnt)     # Scalable
         if ack.delivered >= self.round_end:
-            if self.cnt_rtt > 2:
+            if self.cnt_rtt > FEW_SAMPLES:
                 self._end_round()
             self.round_end = ack.delivered + ack.inflight
             self.round_min, self.cnt_rtt = math.inf, 0
@@ -165,7 +171,7 @@ class YeAH(CongestionControl):
         if self.is_fast(rtt, self.cwnd):
             self.fast_count += 1
             if self.fast_count > self.zeta:
-                self.reno_count, self.fast_count = 2.0, 0
+                self.reno_count, self.fast_count = RENO_COUNT_MIN, 0
             self.doing_reno_now = 0
         else:
             if queue > self.alpha and self.cwnd > self.reno_count:
@@ -173,8 +179,8 @@ class YeAH(CongestionControl):
                 reduction = min(queue / self.gamma, self.cwnd / 2.0 ** self.epsilon)
                 self.cwnd = max(self.cwnd - reduction, self.reno_count)
                 self.ssthresh = self.cwnd
-            if self.reno_count <= 2:
-                self.reno_count = max(self.cwnd / 2.0, 2.0)
+            if self.reno_count <= RENO_COUNT_MIN:
+                self.reno_count = max(self.cwnd / 2.0, RENO_COUNT_MIN)
             else:
                 self.reno_count += 1
             self.doing_reno_now += 1
@@ -182,18 +188,18 @@ class YeAH(CongestionControl):
 
     def loss_reduction(self) -> float:
         """Segments a loss takes off ``cwnd`` (Linux ``tcp_yeah_ssthresh``)."""
-        half = max(self.cwnd / 2.0, 2.0)
+        half = max(self.cwnd / 2.0, MIN_SSTHRESH)
         if self.doing_reno_now < self.rho:
             return max(min(self.last_q, half), self.cwnd / 2.0 ** self.delta)
         return half
 
     def ssthresh_after(self, loss: Loss) -> float:
-        return max(self.cwnd - self.loss_reduction(), 2.0)
+        return max(self.cwnd - self.loss_reduction(), MIN_SSTHRESH)
 
     def on_loss(self, loss: Loss) -> None:
         super().on_loss(loss)
         self.fast_count = 0
-        self.reno_count = max(self.reno_count / 2.0, 2.0)
+        self.reno_count = max(self.reno_count / 2.0, RENO_COUNT_MIN)
 
 
 class YeAHFluid(FluidLaw):
@@ -227,7 +233,8 @@ class YeAHFluid(FluidLaw):
     """
 
     state = {"base_rtt": math.inf, "round_min": math.inf, "cnt_rtt": 0.0, "round_end": -1.0,
-             "last_q": 0.0, "doing_reno_now": 0.0, "reno_count": 2.0, "fast_count": 0.0}
+             "last_q": 0.0, "doing_reno_now": 0.0, "reno_count": RENO_COUNT_MIN,
+             "fast_count": 0.0}
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
@@ -243,7 +250,7 @@ class YeAHFluid(FluidLaw):
         scalable = np.where(f.doing_reno_now > 0, 1.0, np.maximum(1.0, f.cwnd / cc.ai_cnt))
         f.cwnd += scalable * f.slow_start() / f.rtt
         ends = moving & (f.delivered >= f.round_end)
-        count = ends & (f.cnt_rtt > 2)
+        count = ends & (f.cnt_rtt > FEW_SAMPLES)
         if count.any():
             self._end_round(f, count)
         f.round_end[ends] = (f.delivered + f.inflight + f.acked)[ends]
@@ -257,7 +264,7 @@ class YeAHFluid(FluidLaw):
         fast = m & (queue <= cc.alpha) & (rtt - base <= base / cc.phy)
         f.fast_count[fast] += 1.0
         reset = fast & (f.fast_count > cc.zeta)
-        f.reno_count[reset] = 2.0
+        f.reno_count[reset] = RENO_COUNT_MIN
         f.fast_count[reset] = 0.0
         f.doing_reno_now[fast] = 0.0
         slow = m & ~fast
@@ -266,24 +273,24 @@ class YeAHFluid(FluidLaw):
             reduction = np.minimum(queue / cc.gamma, cwnd / 2.0 ** cc.epsilon)
             f.cwnd[cut] = np.maximum(cwnd - reduction, f.reno_count)[cut]
             f.ssthresh[cut] = f.cwnd[cut]
-        low = slow & (f.reno_count <= 2)
-        f.reno_count[low] = np.maximum(f.cwnd / 2.0, 2.0)[low]
+        low = slow & (f.reno_count <= RENO_COUNT_MIN)
+        f.reno_count[low] = np.maximum(f.cwnd / 2.0, RENO_COUNT_MIN)[low]
         f.reno_count[slow & ~low] += 1.0
         f.doing_reno_now[slow] += 1.0
         f.last_q[m] = queue[m]
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         cc, cwnd = self.cc, f.cwnd[m]
-        half = np.maximum(cwnd / 2.0, 2.0)
+        half = np.maximum(cwnd / 2.0, MIN_SSTHRESH)
         reduction = np.where(f.doing_reno_now[m] < cc.rho,
                              np.maximum(np.minimum(f.last_q[m], half), cwnd / 2.0 ** cc.delta),
                              half)
-        return np.maximum(cwnd - reduction, 2.0)
+        return np.maximum(cwnd - reduction, MIN_SSTHRESH)
 
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
         super().on_loss(f, m, kind)
         f.fast_count[m] = 0.0
-        f.reno_count[m] = np.maximum(f.reno_count[m] / 2.0, 2.0)
+        f.reno_count[m] = np.maximum(f.reno_count[m] / 2.0, RENO_COUNT_MIN)
 
 
 YeAH.fluid = YeAHFluid

@@ -6,7 +6,9 @@ fluid engine keeps one instance of it per flow and, once per step, hands it
 what the step brought: an :class:`~ccsim.algorithms.RttSample` and one
 :class:`~ccsim.algorithms.Ack` aggregating the step's acknowledged segments;
 loss events reach :meth:`~ccsim.algorithms.CongestionControl.on_loss` as in
-the packet engine. Slower than a fluid law (a Python call per flow per step)
+the packet engine. Every event is built by name from the contract
+(:mod:`ccsim.algorithms.contract`, which says when this route calls each
+hook). Slower than a fluid law (a Python call per flow per step)
 but faithful to the class's own rules at the step's resolution.
 
 One correction keeps slow start honest: packet by packet, the ACKs of one
@@ -25,7 +27,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, CongestionControl
+from ..algorithms.contract import event
 from ..algorithms.fluid import FlowArrays, FluidLaw
 
 __all__ = ["HookLaw"]
@@ -80,12 +83,14 @@ class HookLaw(FluidLaw):
             cc = self.laws[i]
             cc.cwnd, cc.ssthresh = cwnd, ssthresh
             if self.wants_rtt:
-                cc.on_rtt(RttSample(now, rtt, min_rtt, srtt, inflight))
+                cc.on_rtt(event("on_rtt", now=now, rtt=rtt, min_rtt=min_rtt, srtt=srtt,
+                                inflight=inflight))
             rate = (n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
                     if self.samples_rate else NOT_SAMPLED)
             if cc.cwnd < cc.ssthresh:
                 n *= LN2
-            cc.on_ack(Ack(now, n, rtt, min_rtt, srtt, inflight, delivered, rate))
+            cc.on_ack(event("on_ack", now=now, acked=n, rtt=rtt, min_rtt=min_rtt, srtt=srtt,
+                            inflight=inflight, delivered=delivered, delivery_rate=rate))
             self._read(f, i, cc)
 
     def _echoes(self, f: FlowArrays) -> None:
@@ -96,9 +101,14 @@ class HookLaw(FluidLaw):
             k = float(f.marked[i])
             self.marked_total[i] += k
             cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
-            cc.on_ce_echo(EcnEcho(float(f.now[i]), k, self.marked_total[i], float(f.delivered[i]),
-                                  float(f.inflight[i]), float(f.min_rtt[i]), float(f.srtt[i])))
+            cc.on_ce_echo(self._echo("on_ce_echo", f, i, k))
             self._read(f, i, cc)
+
+    def _echo(self, hook: str, f: FlowArrays, i: int, marked: float):
+        """The ``EcnEcho`` of flow ``i``'s step for ``hook``."""
+        return event(hook, now=float(f.now[i]), marked=marked, marked_total=self.marked_total[i],
+                     delivered=float(f.delivered[i]), inflight=float(f.inflight[i]),
+                     min_rtt=float(f.min_rtt[i]), srtt=float(f.srtt[i]))
 
     def _in_recovery(self, f: FlowArrays) -> np.ndarray | bool:
         """Laws that see ACKs during recovery (``acks_in_recovery``) get them
@@ -109,15 +119,14 @@ class HookLaw(FluidLaw):
         for i in np.flatnonzero(m):
             cc = self.laws[i]
             cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
-            cc.on_loss(Loss(float(f.now[i]), kind, float(f.inflight[i]), float(f.min_rtt[i]),
-                            float(f.srtt[i])))
+            cc.on_loss(event("on_loss", now=float(f.now[i]), kind=kind,
+                             inflight=float(f.inflight[i]), min_rtt=float(f.min_rtt[i]),
+                             srtt=float(f.srtt[i])))
             self._read(f, i, cc)
 
     def on_ecn(self, f: FlowArrays, m: np.ndarray) -> None:
         for i in np.flatnonzero(m):
             cc = self.laws[i]
             cc.cwnd, cc.ssthresh = float(f.cwnd[i]), float(f.ssthresh[i])
-            k = float(f.marked[i])
-            cc.on_ecn(EcnEcho(float(f.now[i]), k, self.marked_total[i], float(f.delivered[i]),
-                              float(f.inflight[i]), float(f.min_rtt[i]), float(f.srtt[i])))
+            cc.on_ecn(self._echo("on_ecn", f, i, float(f.marked[i])))
             self._read(f, i, cc)

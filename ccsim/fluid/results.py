@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ..results import (TRACE_VARIABLES, Result, _tidy, events_table, shares_and_metrics,
-                       summary_frame)
+from ..results import (TRACE_VARIABLES, Result, events_table, shares_and_metrics, summary_frame,
+                       tidy_traces)
 from .regimes import weak_regimes
 
 if TYPE_CHECKING:
@@ -41,6 +41,12 @@ class FluidResult(Result):
         self.metrics = metrics
         self.warnings = weak_regimes(self.scenario)
         self._source = (e, s, share)
+
+    @property
+    def built(self) -> tuple[str, ...]:
+        """The tables assembled so far (``"summary"``, ``"traces"``,
+        ``"events"``), in the order first read: none until one is."""
+        return tuple(self._tables)
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self._tables:
@@ -149,6 +155,7 @@ def _traces(e: "FluidEngine", s: int, idx: np.ndarray) -> pd.DataFrame:
     edges = e.tr_delivered[idx, :n + 1].copy()
     edges[:, n] = e.delivered[idx]  # the last edge: everything, at the end of the run
     goodput = np.diff(edges, axis=1).T * sc.mss * 8.0 / dt  # bit/s in each bin
-    return _tidy(times, dt, {"cwnd": e.tr_cwnd[idx, :n].T, "ssthresh": e.tr_ssthresh[idx, :n].T,
-                             "rtt": e.tr_rtt[idx, :n].T, "goodput": goodput},
-                 e.tr_queue[s, :n])
+    return tidy_traces(times, dt, {"cwnd": e.tr_cwnd[idx, :n].T,
+                                   "ssthresh": e.tr_ssthresh[idx, :n].T,
+                                   "rtt": e.tr_rtt[idx, :n].T, "goodput": goodput},
+                       e.tr_queue[s, :n])

@@ -56,8 +56,10 @@ from .clock import Clock
 from .events import (EventLog, congestion_rows, drop_reason, events_table,
                      queue_drop_reason)
 from .link import LinkState
+from .fast_path import FastSender
+from .receiver import Receiver
 from .scheduled import ScheduledLink
-from .tcp import Receiver, Sender
+from .tcp import Sender
 
 
 _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
@@ -82,10 +84,15 @@ class PacketEngine:
         reverse_links: each link's reverse side, in path order (two-way only).
         reverse_queue: the bottleneck's reverse backlog at each sample time
             (packets; two-way only, else ``None``).
+
+    ``sender_class`` is the class of the flows' senders: :class:`FastSender`, or
+    :class:`~ccsim.packet.tcp.Sender` (the readable reference it must agree
+    with bit for bit), or a subclass of either that changes a part.
     """
 
     def __init__(self, scenario: Scenario, events: bool = False,
-                 hop_by_hop: bool | None = None, two_way: bool | None = None) -> None:
+                 hop_by_hop: bool | None = None, two_way: bool | None = None,
+                 sender_class: type[Sender] = FastSender) -> None:
         self.scenario = sc = scenario
         self.log = EventLog() if events else None
         # ACKs as packets through the queues of their way back (None: when some
@@ -140,7 +147,7 @@ class PacketEngine:
                 sack=sack, dsack=sack and sc.tail_loss_probe, delayed_ack=sc.delayed_ack,
                 ack_delay=sc.delayed_ack_timeout, back=back,
                 clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
-            sender = Sender(
+            sender = sender_class(
                 flow.make_algorithm(), rec, clock=clock,
                 transmit=self._path(i, receiver, access / 2.0, access / 2.0,
                                     Counter(flow.drop_segments), flow.ecn, flow.overhead,
@@ -437,7 +444,7 @@ class PacketEngine:
             if s.started and s.done_at is None:
                 self.cwnd[k, i] = s.cc.cwnd
                 self.ssthresh[k, i] = s.cc.ssthresh
-                self.rtt[k, i] = s.last_rtt
+                self.rtt[k, i] = s.rtt.last_rtt
         self.queue[k] = self.links[self.scenario.bottleneck].backlog(t)
         if self.reverse_queue is not None:
             self.reverse_queue[k] = self.reverse_links[self.scenario.bottleneck].backlog(t)
@@ -466,7 +473,7 @@ class PacketEngine:
         sc = self.scenario
         start = time.perf_counter()
         if progress:
-            from ..run import progress_bar
+            from .._progress import progress_bar
 
             self.bar = progress_bar(sc.duration, "packet run")
         try:
@@ -485,7 +492,7 @@ class PacketEngine:
             flows.append({"end": end,
                           "done_at": s.done_at, "retransmits": s.retransmits,
                           "timeouts": s.timeouts, "recoveries": s.recoveries,
-                          "rtt_sum": s.rtt_sum, "rtt_count": s.rtt_count})
+                          "rtt_sum": s.rtt.rtt_sum, "rtt_count": s.rtt.rtt_count})
         bottleneck = self.links[sc.bottleneck]
         delivered = np.array([r.deliveries.per_bin(n) for r in self.receivers], float).T
         extra = {}
@@ -539,7 +546,7 @@ def _codepoint(flow) -> int:
 def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
     """An ACK echoing CE marks, with the event log on: the echo, then the
     recorded ``on_ack``."""
-    sender._ecn_echo(ack[2], ack[0], sender.clock.now)
+    sender.ecn.on_echo(sender, ack[2], ack[0], sender.clock.now)
     recorded((ack[0], ack[1]))
 
 

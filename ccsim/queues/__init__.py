@@ -6,8 +6,8 @@ A scheduler (several queues, the next packet picked at dequeue: FQ-CoDel,
 DualPI2) is on the contract of :mod:`.scheduler`.
 """
 
-from .base import (DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, get, names,
-                   register)
+from .base import (DROP, ENQUEUE, MARK, FluidQueue, LinkView, QueueDiscipline, QueueState, get,
+                   names, register)
 from .codel import CoDel
 from .droptail import DropTail
 from .dualpi2 import DualPI2
@@ -17,6 +17,6 @@ from .red import RED
 from .scheduler import Packet, Scheduler, SchedulerState
 from .step import StepMark
 
-__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "ENQUEUE", "DROP", "MARK", "register",
-           "names", "get", "DropTail", "RED", "CoDel", "PIE", "StepMark", "Scheduler",
+__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "LinkView", "ENQUEUE", "DROP", "MARK",
+           "register", "names", "get", "DropTail", "RED", "CoDel", "PIE", "StepMark", "Scheduler",
            "SchedulerState", "Packet", "FqCodel", "DualPI2"]

@@ -25,11 +25,13 @@ events at the same times as a dequeue-time implementation. What it cannot
 see is a packet that arrives after this one but before its dequeue (see the
 discipline's "Differences from the source").
 
-The link state a discipline may read (:class:`ccsim.packet.link.LinkState`):
-``tx`` (s per packet), ``limit`` (packets waiting), ``free_at`` (s, when the
-last accepted packet finishes; the link is busy at ``t`` iff ``free_at > t``),
-``queue`` (departure times of the packets held, oldest first; departures
-``<= t`` already removed). It must not change them.
+The link state a discipline may read is a :class:`LinkView`: ``tx`` (s per
+packet), ``limit`` (packets waiting), ``free_at`` (s, when the last accepted
+packet finishes; the link is busy at ``t`` iff ``free_at > t``), ``queue``
+(departure times of the packets held, oldest first; departures ``<= t``
+already removed). It must not change them. The packet engine's
+:class:`ccsim.packet.link.LinkState` is one; the disciplines, a layer below
+the engine, name only this view of it.
 """
 
 from __future__ import annotations
@@ -38,18 +40,16 @@ import dataclasses
 import math
 import numbers
 import random
-from typing import TYPE_CHECKING, Any, ClassVar
+from collections import deque
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from .._registry import Registry
 from ..errors import ScenarioError, ScenarioTypeError
 
-if TYPE_CHECKING:
-    from ..packet.link import LinkState
-
-__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "ENQUEUE", "DROP", "MARK", "register",
-           "names", "get"]
+__all__ = ["QueueDiscipline", "QueueState", "FluidQueue", "LinkView", "ENQUEUE", "DROP", "MARK",
+           "register", "names", "get"]
 
 ENQUEUE = 0
 """Verdict: the packet joins the queue."""
@@ -60,6 +60,25 @@ MARK = 2
 only for packets of ECN-capable flows (``ect``)."""
 
 
+class LinkView(Protocol):
+    """What a discipline may read of the link it sits on, and must not change
+    (the packet engine's :class:`~ccsim.packet.link.LinkState` has these).
+
+    Attributes:
+        tx: time to serialise one data packet (s).
+        limit: buffer, in packets waiting (the one in service not counted).
+        free_at: when the last accepted packet finishes its transmission (s);
+            the link is busy at ``t`` iff ``free_at > t``.
+        queue: departure times of the packets held, oldest first (s); those
+            ``<= t`` already removed when :meth:`QueueState.arrive` is asked.
+    """
+
+    tx: float
+    limit: int
+    free_at: float
+    queue: deque[float]
+
+
 class QueueState:
     """Run-time state of one discipline on one link (mutable, one per run).
 
@@ -68,7 +87,7 @@ class QueueState:
         rng: the link's seeded generator for this queue's random draws.
     """
 
-    def __init__(self, discipline: "QueueDiscipline", link: "LinkState",
+    def __init__(self, discipline: "QueueDiscipline", link: LinkView,
                  rng: random.Random) -> None:
         self.discipline = discipline
         self.link = link
@@ -128,7 +147,7 @@ class QueueDiscipline:
         """Capacity in whole packets of ``packet_size`` bytes."""
         return int(self.limit if self.unit == "packets" else self.limit // packet_size)
 
-    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+    def start(self, link: LinkView, rng: random.Random) -> QueueState:
         """A fresh run-time state on ``link`` drawing from ``rng``."""
         raise NotImplementedError
 

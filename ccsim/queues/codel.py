@@ -55,15 +55,13 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from .base import DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, flag, real, \
-    register, whole_limit
+from .base import DROP, ENQUEUE, MARK, FluidQueue, LinkView, QueueDiscipline, QueueState, flag, \
+    real, register, whole_limit
 
-if TYPE_CHECKING:
-    from ..packet.link import LinkState
 
 _IN_LOOP, _ENTERED = 1, 2  # a drop just happened, in the loop or on entering
 
@@ -78,7 +76,7 @@ class CoDelState(QueueState):
         dropping: in the dropping state.
     """
 
-    def __init__(self, discipline: "CoDel", link: "LinkState", rng: random.Random) -> None:
+    def __init__(self, discipline: "CoDel", link: LinkView, rng: random.Random) -> None:
         super().__init__(discipline, link, rng)
         self.first_above_time = 0.0
         self.drop_next = 0.0
@@ -242,7 +240,7 @@ class CoDel(QueueDiscipline):
         real(self, "interval", f"a time > target={target} s, such as 0.1", lambda v: v > target)
         flag(self, "ecn")
 
-    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+    def start(self, link: LinkView, rng: random.Random) -> QueueState:
         return CoDelState(self, link, rng)
 
 

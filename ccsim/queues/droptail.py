@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from ..errors import ScenarioError
-from .base import DROP, ENQUEUE, QueueDiscipline, QueueState, real, register
-
-if TYPE_CHECKING:
-    from ..packet.link import LinkState
+from .base import DROP, ENQUEUE, LinkView, QueueDiscipline, QueueState, real, register
 
 
 class _DropTailState(QueueState):
@@ -44,5 +41,5 @@ class DropTail(QueueDiscipline):
         if self.unit == "packets" and not limit.is_integer():
             raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
 
-    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+    def start(self, link: LinkView, rng: random.Random) -> QueueState:
         return _DropTailState(self, link, rng)

@@ -56,13 +56,10 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from .base import flag, real, register, whole_limit
-from .scheduler import ECT1, Packet, Scheduler, SchedulerState, whole
-
-if TYPE_CHECKING:
-    from ..packet.scheduled import ScheduledLink
+from .scheduler import ECT1, Packet, Scheduler, SchedulerLink, SchedulerState, whole
 
 
 class DualPI2State(SchedulerState):
@@ -77,7 +74,7 @@ class DualPI2State(SchedulerState):
         backlog: bytes held.
     """
 
-    def __init__(self, discipline: "DualPI2", link: "ScheduledLink", rng: random.Random) -> None:
+    def __init__(self, discipline: "DualPI2", link: SchedulerLink, rng: random.Random) -> None:
         super().__init__(discipline, link, rng)
         self.l: deque[Packet] = deque()
         self.c: deque[Packet] = deque()
@@ -210,5 +207,5 @@ class DualPI2(Scheduler):
         flag(self, "drop_overload")
         flag(self, "ecn")
 
-    def start(self, link: "ScheduledLink", rng: random.Random) -> DualPI2State:
+    def start(self, link: SchedulerLink, rng: random.Random) -> DualPI2State:
         return DualPI2State(self, link, rng)

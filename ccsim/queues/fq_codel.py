@@ -61,13 +61,10 @@ import math
 import random
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from .base import flag, real, register, whole_limit
-from .scheduler import Packet, Scheduler, SchedulerState, whole
-
-if TYPE_CHECKING:
-    from ..packet.scheduled import ScheduledLink
+from .scheduler import Packet, Scheduler, SchedulerLink, SchedulerState, whole
 
 
 class FlowQueue:
@@ -98,7 +95,7 @@ class FqCodelState(SchedulerState):
         backlog: bytes held.
     """
 
-    def __init__(self, discipline: "FqCodel", link: "ScheduledLink", rng: random.Random) -> None:
+    def __init__(self, discipline: "FqCodel", link: SchedulerLink, rng: random.Random) -> None:
         super().__init__(discipline, link, rng)
         self.queues: dict[int, FlowQueue] = {}
         self.bucket: dict[int, int] = {}  # flow -> queue index: the hash
@@ -277,6 +274,6 @@ class FqCodel(Scheduler):
         whole(self, "drop_batch", "a whole number of packets ≥ 1, such as 64", 1)
         flag(self, "ecn")
 
-    def start(self, link: "ScheduledLink", rng: random.Random) -> FqCodelState:
+    def start(self, link: SchedulerLink, rng: random.Random) -> FqCodelState:
         return FqCodelState(self, link, rng)
 

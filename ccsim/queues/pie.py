@@ -49,15 +49,13 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
-from .base import DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, flag, real, \
-    register, whole_limit
+from .base import DROP, ENQUEUE, MARK, FluidQueue, LinkView, QueueDiscipline, QueueState, flag, \
+    real, register, whole_limit
 
-if TYPE_CHECKING:
-    from ..packet.link import LinkState
 
 SCALE = ((1e-6, 2048.0), (1e-5, 512.0), (1e-4, 128.0), (1e-3, 32.0), (1e-2, 8.0), (1e-1, 2.0))
 """RFC 8033 §4.2's auto-tuning: while p < bound, Δp is divided by the factor."""
@@ -152,7 +150,7 @@ class PIEState(QueueState):
         burst: burst allowance left (s). next_update: time of the next update (s).
     """
 
-    def __init__(self, discipline: "PIE", link: "LinkState", rng: random.Random) -> None:
+    def __init__(self, discipline: "PIE", link: LinkView, rng: random.Random) -> None:
         super().__init__(discipline, link, rng)
         self.p = 0.0
         self.qdelay_old = 0.0
@@ -234,7 +232,7 @@ class PIE(QueueDiscipline):
         real(self, "mark_ecnth", "a probability in [0, 1]", lambda v: 0 <= v <= 1)
         flag(self, "ecn")
 
-    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+    def start(self, link: LinkView, rng: random.Random) -> QueueState:
         return PIEState(self, link, rng)
 
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 import random
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from .base import DROP, ENQUEUE, QueueDiscipline, QueueState, flag, real, register, whole_limit
-
-if TYPE_CHECKING:
-    from ..packet.link import LinkState
+from .base import DROP, ENQUEUE, LinkView, QueueDiscipline, QueueState, flag, real, register, \
+    whole_limit
 
 
 class _REDState(QueueState):
-    def __init__(self, discipline: "RED", link: "LinkState", rng: random.Random) -> None:
+    def __init__(self, discipline: "RED", link: LinkView, rng: random.Random) -> None:
         super().__init__(discipline, link, rng)
         self.avg = 0.0   # average queue (packets)
         self.count = -1  # packets since the last early drop
@@ -113,5 +111,5 @@ class RED(QueueDiscipline):
         """Physical capacity in packets."""
         return int(self.limit)
 
-    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+    def start(self, link: LinkView, rng: random.Random) -> QueueState:
         return _REDState(self, link, rng)

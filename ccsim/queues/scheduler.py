@@ -34,15 +34,12 @@ import dataclasses
 import math
 import numbers
 import random
-from typing import TYPE_CHECKING, Any, Callable, ClassVar
+from typing import Any, Callable, ClassVar, Protocol
 
 from ..errors import ScenarioError, ScenarioTypeError
 from .base import QueueDiscipline
 
-if TYPE_CHECKING:
-    from ..packet.scheduled import ScheduledLink
-
-__all__ = ["Scheduler", "SchedulerState", "Packet", "NOT_ECT", "ECT0", "ECT1"]
+__all__ = ["Scheduler", "SchedulerState", "SchedulerLink", "Packet", "NOT_ECT", "ECT0", "ECT1"]
 
 NOT_ECT, ECT0, ECT1 = 0, 1, 2
 """A packet's ECN codepoint (RFC 3168 §5): not ECN-capable, ECT(0) (classic
@@ -72,6 +69,28 @@ class Packet:
         self.item, self.done = item, done
 
 
+class SchedulerLink(Protocol):
+    """What a scheduler may use of its link (the packet engine's
+    :class:`~ccsim.packet.scheduled.ScheduledLink` has these).
+
+    Attributes:
+        tx: time to serialise one data packet (s).
+        limit: the scheduler's buffer (packets).
+        mtu: a data packet's size on the wire (bytes).
+        free_at: when the packet on the wire finishes (s).
+        marks: CE marks made here (:meth:`SchedulerState.mark` counts them).
+    """
+
+    tx: float
+    limit: int
+    mtu: int
+    free_at: float
+    marks: int
+
+    def dropped(self, packet: "Packet", reason: str) -> None:
+        """``packet`` was discarded (:meth:`SchedulerState.drop`)."""
+
+
 class SchedulerState:
     """Run-time state of one scheduler on one link (mutable, one per run).
 
@@ -82,7 +101,7 @@ class SchedulerState:
         qlen: packets held (the one on the wire not counted).
     """
 
-    def __init__(self, discipline: "Scheduler", link: "ScheduledLink",
+    def __init__(self, discipline: "Scheduler", link: SchedulerLink,
                  rng: random.Random) -> None:
         self.discipline, self.link, self.rng = discipline, link, rng
         self.qlen = 0
@@ -124,7 +143,7 @@ class Scheduler(QueueDiscipline):
         """``{"kind": ..., field: value, ...}``, ``ecn`` always (on by default here)."""
         return {"kind": self.kind, **dataclasses.asdict(self)}
 
-    def start(self, link: "ScheduledLink", rng: random.Random) -> SchedulerState:
+    def start(self, link: SchedulerLink, rng: random.Random) -> SchedulerState:
         raise NotImplementedError
 
 

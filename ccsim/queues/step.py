@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from ..errors import ScenarioError
 import numpy as np
 
-from .base import DROP, ENQUEUE, MARK, FluidQueue, QueueDiscipline, QueueState, real, register, \
-    whole_limit
-
-if TYPE_CHECKING:
-    from ..packet.link import LinkState
+from .base import DROP, ENQUEUE, MARK, FluidQueue, LinkView, QueueDiscipline, QueueState, real, \
+    register, whole_limit
 
 
 class _StepState(QueueState):
@@ -76,7 +73,7 @@ class StepMark(QueueDiscipline):
         if K > limit:
             raise ScenarioError("queue.K", self.K, f"a threshold ≤ limit={limit:g} packets")
 
-    def start(self, link: "LinkState", rng: random.Random) -> QueueState:
+    def start(self, link: LinkView, rng: random.Random) -> QueueState:
         return _StepState(self, link, rng)
 
 

@@ -1,9 +1,11 @@
 """The loss-recovery seam: what the sender does between detecting a loss by
 duplicate ACKs and the end of recovery.
 
-A strategy is told about every duplicate ACK and, while the sender is in
-recovery, about every ACK of new data; it may retransmit, adjust ``cwnd`` and
-leave recovery. The window law (:mod:`ccsim.algorithms`) decides the new
+The sender asks the strategy whether a duplicate ACK starts fast retransmit
+(:meth:`Recovery.triggered`), and tells it when a recovery starts
+(:meth:`Recovery.enter`), of every duplicate ACK and ACK of new data during
+it, and of a timeout; the strategy may retransmit, adjust ``cwnd`` and end
+the recovery. The window law (:mod:`ccsim.algorithms`) decides the new
 ``ssthresh`` when the strategy calls :meth:`SenderView.signal_loss`. Window
 laws and strategies combine freely (ns-3's ``TcpRecoveryOps``).
 
@@ -64,7 +66,16 @@ class LossDetector(Protocol):
 
 
 class SenderView(Protocol):
-    """What a recovery strategy may read and do on the sender.
+    """What a recovery strategy may read and do on the sender
+    (:class:`ccsim.packet.tcp.Sender` is the one ccsim ships).
+
+    The sender owns the recovery state (``in_recovery``, ``recover``,
+    ``dupacks``): it counts duplicate ACKs, asks the strategy whether one
+    starts fast retransmit (:meth:`Recovery.triggered`), enters recovery and
+    calls :meth:`Recovery.enter` (``Sender.enter_recovery``, the one place a
+    recovery starts), and leaves it at a timeout. A strategy ends a recovery
+    by calling :meth:`exit_recovery`; it may move ``recover`` (NewReno, SACK)
+    and ``snd_nxt`` (go-back-N), and it sets ``cwnd`` through ``cc``.
 
     Attributes:
         cc: the flow's window law (``cwnd``, ``ssthresh`` in segments).
@@ -73,7 +84,7 @@ class SenderView(Protocol):
             go-back-N).
         high_tx: one past the highest segment ever sent.
         dupacks: duplicate ACKs counted since the last ACK of new data.
-        in_recovery: whether the sender is in loss recovery (strategies set it).
+        in_recovery: whether the sender is in loss recovery (read only).
         end_seq: the flow sends no segment at or above this one.
         rwnd: the most segments outstanding (segments): the receiver window, or
             ten times what the path holds if that is smaller.
@@ -87,6 +98,9 @@ class SenderView(Protocol):
             ``snd_una > recover`` (RFC 6582 §3.2 step 1, with ns-2's reading:
             the ACK must cover a segment sent after that event, so duplicates
             of go-back-N retransmissions cannot trigger it). Starts at -1.
+        sent: per outstanding segment, its latest transmission: ``(time (s),
+            resent, delivered then, delivered time then, transmission index)``.
+        srtt, rttvar: RFC 6298's estimates (s); NaN before the first sample.
     """
 
     cc: "CongestionControl"
@@ -101,9 +115,22 @@ class SenderView(Protocol):
     scoreboard: "Scoreboard | None"
     detector: "LossDetector | None"
     ack_delivered: int
+    sent: dict[int, tuple[float, bool, float, float, int]]
+    srtt: float
+    rttvar: float
+
+    def now(self) -> float:
+        """Simulation time (s)."""
 
     def signal_loss(self, kind: str) -> None:
         """Tell the window law a loss was detected (sets ``ssthresh``)."""
+
+    def set_ssthresh(self, ssthresh: float) -> None:
+        """Set ``ssthresh`` after the law's reaction, for a strategy whose
+        source fixes the threshold itself (Vegas, Rate-Halving)."""
+
+    def exit_recovery(self) -> None:
+        """End the recovery (the strategy's rules say it is over)."""
 
     def retransmit(self, seq: int) -> None:
         """Send segment ``seq`` again, now."""
@@ -153,28 +180,30 @@ class Recovery:
     fluid_restart: ClassVar[str] = "ssthresh"
 
     def triggered(self, tcp: SenderView) -> bool:
-        """Whether this duplicate ACK starts fast retransmit: the
-        ``dupthresh``-th in a row, outside recovery, beyond ``recover``."""
+        """Asked by the sender on each duplicate ACK outside recovery: whether
+        it starts fast retransmit. Default: the ``dupthresh``-th in a row,
+        beyond ``recover``."""
         return (tcp.dupacks == self.dupthresh and not tcp.in_recovery
                 and tcp.snd_una > tcp.recover)
 
     def on_dupack(self, tcp: SenderView) -> None:
-        """A duplicate ACK arrived (``tcp.dupacks`` already counts it)."""
+        """A duplicate ACK arrived in recovery (``tcp.dupacks`` already
+        counts it)."""
 
     def enter(self, tcp: SenderView) -> None:
-        """Start a recovery now. Strategies call it from :meth:`on_dupack`
-        when :meth:`triggered`; the sender calls it when the strategy's
-        :attr:`detector` finds a loss itself: a retransmission lost again in the loss phase
-        after a timeout, or a mark its reordering timer confirms. Default:
+        """A recovery starts (the sender is already in it): when
+        :meth:`triggered` says so, or when the strategy's :attr:`detector`
+        finds a loss itself (a retransmission lost again in the loss phase
+        after a timeout, or a mark its reordering timer confirms). Default:
         RFC 5681 §3.2's fast retransmit without inflation — the window law
         sets ``ssthresh``, ``snd_una`` goes again, ``cwnd = ssthresh``."""
         tcp.signal_loss("fast")
         tcp.retransmit(tcp.snd_una)
         tcp.cc.cwnd = tcp.cc.ssthresh
-        tcp.in_recovery = True
 
     def on_ack(self, tcp: SenderView, acked: int) -> None:
-        """An ACK of ``acked`` new segments arrived while in recovery.
+        """An ACK of ``acked`` new segments arrived while in recovery; the
+        strategy calls ``tcp.exit_recovery()`` if it ends the recovery.
 
         While the sender stays in recovery it does not restart the
         retransmission timer itself: the strategy calls ``restart_timer``
@@ -185,5 +214,5 @@ class Recovery:
         """Transmit what the strategy allows now (only if ``owns_sending``)."""
 
     def on_timeout(self, tcp: SenderView) -> None:
-        """The retransmission timer expired: recovery is abandoned."""
-        tcp.in_recovery = False
+        """The retransmission timer expired: the sender abandons the recovery
+        after this call (reset the strategy's own state here)."""

@@ -56,7 +56,7 @@ class NewRenoRecovery(RenoRecovery):
         cc = tcp.cc
         flight = tcp.snd_nxt - tcp.snd_una
         cc.cwnd = min(cc.ssthresh, max(flight, 1) + 1.0)
-        tcp.in_recovery = False
+        tcp.exit_recovery()
 
     def partial_ack(self, tcp: SenderView, acked: int) -> None:
         """Step 5: resend the next hole, deflate by what was acknowledged."""

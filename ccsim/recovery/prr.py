@@ -109,4 +109,4 @@ class PrrRecovery(SackRecovery):
 
     def leave(self, tcp: SenderView) -> None:
         tcp.cc.cwnd = tcp.cc.ssthresh
-        tcp.in_recovery = False
+        tcp.exit_recovery()

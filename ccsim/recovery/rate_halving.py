@@ -52,5 +52,5 @@ class RateHalvingRecovery(SackRecovery):
         self.leave(tcp)
 
     def leave(self, tcp: SenderView) -> None:
-        tcp.cc.ssthresh = max(tcp.cc.cwnd, 2.0)
-        tcp.in_recovery = False
+        tcp.set_ssthresh(max(tcp.cc.cwnd, 2.0))
+        tcp.exit_recovery()

@@ -32,18 +32,15 @@ class RenoRecovery(Recovery):
     fluid_multiple_loss = "halve_each"  # each partial ACK ends recovery (Fall & Floyd 1996)
 
     def on_dupack(self, tcp: SenderView) -> None:
-        if tcp.in_recovery:
-            tcp.cc.cwnd += 1.0
-        elif self.triggered(tcp):
-            self.enter(tcp)
+        """Step 4: inflate by the segment that left the network."""
+        tcp.cc.cwnd += 1.0
 
     def enter(self, tcp: SenderView) -> None:
         """Fast retransmit and inflate: RFC 5681 §3.2 steps 2–3."""
         tcp.signal_loss("fast")
         tcp.retransmit(tcp.snd_una)
         tcp.cc.cwnd = tcp.cc.ssthresh + self.dupthresh
-        tcp.in_recovery = True
 
     def on_ack(self, tcp: SenderView, acked: int) -> None:
         tcp.cc.cwnd = tcp.cc.ssthresh
-        tcp.in_recovery = False
+        tcp.exit_recovery()

@@ -72,10 +72,7 @@ class SackRecovery(Recovery):
             not board.is_sacked(tcp.snd_una) and board.is_lost(tcp.snd_una))
 
     def on_dupack(self, tcp: SenderView) -> None:
-        if self.triggered(tcp):
-            self.enter(tcp)
-        elif tcp.in_recovery:
-            self.on_recovery_ack(tcp)
+        self.on_recovery_ack(tcp)
 
     def on_ack(self, tcp: SenderView, acked: int) -> None:
         if tcp.snd_una >= self.point:
@@ -89,7 +86,6 @@ class SackRecovery(Recovery):
         tcp.signal_loss("fast")
         self.point = tcp.recover = tcp.high_tx
         tcp.cc.cwnd = tcp.cc.ssthresh
-        tcp.in_recovery = True
         self.high_rxt = tcp.snd_una
         self.rescue = -1
         seq = self.first_retransmission(tcp)
@@ -103,7 +99,7 @@ class SackRecovery(Recovery):
 
     def leave(self, tcp: SenderView) -> None:
         """The cumulative ACK reached RecoveryPoint."""
-        tcp.in_recovery = False
+        tcp.exit_recovery()
 
     def on_recovery_ack(self, tcp: SenderView) -> None:
         """Any ACK in recovery that does not end it (window adjustments)."""
@@ -152,6 +148,5 @@ class SackRecovery(Recovery):
         """Segment ``seq`` was just sent in recovery (a hook for subclasses)."""
 
     def on_timeout(self, tcp: SenderView) -> None:
-        tcp.in_recovery = False
         self.high_rxt = -1
         self.rescue = -1

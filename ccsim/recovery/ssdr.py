@@ -39,10 +39,8 @@ class SsdrRecovery(NewRenoRecovery):
     owns_sending = True
 
     def on_dupack(self, tcp: SenderView) -> None:
-        if tcp.in_recovery:  # damping: half a segment per duplicate ACK
-            tcp.cc.cwnd = max(tcp.cc.cwnd - 0.5, tcp.cc.ssthresh)
-        elif self.triggered(tcp):
-            self.enter(tcp)
+        """Damping: half a segment per duplicate ACK."""
+        tcp.cc.cwnd = max(tcp.cc.cwnd - 0.5, tcp.cc.ssthresh)
 
     def enter(self, tcp: SenderView) -> None:
         """NewReno's entry, without cutting or inflating ``cwnd``."""
@@ -52,7 +50,7 @@ class SsdrRecovery(NewRenoRecovery):
 
     def full_ack(self, tcp: SenderView) -> None:
         tcp.cc.cwnd = tcp.cc.ssthresh
-        tcp.in_recovery = False
+        tcp.exit_recovery()
 
     def partial_ack(self, tcp: SenderView, acked: int) -> None:
         self.repair_next_hole(tcp)  # no deflation: damping already shrank cwnd

@@ -28,9 +28,11 @@ class TahoeRecovery(Recovery):
     name = "tahoe"
     fluid_restart = "loss_window"  # fast retransmit, then slow start from one segment
 
-    def on_dupack(self, tcp: SenderView) -> None:
-        if self.triggered(tcp):
-            tcp.signal_loss("fast")
-            tcp.cc.cwnd = tcp.cc.loss_window
-            tcp.recover = tcp.high_tx
-            tcp.snd_nxt = tcp.snd_una
+    def enter(self, tcp: SenderView) -> None:
+        """Fast retransmit by going back: slow start from the hole, and no
+        recovery state (the sender's ends at once)."""
+        tcp.signal_loss("fast")
+        tcp.cc.cwnd = tcp.cc.loss_window
+        tcp.recover = tcp.high_tx
+        tcp.snd_nxt = tcp.snd_una
+        tcp.exit_recovery()

@@ -61,14 +61,15 @@ class VegasRecovery(Recovery):
         record = tcp.sent.get(seq)
         return record is not None and tcp.now() - record[0] >= self.timeout(tcp)
 
+    def triggered(self, tcp: SenderView) -> bool:
+        """Any duplicate ACK whose first unacknowledged segment has expired,
+        and the third regardless; none of go-back-N's after a timeout."""
+        if tcp.snd_una <= tcp.recover:
+            return False
+        return tcp.dupacks >= self.dupthresh or self.expired(tcp, tcp.snd_una)
+
     def on_dupack(self, tcp: SenderView) -> None:
-        if tcp.in_recovery:
-            tcp.cc.cwnd += 1.0
-            return
-        if tcp.snd_una <= tcp.recover:  # go-back-N duplicates after a timeout
-            return
-        if tcp.dupacks >= self.dupthresh or self.expired(tcp, tcp.snd_una):
-            self.enter(tcp)
+        tcp.cc.cwnd += 1.0  # inflation, as Reno
 
     def enter(self, tcp: SenderView) -> None:
         record = tcp.sent.get(tcp.snd_una)
@@ -83,13 +84,12 @@ class VegasRecovery(Recovery):
                 win = win / 2.0
             else:
                 win = win - win / 4.0
-            tcp.cc.ssthresh = win
+            tcp.set_ssthresh(win)
             self.changed_at = tcp.now()
         else:
             win = tcp.cc.cwnd
         self.window = win
         tcp.cc.cwnd = win + tcp.dupacks
-        tcp.in_recovery = True
         tcp.retransmit(tcp.snd_una)
 
     def on_ack(self, tcp: SenderView, acked: int) -> None:
@@ -97,9 +97,10 @@ class VegasRecovery(Recovery):
         # so the sender keeps handing them to this strategy.
         tcp.cc.cwnd = self.window
         self.check(tcp)
-        tcp.in_recovery = self.worried > 0 and tcp.snd_una < tcp.high_tx
-        if tcp.in_recovery:
+        if self.worried > 0 and tcp.snd_una < tcp.high_tx:
             tcp.restart_timer()
+        else:
+            tcp.exit_recovery()
 
     def check(self, tcp: SenderView) -> None:
         """The first ACKs of new data after a retransmission: resend an expired head."""
@@ -112,6 +113,5 @@ class VegasRecovery(Recovery):
             self.worried = 0
 
     def on_timeout(self, tcp: SenderView) -> None:
-        tcp.in_recovery = False
         self.worried = 0
         self.changed_at = tcp.now()

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from ..errors import CcsimError, ScenarioError, ScenarioTypeError
-from ..scenario import Flow, Scenario, _as_flow
+from ..scenario import Flow, Scenario, as_flow
 
 MAX_POINTS = 1_000_000
 """The most scenarios (bases × grid points × seeds) a sweep builds unless
@@ -101,7 +101,7 @@ def apply(base: Scenario, changes: Mapping[str, Any]) -> Scenario:
     flows = top.pop("flows", base.flows)
     if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
         raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
-    flows = [_as_flow(f, i) for i, f in enumerate(flows)]
+    flows = [as_flow(f, i) for i, f in enumerate(flows)]
     for key, value in per_flow.items():
         match = _ONE_FLOW.fullmatch(key)
         targets = [int(match.group(1))] if match else range(len(flows))

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import pandas as pd
 
 from ..errors import CcsimError, ScenarioError, ScenarioTypeError
-from ..run import _check_mode
+from ..run import MODES as ENGINES
 from ..scenario import Scenario
 from . import executors
 from .fingerprint import Fingerprints
@@ -39,13 +39,14 @@ class SweepFailed(CcsimError, RuntimeError):
 class SweepWarning(UserWarning):
     """Some scenarios of a sweep failed: how many, and their distinct errors."""
 
-MODES = ("packet", "fluid", "both")
+MODES = (*ENGINES, "both")
+"""A sweep runs each scenario in one engine (:data:`ccsim.run.MODES`) or in both."""
 FLUID_BATCH = 256
 """Most scenarios handed to the fluid engine in one ``run_many`` call."""
 
 
 def _version() -> str:
-    from .. import __version__
+    from .._version import __version__
 
     return __version__
 
@@ -160,10 +161,8 @@ def sweep(base: Scenario | Iterable[Scenario], grid: Mapping[str, Iterable[Any]]
             :class:`SweepWarning` gives their count and distinct errors.
     """
     if mode not in MODES:
-        raise ScenarioError("mode", mode, "one of: 'packet', 'fluid', 'both'")
-    modes = ["packet", "fluid"] if mode == "both" else [mode]
-    for m in modes:
-        _check_mode(m)
+        raise ScenarioError("mode", mode, "one of: " + ", ".join(repr(m) for m in MODES))
+    modes = list(ENGINES) if mode == "both" else [mode]
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
                 or not 0 < timeout < math.inf:

@@ -2,13 +2,16 @@
 events, checks the rules after every step, and turns the minimal failure into
 a replay script.
 
-Event semantics are the packet engine's (:mod:`ccsim.packet.tcp`): ``start``
-first; ``on_ack`` only outside recovery, with ``acked ≥ 1``, ``now``
+Event semantics are the packet engine's, as the contract states them
+(:mod:`ccsim.algorithms.contract`, whose hooks this machine drives all):
+``start`` first; ``on_ack`` only outside recovery, with ``acked ≥ 1``, ``now``
 non-decreasing and the RTT sample (if any) handed to ``on_rtt`` just before;
 a fast loss (the third duplicate ACK — earlier duplicates reach no hook) is
 ``on_loss`` followed, when recovery ends, by ``cwnd = ssthresh`` (what
 :mod:`ccsim.recovery.reno` does; other recovery strategies are not modelled);
-a timeout is ``on_loss`` (which drops ``cwnd`` to the loss window). ACKs stop
+a timeout is ``on_loss`` (which drops ``cwnd`` to the loss window); an ACK
+that echoes CE marks is ``on_ce_echo``, then ``on_ecn`` at most once per
+window of data, then the ACK's own hooks. ACKs stop
 while ``cwnd`` exceeds the path's capacity (BDP + buffer): a drop-tail
 bottleneck would be dropping, so only losses, RTT samples, idle periods and
 RTT steps can follow.
@@ -26,7 +29,8 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, precondition
                                  run_state_machine_as_test)
 
 from ..algorithms import registry
-from ..algorithms.base import Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import CongestionControl
+from ..algorithms.contract import Ack, Loss, RttSample
 from . import strategies
 from .model import AckRound, Path, Sender, declared, same_state, snapshot
 from .rules import BUILTIN, COMMON
@@ -103,7 +107,8 @@ class AlgorithmMachine(RuleBasedStateMachine):
               check=None) -> None:
         imp, ref = _class_ref(self.algorithm)
         head = [f"# ccsim.testing replay: {self.algorithm.__qualname__} breaks {rule!r}",
-                "from math import inf, nan", "from ccsim.algorithms import NOT_SAMPLED, Ack, Loss, RttSample", imp]
+                "from math import inf, nan",
+                "from ccsim.algorithms import NOT_SAMPLED, Ack, EcnEcho, Loss, RttSample", imp]
         tail = [f"# broken rule: {rule}"] + [f"#   {line}" for line in detail.splitlines()]
         replay = "\n".join(head + [self.lines[0].replace("{cls}", ref)] + self.lines[1:] + tail)
         raise CheckFailure(self.algorithm, rule, detail, replay, before, event, after, check)
@@ -136,6 +141,7 @@ class AlgorithmMachine(RuleBasedStateMachine):
         params = data.draw(self.params_strategy, label="params")
         self.path = path
         self.sender = Sender(path, samples_rate=self.algorithm.samples_delivery_rate)
+        self.cwr_end = 0.0  # no ECN reduction until delivered reaches this (RFC 3168)
         args = ", ".join(f"{k}={v!r}" for k, v in params.items())
         self.lines.append(f"algo = {{cls}}({args})")
         self.lines.append(f"algo.start({iw!r}, {path.mss!r})")
@@ -189,6 +195,31 @@ class AlgorithmMachine(RuleBasedStateMachine):
         self.lines += _round_lines(acks, wants_rtt)
         self._check(before, AckRound(tuple(acks), rtt))
 
+    @precondition(_acking)
+    @rule(acked=st.integers(1, 3), marked=st.integers(1, 3), react=st.booleans())
+    def marked_ack(self, acked: int, marked: int, react: bool) -> None:
+        """An ACK of ``acked`` segments that echoes CE marks on up to as many
+        (an ECN-capable flow behind a marking queue): ``on_ce_echo``, then
+        ``on_ecn`` if ``react`` and the data outstanding at the last reduction
+        has been delivered (RFC 3168 §6.1.2), then the ACK's ``on_rtt`` and
+        ``on_ack``. Two steps for the rules: the echo, then the ACK."""
+        cwnd = self.algo.cwnd
+        inflight = max(math.floor(cwnd), acked)
+        path_rtt = self.path.rtt(inflight)
+        echo = self.sender.echo(min(marked, acked), inflight, path_rtt / max(cwnd, 1.0))
+        before = snapshot(self.algo)
+        self.lines.append(f"algo.on_ce_echo({echo!r})")
+        self._call(self.algo.on_ce_echo, echo)
+        if react and echo.delivered >= self.cwr_end:
+            self.lines.append(f"algo.on_ecn({echo!r})")
+            self._call(self.algo.on_ecn, echo)
+            self.cwr_end = echo.delivered + inflight
+        self._check(before, echo)
+        sample, ack = self.sender.ack(acked, inflight, path_rtt, 0.0)
+        before = snapshot(self.algo)
+        self._ack(sample, ack)
+        self._check(before, ack)
+
     @precondition(lambda self: self.algo.cwnd >= 4)
     @rule(frac=st.floats(0.0, 1.0))
     def fast_loss(self, frac: float) -> None:
@@ -234,10 +265,7 @@ class AlgorithmMachine(RuleBasedStateMachine):
         """An RTT sample with no ``on_ack`` (an ACK during loss recovery)."""
         inflight = max(math.floor(self.algo.cwnd), 1)
         rtt = self.path.rtt(inflight) * jitter
-        self.sender.now += rtt / inflight
-        self.sender.sample(rtt)
-        sample = RttSample(self.sender.now, rtt, self.sender.min_rtt, self.sender.srtt,
-                           float(inflight))
+        sample = self.sender.rtt_sample(rtt, inflight, rtt / inflight)
         before = snapshot(self.algo)
         self.lines.append(f"algo.on_rtt({sample!r})")
         self._call(self.algo.on_rtt, sample)
@@ -265,8 +293,8 @@ def _round_lines(acks: list[Ack], wants_rtt: bool) -> list[str]:
         lines = []
         for a in acks:
             if wants_rtt:
-                lines.append(f"algo.on_rtt(RttSample({a.now!r}, {a.rtt!r}, {a.min_rtt!r}, "
-                             f"{a.srtt!r}, {a.inflight!r}))")
+                lines.append(f"algo.on_rtt(RttSample(now={a.now!r}, rtt={a.rtt!r}, "
+                             f"min_rtt={a.min_rtt!r}, srtt={a.srtt!r}, inflight={a.inflight!r}))")
             lines.append(f"algo.on_ack({a!r})")
         return [f"# one RTT of {len(acks)} ACKs"] + lines
     rows = [f"({', '.join(repr(getattr(a, k)) for k in varying)}{',' if len(varying) == 1 else ''})"

@@ -3,7 +3,8 @@ and the bookkeeping for rules and replays. No hypothesis here.
 
 A :class:`Path` has a base (propagation) RTT, a bottleneck rate and a buffer;
 a window-limited :class:`Sender` on it produces the events the packet engine
-would hand a window law (:mod:`ccsim.packet.tcp`): RTT samples are the base RTT
+would hand a window law (:mod:`ccsim.packet.tcp`), built by name from the
+contract (:mod:`ccsim.algorithms.contract`): RTT samples are the base RTT
 plus the queueing delay of the segments in flight beyond one BDP (never below
 the base RTT), ``min_rtt`` is the minimum of the samples, ``srtt`` follows
 RFC 6298, and delivery-rate samples are ``inflight·MSS·8 / RTT`` capped at the
@@ -17,7 +18,8 @@ import copy
 import math
 from dataclasses import dataclass, field
 
-from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, CongestionControl
+from ..algorithms.contract import Ack, EcnEcho, Loss, RttSample, event
 
 __all__ = ["Path", "AckRound", "Sender", "snapshot", "declared", "HOOKS"]
 
@@ -81,7 +83,16 @@ class Sender:
     retransmitted: bool = False  # something was resent: Karn may hide samples
     samples_rate: bool = True  # else delivery_rate is NOT_SAMPLED, as the engines give
     #                            laws that do not set samples_delivery_rate
+    marked: int = 0  # CE marks echoed so far (segments)
     log: list = field(default_factory=list)
+
+    def rtt_sample(self, rtt: float, inflight: float, dt: float) -> RttSample:
+        """A valid RTT sample ``dt`` seconds after the last event, with no ACK
+        of new data (an ACK during loss recovery)."""
+        self.now += dt
+        self.sample(rtt)
+        return event("on_rtt", now=self.now, rtt=rtt, min_rtt=self.min_rtt, srtt=self.srtt,
+                     inflight=float(inflight))
 
     def sample(self, rtt: float) -> None:
         """Take a valid RTT sample (RFC 6298 §2 for srtt)."""
@@ -100,18 +111,31 @@ class Sender:
         inflight = max(inflight_before - acked, 0.0)
         if rtt is not None:
             self.sample(rtt)
-            sample = RttSample(self.now, rtt, self.min_rtt, self.srtt, inflight)
+            sample = event("on_rtt", now=self.now, rtt=rtt, min_rtt=self.min_rtt,
+                           srtt=self.srtt, inflight=inflight)
         self.delivered += acked
         rate = (min(self.path.bandwidth, inflight_before * self.path.mss * 8.0 / path_rtt)
                 if self.samples_rate else NOT_SAMPLED)
-        return sample, Ack(self.now, acked, rtt, self.min_rtt, self.srtt, inflight,
-                           self.delivered, rate)
+        return sample, event("on_ack", now=self.now, acked=acked, rtt=rtt, min_rtt=self.min_rtt,
+                             srtt=self.srtt, inflight=inflight, delivered=self.delivered,
+                             delivery_rate=rate)
 
     def loss(self, kind: str, inflight: float, dt: float = 0.0) -> Loss:
         """A loss detected ``dt`` seconds after the last event."""
         self.now += dt
         self.retransmitted = True
-        return Loss(self.now, kind, float(inflight), self.min_rtt, self.srtt)
+        return event("on_loss", now=self.now, kind=kind, inflight=float(inflight),
+                     min_rtt=self.min_rtt, srtt=self.srtt)
+
+    def echo(self, marked: int, inflight: float, dt: float = 0.0) -> EcnEcho:
+        """An ACK arriving ``dt`` seconds after the last event echoes ``marked``
+        CE marks, with ``inflight`` segments outstanding before it (the
+        ``EcnEcho`` for ``on_ce_echo`` and ``on_ecn``, before the ACK's own)."""
+        self.now += dt
+        self.marked += marked
+        return event("on_ce_echo", now=self.now, marked=marked, marked_total=self.marked,
+                     delivered=self.delivered, inflight=float(inflight), min_rtt=self.min_rtt,
+                     srtt=self.srtt)
 
 
 def snapshot(algo: CongestionControl) -> dict:

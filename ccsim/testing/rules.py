@@ -3,7 +3,7 @@
 Each is a pure function ``(algo, before, event, after) -> str | None``:
 ``before`` and ``after`` are :func:`~ccsim.testing.model.snapshot` copies of
 the algorithm's state around one step, ``event`` the step's ``Ack``,
-``AckRound``, ``Loss`` or ``RttSample``, ``algo`` the instance (for its class
+``AckRound``, ``Loss``, ``RttSample`` or ``EcnEcho``, ``algo`` the instance (for its class
 declarations). A rule returns a message when broken. ``COMMON`` maps each
 rule's name to it; ``check_algorithm(..., skip=(name,))`` leaves one out where
 an algorithm documents why it does not apply (BBR has no loss response).

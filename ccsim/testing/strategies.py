@@ -24,7 +24,7 @@ import math
 
 from hypothesis import strategies as st
 
-from ..algorithms.base import CongestionControl, RttSample
+from ..algorithms.base import CongestionControl
 from .model import Path, Sender
 
 __all__ = ["paths", "params", "initial_windows", "event_streams", "MSS_CHOICES"]
@@ -109,8 +109,5 @@ def event_streams(draw, path: Path | None = None, min_size: int = 1,
             path.base_rtt = min(max(path.base_rtt * draw(st.floats(0.25, 4.0)), 1e-4), 2.0)
         elif kind == "rtt":
             rtt = path.rtt(window) * draw(st.floats(1.0, 1.5))
-            sender.now += rtt / max(window, 1.0)
-            sender.sample(rtt)
-            events.append(RttSample(sender.now, rtt, sender.min_rtt, sender.srtt,
-                                    float(math.floor(window))))
+            events.append(sender.rtt_sample(rtt, math.floor(window), rtt / max(window, 1.0)))
     return events

@@ -25,12 +25,13 @@ import math
 
 from .base import Ack
 
-MIN_RTT_THRESH = 0.004     # s, RFC 9406 §4.3
-MAX_RTT_THRESH = 0.016     # s
-MIN_RTT_DIVISOR = 8
-N_RTT_SAMPLE = 8
-CSS_GROWTH_DIVISOR = 4
-CSS_ROUNDS = 5
+# RFC 9406 §4.3's constants, shared by CUBIC's window law and its fluid law.
+MIN_RTT_THRESH = 0.004     # s: the smallest RTT rise that ends slow start
+MAX_RTT_THRESH = 0.016     # s: the largest
+MIN_RTT_DIVISOR = 8        # the rise threshold is last round's min RTT / 8, within those
+N_RTT_SAMPLE = 8           # RTT samples a round needs before it is compared
+CSS_GROWTH_DIVISOR = 4     # Conservative Slow Start grows 1/4 as fast as slow start
+CSS_ROUNDS = 5             # rounds of CSS before congestion avoidance
 
 
 class HyStartPlusPlus:

@@ -17,6 +17,9 @@ every packet is captured truncated after its 40 header bytes (plus options),
 as ``tcpdump -s`` does, with its full length on record. Timestamps are in
 nanoseconds (the pcap nanosecond format). There is no handshake: tools see
 connections already open.
+
+It reads only the events table, so it sits beside :mod:`ccsim.results`, not
+in the packet engine that :mod:`ccsim.results` must not import.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from ..errors import ScenarioError
+from .errors import ScenarioError
 
 SENDER, RECEIVER = bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])
 FIRST_PORT, SERVER_PORT = 10000, 5001

@@ -1,0 +1,208 @@
+"""The sender the engine runs: :class:`~ccsim.packet.tcp.Sender` with its
+per-ACK path written out in one method.
+
+An ACK is the engine's commonest event, and a method call costs a few per
+cent of its speed, so :meth:`FastSender.on_ack` inlines, for the common case
+(one or two segments newly acknowledged, no SACK information), what the
+reference sender does through named parts: ``on_new_ack``, RFC 6298's
+estimator (:meth:`RttEstimator.take <ccsim.packet.rtt.RttEstimator.take>`),
+the timer's restart (:meth:`RetransmissionTimer.restart
+<ccsim.packet.timers.RetransmissionTimer.restart>`) and the steady-state
+sending path (``send_window`` and ``transmit_at``). Everything else is the
+reference's own code, called.
+
+It is a loan, not a second definition: ``tests/test_sender_parts.py`` runs
+scenarios that take every branch with both senders and requires the same
+results bit for bit, and checks that the events built here name their
+fields. Change the reference first; then this copy, until that test passes.
+"""
+
+from __future__ import annotations
+
+from ..algorithms.base import NOT_SAMPLED, Ack, RttSample
+from .rtt import CLOCK_GRANULARITY
+from .tcp import Sender
+
+_INF = float("inf")  # a module global: cheaper to look up per ACK than math.inf
+_new_event = tuple.__new__  # builds an event without NamedTuple's Python-level __new__
+_NO_RANGES = ()  # an ACK that SACKed nothing new
+
+
+class FastSender(Sender):
+    """:class:`~ccsim.packet.tcp.Sender`, its per-ACK path inline."""
+
+    def on_ack(self, ack: tuple[int, tuple]) -> None:
+        """:meth:`Sender.on_ack <ccsim.packet.tcp.Sender.on_ack>`, inline."""
+        ackno, blocks = ack
+        una = self.snd_una
+        now = self.clock.now
+        newly_sacked = released = 0
+        lost_retransmission = False
+        board = self.scoreboard
+        if board is not None:  # detect_losses, inline
+            detector = self.detector
+            new = _NO_RANGES
+            if blocks or board.blocks:  # else there is nothing to record or release
+                new = [] if detector is not None else None
+                newly_sacked, released = board.update(ackno if ackno > una else una, blocks,
+                                                      new)
+            if detector is not None:
+                lost_retransmission = detector.on_ack(self.sent, una, ackno, new, board, now,
+                                                      self.rtt.min_rtt)
+                if self.tlp is not None and detector.lost and not self.reordering_pending:
+                    self.arm_reordering_timer(now)
+        if ackno <= una:
+            if ackno == una and self.high_tx > una and self.done_at is None:
+                self.on_duplicate_ack(newly_sacked, now)
+        else:  # on_new_ack, inline
+            sent = self.sent
+            if ackno == una + 1:
+                record = sent.pop(una)
+                resent = record[1]
+            else:
+                resent = False
+                for seq in range(una, ackno):
+                    record = sent.pop(seq)
+                    resent = resent or record[1]
+            acked = ackno - una
+            self.snd_una = ackno
+            if self.snd_nxt < ackno:
+                self.snd_nxt = ackno
+            self.dupacks = 0
+            est = self.rtt
+            rtt = None
+            if not resent:  # Karn: no sample if the ACK covers a retransmission
+                rtt = now - record[0] if not est.tick else est.measure(record[0], now)
+                # RttEstimator.take, inline
+                if est.rtt_count == 0:
+                    est.srtt = srtt = rtt
+                    est.rttvar = rttvar = rtt / 2.0
+                else:
+                    srtt = est.srtt
+                    error = srtt - rtt
+                    if error < 0.0:
+                        error = -error
+                    est.rttvar = rttvar = 0.75 * est.rttvar + 0.25 * error
+                    est.srtt = srtt = 0.875 * srtt + 0.125 * rtt
+                spread = 4.0 * rttvar
+                rto = srtt + (spread if spread > CLOCK_GRANULARITY else CLOCK_GRANULARITY)
+                if rto < est.min_rto:
+                    rto = est.min_rto
+                est.rto = rto if rto < est.max_rto else est.max_rto
+                est.rtt_sum += rtt
+                est.rtt_count += 1
+                est.last_rtt = rtt
+                if rtt < est.min_rtt:
+                    est.min_rtt = rtt
+                if self.wants_rtt:
+                    cc = self.cc
+                    w, s = cc.cwnd, cc.ssthresh
+                    min_rtt, srtt, inflight = est.min_rtt, est.srtt, self.snd_nxt - ackno
+                    cc.on_rtt(_new_event(RttSample, (now, rtt, min_rtt, srtt, inflight)))
+                    if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):
+                        self.check_law("on_rtt", w, s)
+            self.ack_delivered = acked - released + newly_sacked
+            self.delivered = delivered = self.delivered + self.ack_delivered
+            delivery_rate = NOT_SAMPLED
+            if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
+                interval = now - record[3]
+                delivery_rate = ((delivered - record[2]) * self.mss * 8.0 / interval
+                                 if interval > 0 else None)
+            self.delivered_time = now
+            in_recovery = self.in_recovery
+            if in_recovery:
+                self.recovery.on_ack(self, acked)
+            cc = self.cc
+            if not in_recovery or cc.acks_in_recovery:
+                w, s = cc.cwnd, cc.ssthresh
+                if self.per_ack:
+                    acked = 1
+                min_rtt, srtt, inflight = est.min_rtt, est.srtt, self.snd_nxt - ackno
+                cc.on_ack(_new_event(Ack, (now, acked, rtt, min_rtt, srtt, inflight,
+                                           delivered, delivery_rate)))
+                if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
+                    self.check_law("on_ack", w, s)
+            if self.tlp is not None:
+                self.tlp.on_ack(self, ackno, blocks)
+            if ackno >= self.end_seq:
+                self.finish(now)
+                return
+            timer = self.timer
+            if ackno >= self.high_tx:
+                timer.deadline = None
+            elif not self.in_recovery:
+                if self.tlp is not None:
+                    self.restart_timer()
+                else:  # RetransmissionTimer.restart, inline
+                    timer.deadline = deadline = now + est.rto
+                    if timer.pending is None or deadline < timer.pending:
+                        timer.pending = deadline
+                        self.clock.schedule(deadline, timer.on_event, deadline)
+        if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
+            self.enter_recovery()
+        cc, nxt = self.cc, self.snd_nxt
+        if self.in_recovery or self.snd_una < self.recover or cc.pacing_rate \
+                or nxt < self.high_tx:
+            self.send(now)  # recovery, the loss phase after a timeout, pacing, going back
+            return
+        # the steady state: send_window and transmit_at, inline
+        window = cc.cwnd
+        if window > self.rwnd:
+            window = self.rwnd
+        una, end = self.snd_una, self.end_seq
+        if nxt - una + 1 <= window and nxt < end:
+            sent, send_segment, detector = self.sent, self.send_segment, self.detector
+            delivered, delivered_time = self.delivered, self.delivered_time
+            index = self.transmissions
+            while nxt - una + 1 <= window and nxt < end:
+                index += 1
+                sent[nxt] = (now, False, delivered, delivered_time, index)
+                if detector is not None:
+                    detector.on_sent(index, nxt)
+                send_segment(nxt, now)
+                nxt += 1
+            self.transmissions = index
+            self.high_tx = self.snd_nxt = nxt
+        if self.timer.deadline is None and self.high_tx > self.snd_una:
+            self.restart_timer()
+
+    def send(self, now: float) -> None:
+        """:meth:`Sender.send <ccsim.packet.tcp.Sender.send>`, paced laws
+        straight to :meth:`send_paced`."""
+        if self.in_recovery and self.recovery.owns_sending:
+            self.recovery.send(self)
+        elif self.detector is not None and self.snd_una < self.recover:
+            self.send_marked_first(now)
+        elif self.cc.pacing_rate:
+            window = self.cc.cwnd
+            self.send_paced(now, window if window <= self.rwnd else self.rwnd)
+        else:
+            self.send_window(now)
+        if self.timer.deadline is None and self.high_tx > self.snd_una:
+            self.restart_timer()
+
+    def send_paced(self, now: float, window: float) -> None:
+        """:meth:`Sender.send_paced <ccsim.packet.tcp.Sender.send_paced>`, the
+        pacer's checks and scheduling inline."""
+        pacer = self.pacer
+        if now < pacer.next_send or pacer.waiting:
+            return
+        nxt = self.snd_nxt
+        board = self.scoreboard
+        if board is not None and board.blocks and nxt < self.high_tx:
+            nxt = board.sacked_run_end(nxt)  # after a timeout: skip what arrived
+        if nxt - self.snd_una + 1 > window or nxt >= self.end_seq:
+            self.snd_nxt = nxt
+            return
+        self.transmit_at(nxt, now)
+        self.snd_nxt = nxt + 1
+        rate = self.cc.pacing_rate
+        if not 0.0 < rate < _INF:
+            self.paced(now)  # raises
+        pacer.next_send = at = now + pacer.packet_bits / rate
+        pacer.waiting = True
+        self.clock.schedule(at, self._pacer_woke, None)
+
+    def _pacer_woke(self, _: None) -> None:
+        self.pacer.waiting = False
+        self.send(self.clock.now)

@@ -1,0 +1,94 @@
+"""Tail loss probes (RFC 8985 §7), as Linux sends them.
+
+Source: Y. Cheng, N. Cardwell, N. Dukkipati, P. Jha, "The RACK-TLP Loss
+Detection Algorithm for TCP", RFC 8985, 2021, §7.2 (the probe timeout),
+§7.3 (the probe) and §7.4 (detecting losses by it); Linux's
+``tcp_send_loss_probe`` and ``tcp_process_tlp_ack`` for what is sent and how
+the window reacts.
+
+When the last segments of a flight are lost, no ACK comes back to start a
+recovery, and only the retransmission timer (backed off, at least
+``min_rto``) would find them. A probe timeout of two smoothed RTTs, shorter
+than the RTO, sends one segment to draw an ACK whose SACK information starts
+a fast recovery instead.
+
+Deviations: none in the rules above. The probe needs SACK (the sender runs
+it only with a scoreboard); at most one probe is outstanding per episode.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .tcp import Sender
+
+WORST_CASE_DELAYED_ACK = 0.2
+"""WCDelAckT of RFC 8985 §7.2 (s): what a probe timeout allows for a delayed
+ACK when one segment is in flight."""
+
+
+class TailLossProbe:
+    """One sender's probe state.
+
+    Attributes:
+        armed: the retransmission timer's deadline is a probe timeout (PTO),
+            not the RTO.
+        high_seq: the sender's ``high_tx`` when the probe went, until an ACK
+            reaches it (RFC 8985's ``TLP.end_seq``); -1 outside an episode.
+        resent: the probe resent the last segment (there was no new data).
+        probes: probes sent.
+    """
+
+    __slots__ = ("armed", "high_seq", "resent", "probes")
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.high_seq = -1
+        self.resent = False
+        self.probes = 0
+
+    def timeout(self, tcp: "Sender", rto: float) -> float:
+        """The span (s) to arm the retransmission timer with: the PTO of §7.2
+        when it comes before ``rto`` and a probe may go (no episode open, not
+        in recovery or the loss phase after a timeout, an RTT measured),
+        else ``rto``."""
+        self.armed = False
+        if self.high_seq < 0 and not tcp.in_recovery and tcp.snd_una >= tcp.recover \
+                and tcp.rtt.rtt_count:
+            pto = 2.0 * tcp.rtt.srtt + (WORST_CASE_DELAYED_ACK
+                                        if tcp.high_tx - tcp.snd_una == 1 else 0.0)
+            if pto < rto:
+                self.armed = True
+                return pto
+        return rto
+
+    def probe(self, tcp: "Sender") -> None:
+        """§7.3: the PTO expired with data in flight. Send one new segment,
+        beyond cwnd if need be, or with none to send the last one again; then
+        wait an RTO."""
+        self.probes += 1
+        self.armed = False
+        nxt = tcp.snd_nxt
+        if nxt == tcp.high_tx and nxt < tcp.end_seq and nxt - tcp.snd_una < tcp.rwnd:
+            self.resent = False
+            tcp.transmit(nxt)
+        else:
+            self.resent = True
+            tcp.retransmit(tcp.high_tx - 1)
+        self.high_seq = tcp.high_tx
+        tcp.restart_timer()
+
+    def on_ack(self, tcp: "Sender", ackno: int, blocks: tuple) -> None:
+        """§7.4: once the probe is acknowledged, the episode ends. A resent
+        segment the receiver reports as a duplicate (D-SACK) repaired
+        nothing; otherwise the probe alone repaired a tail loss, and the
+        window is reduced as for a loss (Linux: CWR, ``cwnd = ssthresh``)."""
+        if self.high_seq < 0 or ackno < self.high_seq:
+            return
+        repaired = self.resent and not (blocks and blocks[0][1] <= ackno)
+        self.high_seq = -1
+        if repaired and not tcp.in_recovery:
+            tcp.signal_loss("fast")
+            cc = tcp.cc
+            cc.cwnd = min(cc.cwnd, cc.ssthresh)

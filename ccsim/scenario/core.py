@@ -1,0 +1,330 @@
+"""The :class:`Scenario` itself: its fields, what follows from them (packet
+size, RTTs, routes, start times) and :meth:`Scenario.replace`. Its checks
+are in :mod:`.validation`, its dict/JSON/TOML forms and key in :mod:`.serial`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import tomllib
+from dataclasses import dataclass
+from typing import Any, ClassVar, Mapping
+
+from ..errors import ScenarioTypeError
+from ..queues import DropTail
+from . import serial
+from .checks import set_normalised
+from .flows import Flow
+from .links import Link
+from .topologies import HEADER, KNOBS, MSS, dumbbell_fields
+from .validation import normalised
+
+_START_JITTER = 2  # the start jitter's stream (1: the packet engine's send overhead,
+#                   3: its ACK jitter)
+_MASK = (1 << 64) - 1
+
+
+def _splitmix(z: int) -> int:
+    """SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) of ``z``."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def _uniform(seed: int, stream: int, i: int) -> float:
+    """A uniform in [0, 1) that depends only on ``(seed, stream, i)``."""
+    z = _splitmix((seed * 0x9E3779B97F4A7C15) & _MASK)
+    z = _splitmix(z ^ ((stream * 0x94D049BB133111EB) & _MASK))
+    z = _splitmix(z ^ ((i + 0x9E3779B97F4A7C15) & _MASK))
+    return (z >> 11) * 2.0 ** -53
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Everything a run needs: path, flows, duration, seed and stack knobs.
+
+    Attributes:
+        links: the links every flow crosses, in order.
+        flows: the flows.
+        duration: simulated time (s).
+        seed: seed of every random draw (random loss, RED, the start jitter);
+            same seed, same result.
+        bottleneck: index of the link whose queue and utilisation are
+            reported; default the slowest (the first of equals).
+        topology: ``"dumbbell"``, ``"path"`` or ``"parking_lot"``, for labels.
+        mss: segment payload (bytes). Default 1460: a 1500-byte Ethernet MTU
+            less 40 bytes of IPv4 and TCP headers (RFC 879, RFC 894).
+        header: header bytes added to each data packet on the wire (40).
+        initial_window: initial ``cwnd`` (segments). Default 10, RFC 6928 and
+            Linux's ``TCP_INIT_CWND``.
+        min_rto: lower bound of the retransmission timeout (s). Default 0.2,
+            Linux's ``TCP_RTO_MIN``; RFC 6298 §2.4 says 1 s.
+        initial_rto: RTO before the first RTT sample (s); 1, RFC 6298 §2.1.
+        max_rto: upper bound of the backed-off RTO (s); 60, RFC 6298 §2.5.
+        delayed_ack: receivers acknowledge every second segment (RFC 5681
+            §4.2) instead of every segment. Default off.
+        delayed_ack_timeout: longest an ACK is held (s). Default 0.04,
+            Linux's ``TCP_DELACK_MIN``.
+        sack: receivers send SACK blocks (RFC 2018) to every flow, whatever its
+            recovery strategy; strategies that need SACK turn it on for their
+            flow regardless.
+        rwnd: receiver window (bytes), or ``None`` for no limit.
+        trace_interval: sampling period of the time series (s), or ``None``
+            (the default) for :attr:`sample_interval`'s automatic choice.
+        ack_counting: what the window laws count as acknowledged. Default
+            ``"segments"``: the segments an ACK newly acknowledges (RFC 3465
+            appropriate byte counting; Linux). ``"acks"``: one per ACK that
+            advances ``snd.una``, whatever it covers, as ns-2 and ns-3's
+            NewReno grow, so with delayed ACKs windows grow at half speed
+            (``Ack.acked`` is 1; recovery and delivery counts are unchanged).
+        rtt_granularity: tick of the clock RTT samples are read from (s).
+            Default 0: exact. ``"4ms"`` is a 250 Hz jiffy clock (the kernels
+            of Esterhuizen & Krzesinski), ``"1ms"`` TCP timestamps. A sample is the difference
+            of the two tick counts (send and ACK times truncated to the tick),
+            and at least one tick, as Linux's jiffy-based estimator counted a
+            zero-jiffy sample as one; the estimator, ``min_rtt`` and the
+            window laws all see the ticked value.
+        limited_transmit: RFC 3042: each of the first two duplicate ACKs
+            outside recovery sends one new segment (up to cwnd + 2
+            outstanding). Linux has the same effect built in (duplicates and
+            SACKed segments leave ``tcp_packets_in_flight``), so ``True`` is
+            the Linux-like setting; default ``False`` keeps ccsim's earlier
+            behaviour and the ns-2 agents of Zhang & Bian and Lai & Yao, which lack it.
+        tail_loss_probe: RFC 8985 §7 Tail Loss Probe for flows with SACK:
+            when no ACK comes for ``PTO = 2·SRTT`` (plus 200 ms with one
+            segment in flight, never past the RTO), send one new segment
+            (beyond cwnd if need be) or, with none to send, the last one
+            again, so that a loss at the tail of a flight is repaired by
+            fast recovery instead of a timeout. Receivers then report
+            duplicate segments as D-SACK (RFC 2883), and a tail loss the
+            probe alone repaired (no D-SACK) still reduces the window, as
+            Linux does. With it, RACK (the ``prr`` recovery) also keeps its
+            reordering timer (RFC 8985 §6.3): segments it marks lost before
+            three duplicate ACKs start a recovery ``min_rtt / 4`` later, as
+            Linux does outside recovery. Linux has both on; default
+            ``False`` keeps ccsim's earlier behaviour and the ns-2 agents,
+            which lack them.
+        start_jitter: the most each flow opens after its ``start`` (s): it
+            opens at a random time uniform in ``[start, start + start_jitter)``,
+            drawn from the seed and the flow's index (:meth:`flow_start`), so
+            that different seeds give different runs: in a deterministic
+            simulator loss-free drop-tail flows would otherwise repeat one
+            phase pattern for every seed (Floyd & Jacobson 1992). ``None``
+            (the default): up to the flow's own round-trip time (and never
+            past its stop or the end). ``0``: every flow opens exactly at its
+            ``start``, for studies of one phase (``Flow.overhead`` is the
+            per-segment remedy to a phase lock).
+    """
+
+    links: tuple[Link, ...]
+    flows: tuple[Flow, ...]
+    duration: float
+    seed: int = 0
+    bottleneck: int | None = None
+    topology: str = "path"
+    mss: int = MSS
+    header: int = HEADER
+    initial_window: float = 10.0
+    min_rto: float = 0.2
+    initial_rto: float = 1.0
+    max_rto: float = 60.0
+    delayed_ack: bool = False
+    delayed_ack_timeout: float = 0.04
+    sack: bool = False
+    rwnd: float | None = None
+    trace_interval: float | None = None
+    ack_counting: str = "segments"
+    rtt_granularity: float = 0.0
+    limited_transmit: bool = False
+    tail_loss_probe: bool = False
+    start_jitter: float | None = None
+    ack_jitter: float | None = None
+
+    KNOBS: ClassVar[tuple[str, ...]] = KNOBS
+
+    def __post_init__(self) -> None:
+        set_normalised(self, **normalised(self))  # checks: ccsim.scenario.validation
+
+    # -- derived quantities (all computed, none stored) --------------------------
+    @property
+    def packet_size(self) -> int:
+        """Bytes of one full data packet on the wire: ``mss + header``."""
+        return self.mss + self.header
+
+    @property
+    def sample_interval(self) -> float:
+        """The trace sampling period in force (s): ``trace_interval`` if set,
+        else ``max(0.01, duration / 10_000)`` — at most 10,000 samples per
+        variable and flow — but never more than ``duration / 100``."""
+        if self.trace_interval is not None:
+            return self.trace_interval
+        return min(self.duration / 100.0, max(0.01, self.duration / 10_000))
+
+    @property
+    def path_rtt(self) -> float:
+        """Two-way propagation delay of the links alone (s)."""
+        return 2.0 * sum(link.delay for link in self.links)
+
+    def route(self, i: int) -> tuple[Link, ...]:
+        """The links flow ``i`` crosses, in order."""
+        first, last = self.flows[i].route or (0, len(self.links) - 1)
+        return self.links[first:last + 1]
+
+    def route_rtt(self, i: int) -> float:
+        """Two-way propagation delay of the links flow ``i`` crosses (s)."""
+        return 2.0 * sum(link.delay for link in self.route(i))
+
+    @property
+    def routed(self) -> bool:
+        """Whether some flow crosses only part of the chain of links."""
+        return any(f.route is not None and f.route != (0, len(self.links) - 1)
+                   for f in self.flows)
+
+    @property
+    def two_way(self) -> bool:
+        """Whether some flow sends right to left (:attr:`Flow.reverse`): then
+        traffic crosses the links both ways and ACKs queue with data."""
+        return any(f.reverse for f in self.flows)
+
+    def flow_rtt(self, i: int) -> float:
+        """Two-way propagation delay of flow ``i`` (s), access delays included."""
+        rtt = self.flows[i].rtt
+        return self.route_rtt(i) if rtt is None else rtt
+
+    def flow_start(self, i: int) -> float:
+        """When flow ``i`` opens (s): its ``start`` plus its start jitter, a
+        uniform draw from the scenario's seed and ``i`` (SplitMix64, as the
+        fluid engine's draws; the other flows and the engine do not matter)
+        times the bound of :attr:`start_jitter`: the flow's RTT by default,
+        but never reaching its stop or the end of the run."""
+        flow = self.flows[i]
+        bound = self.start_jitter
+        if bound is None:
+            end = self.duration if flow.stop is None else min(flow.stop, self.duration)
+            bound = min(self.flow_rtt(i), end - flow.start)
+        if bound <= 0.0:
+            return flow.start
+        return flow.start + bound * _uniform(self.seed, _START_JITTER, i)
+
+    @property
+    def ack_wait(self) -> float:
+        """The bound of each segment's receiving delay in force (s):
+        :attr:`ack_jitter`, or by default one packet time at the bottleneck."""
+        if self.ack_jitter is not None:
+            return self.ack_jitter
+        return self.packet_size * 8.0 / self.links[self.bottleneck].rate
+
+    def bdp_packets(self, i: int = 0) -> float:
+        """Bandwidth-delay product of flow ``i`` at the slowest link it
+        crosses (packets)."""
+        rate = min(link.rate for link in self.route(i))
+        return rate * self.flow_rtt(i) / (8.0 * self.packet_size)
+
+    #: Keywords of :func:`dumbbell` that are not fields of the scenario: a
+    #: :meth:`replace` naming one of them re-builds the dumbbell.
+    BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss")
+
+    def replace(self, **changes: Any) -> "Scenario":
+        """A copy with ``changes`` applied and validated again.
+
+        ``changes`` are the scenario's fields (``flows``, ``duration``,
+        ``seed``, the stack knobs, ...), and, for a scenario built by
+        :func:`dumbbell`, also that builder's keywords ``bandwidth``, ``rtt``,
+        ``buffer``, ``queue`` and ``loss``. Naming one of those re-builds the
+        dumbbell with :func:`dumbbell`, its validation and errors, from the
+        scenario's own values for the keywords not given:
+
+        * ``bandwidth`` and ``loss``: the bottleneck's rate and loss;
+        * ``rtt``: the path's two-way delay, which is the smallest flow RTT;
+          flows at that RTT follow a new ``rtt``, flows with a longer RTT of
+          their own keep it;
+        * ``buffer``: a buffer given as ``"xBDP"`` is resolved against the new
+          rate and RTT; when ``buffer`` is not among the changes the queue
+          keeps its capacity in packets (or bytes), whatever the new
+          bandwidth-delay product;
+        * ``queue``: the queue's kind; a RED queue keeps its thresholds,
+          weight and ``max_p`` when only its buffer changes.
+
+        Anything else raises :class:`~ccsim.ScenarioTypeError` naming the
+        keyword and listing the allowed ones.
+        """
+        fields = {f.name for f in dataclasses.fields(self)}
+        builder = set(self.BUILDER) if self.topology == "dumbbell" and len(self.links) == 1 \
+            else set()
+        for name, value in changes.items():
+            if name not in fields and name not in builder:
+                allowed = sorted(fields | builder)
+                close = difflib.get_close_matches(name, allowed, n=1)
+                raise ScenarioTypeError(name, value, "a keyword of Scenario.replace: "
+                                        + ", ".join(allowed),
+                                        f"did you mean {close[0]!r}?" if close else None)
+        if not builder & set(changes):
+            return dataclasses.replace(self, **changes)
+        clash = sorted(set(changes) & {"links", "bottleneck", "topology"})
+        if clash:
+            raise ScenarioTypeError(clash[0], changes[clash[0]],
+                                    "not together with dumbbell keywords "
+                                    + ", ".join(self.BUILDER))
+        q = self.links[0].queue
+        keywords = {**self._builder_keywords(), **changes}
+        if "buffer" in changes and "queue" not in changes:
+            keywords["queue"] = q.kind
+        elif "queue" in changes and "buffer" not in changes and isinstance(changes["queue"], str):
+            keywords["buffer"] = int(q.limit) if q.unit == "packets" else f"{q.limit:.17g}B"
+        built = Scenario(**dumbbell_fields(**keywords))
+        new_q = built.links[0].queue
+        if (type(q) is type(new_q) and not isinstance(q, DropTail)
+                and "queue" not in changes):  # keep the discipline's parameters
+            link = dataclasses.replace(built.links[0],
+                                       queue=dataclasses.replace(q, limit=new_q.limit))
+            built = dataclasses.replace(built, links=(link,))
+        return built
+
+    def _builder_keywords(self) -> dict[str, Any]:
+        """The :func:`dumbbell` keywords that build this (dumbbell) scenario again."""
+        link = self.links[0]
+        rtt = self.path_rtt
+        flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
+        q = link.queue
+        return {"bandwidth": link.rate, "rtt": rtt, "loss": link.loss, "flows": flows,
+                "queue": q, "buffer": None, "duration": self.duration, "seed": self.seed,
+                **{k: getattr(self, k) for k in self.KNOBS}}
+
+    # -- serialisation (ccsim.scenario.serial) -------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-ready dict in base units (``schema`` names the layout)."""
+        return serial.to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Scenario":
+        """Inverse of :meth:`to_dict`; missing optional keys take defaults."""
+        return serial.from_dict(cls, data)
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of :meth:`to_dict`; keyword arguments go to ``json.dumps``."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "Scenario":
+        """Inverse of :meth:`to_json`."""
+        return cls.from_dict(json.loads(text))
+
+    def to_toml(self) -> str:
+        """TOML text of :meth:`to_dict` (``None`` values are left out)."""
+        import tomli_w
+
+        return tomli_w.dumps(serial.without_none(self.to_dict()))
+
+    @classmethod
+    def from_toml(cls, text: str) -> "Scenario":
+        """Inverse of :meth:`to_toml`."""
+        return cls.from_dict(tomllib.loads(text))
+
+    @property
+    def key(self) -> str:
+        """Stable content hash (16 hex digits): equal scenarios, equal keys,
+        across processes, machines and Python versions."""
+        return serial.key(self)
+

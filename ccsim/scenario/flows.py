@@ -1,0 +1,184 @@
+"""Flows: one TCP connection each, its window law, recovery and timing.
+
+A :class:`Flow` names its algorithm (and recovery strategy) by their
+registered names, so that a scenario serialises and hashes by name;
+:func:`as_flow` reads the entries of a builder's ``flows`` list.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from .. import algorithms, recovery
+from ..errors import ScenarioError, ScenarioTypeError
+from ..units import parse_size
+from .checks import seconds, set_normalised
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One TCP connection from a sender to a receiver across the whole path.
+
+    Attributes:
+        algorithm: registered congestion-control name (see
+            ``ccsim.algorithms.names()``); a registered class is accepted and
+            stored by name.
+        start: time the flow opens (s).
+        stop: time a bulk flow stops sending new data (s), or ``None``.
+        size: bytes to transfer; the flow ends when all are acknowledged and
+            reports its completion time. ``None`` is an unlimited backlog.
+        rtt: the flow's two-way propagation delay (s); the difference from the
+            path's own is made up by access delays split evenly between the
+            sender and receiver sides. ``None``: the path's.
+        recovery: loss-recovery strategy (``ccsim.recovery.names()``);
+            ``None``: the algorithm's own default.
+        params: the algorithm's keyword arguments, given as a dict and stored
+            as sorted ``(name, value)`` pairs.
+        drop_segments: segment numbers (0 = the first) whose first
+            transmission is lost on the way into the first link — the chosen
+            drops of Fall & Floyd's multiple-drop experiments (CCR 1996). A
+            number given k times loses the segment's first k transmissions
+            (so ``(7, 7)`` loses its first retransmission as well).
+        ecn: the flow is ECN-capable (RFC 3168): its packets may be marked
+            instead of dropped by a queue with ECN on, its receiver echoes
+            the marks and its sender reduces its window at most once per
+            window of data (:meth:`~ccsim.algorithms.CongestionControl.on_ecn`).
+            ``None`` (the default): the algorithm's own ``ecn`` (on for
+            DCTCP, which Linux runs with ECN only; off for every other law).
+        route: ``(first, last)``, the indices of the first and the last link
+            of the path's chain the flow crosses (cross traffic that joins and
+            leaves part of the way, as in :func:`parking_lot`); ``None``: the
+            whole chain.
+        overhead: the most a segment waits at the sender before it leaves
+            (s): each waits a random time, uniform in ``[0, overhead]`` and
+            drawn from the scenario's seed, behind the segment before it (so
+            none overtakes another). ns-2's ``overhead_``, the remedy Floyd &
+            Jacobson (1992) give for phase effects: without it, loss-free
+            drop-tail flows in a deterministic simulator can lock into a
+            pattern in which one flow takes every drop. About one bottleneck
+            packet time breaks the locks. Packet engine only.
+        reverse: the flow's data crosses the chain right to left, over each
+            link's reverse side (every link is duplex: its reverse side has the
+            same rate, delay, kind of queue and loss, with a queue of its own),
+            and its ACKs come back left to right through the forward queues.
+            With a ``route``, the data enters at link ``last`` and leaves at
+            ``first``. A scenario with a reverse flow carries traffic both
+            ways, so every flow's ACKs queue behind the other direction's data
+            (Zhang, Shenker & Clark 1991; ``docs/engine.md``). ``False`` (the
+            default): left to right.
+    """
+
+    algorithm: str
+    start: float = 0.0
+    stop: float | None = None
+    size: float | None = None
+    rtt: float | None = None
+    recovery: str | None = None
+    params: tuple[tuple[str, Any], ...] = ()
+    drop_segments: tuple[int, ...] = ()
+    ecn: bool | None = None
+    route: tuple[int, int] | None = None
+    overhead: float = 0.0
+    reverse: bool = False
+
+    def __post_init__(self) -> None:
+        algo = self.algorithm
+        if isinstance(algo, type):
+            name = getattr(algo, "name", None)
+            if not algorithms.registry.REGISTRY.holds(algo):
+                raise ScenarioError("flow.algorithm", algo, "a registered algorithm",
+                                    "call ccsim.algorithms.register(cls) first")
+            algo = name
+        cls = algorithms.get(algo)
+        start = seconds(self.start, "flow.start", positive=False)
+        stop = None if self.stop is None else seconds(self.stop, "flow.stop", positive=True)
+        if stop is not None and stop <= start:
+            raise ScenarioError("flow.stop", self.stop, f"a time after start={start} s")
+        size = None if self.size is None else parse_size(self.size, "flow.size")
+        if size is not None and size <= 0:
+            raise ScenarioError("flow.size", self.size, "a size > 0 bytes, such as '1MB'")
+        rtt = None if self.rtt is None else seconds(self.rtt, "flow.rtt", positive=True)
+        rec = None if self.recovery is None else recovery.get(self.recovery).name
+        if rec is not None and cls.preset and rec != cls.recovery:
+            raise ScenarioError("flow.recovery", rec,
+                                f"{cls.recovery!r} or None with {cls.name!r}, which means Reno's "
+                                f"window law with {cls.recovery!r} recovery",
+                                f"for Reno's law with {rec!r} recovery: "
+                                f"Flow('reno', recovery={rec!r})")
+        params = self.params
+        if isinstance(params, Mapping):
+            params = params.items()
+        try:
+            params = tuple(sorted((str(k), v) for k, v in params))
+        except (TypeError, ValueError):
+            raise ScenarioTypeError("flow.params", self.params,
+                                    "a dict of the algorithm's keyword arguments") from None
+        params = tuple(sorted(cls.validate_params(dict(params), "flow.params").items()))
+        try:
+            cls(**dict(params))
+        except TypeError as exc:
+            raise ScenarioTypeError("flow.params", dict(params),
+                                    f"keyword arguments {algo!r} accepts", str(exc)) from None
+        drops = self.drop_segments
+        if isinstance(drops, (str, bytes)) or not isinstance(drops, Iterable) or not all(
+                isinstance(d, numbers.Integral) and not isinstance(d, bool) and d >= 0
+                for d in drops):
+            raise ScenarioTypeError("flow.drop_segments", drops,
+                                    "a list of segment numbers, integers ≥ 0")
+        ecn = cls.ecn if self.ecn is None else self.ecn
+        if not isinstance(ecn, bool):
+            raise ScenarioTypeError("flow.ecn", self.ecn, "True, False or None (the algorithm's "
+                                    "default)")
+        route = self.route
+        if route is not None:
+            if (isinstance(route, (str, bytes)) or not isinstance(route, Iterable)
+                    or len(route := tuple(route)) != 2
+                    or not all(isinstance(k, numbers.Integral) and not isinstance(k, bool)
+                               and k >= 0 for k in route)
+                    or route[0] > route[1]):
+                raise ScenarioTypeError("flow.route", self.route,
+                                        "(first, last): link indices, first <= last, or None")
+            route = (int(route[0]), int(route[1]))
+        overhead = seconds(self.overhead, "flow.overhead", positive=False)
+        if not isinstance(self.reverse, bool):
+            raise ScenarioTypeError("flow.reverse", self.reverse,
+                                    "True (data right to left, over each link's reverse side) "
+                                    "or False (left to right, the default)")
+        set_normalised(self, algorithm=cls.name, recovery=rec, start=start, stop=stop,
+                       size=size, rtt=rtt, params=params, ecn=ecn, route=route,
+                       overhead=overhead, drop_segments=tuple(sorted(int(d) for d in drops)))
+
+    def make_algorithm(self) -> algorithms.CongestionControl:
+        """A fresh instance of the flow's window law with its parameters."""
+        return algorithms.get(self.algorithm)(**dict(self.params))
+
+    @property
+    def recovery_name(self) -> str:
+        """The recovery strategy in force: ``recovery`` or the algorithm's default."""
+        return self.recovery or algorithms.get(self.algorithm).recovery
+
+    def make_recovery(self) -> recovery.Recovery:
+        """A fresh instance of the flow's recovery strategy."""
+        return recovery.get(self.recovery_name)()
+
+    @property
+    def label(self) -> str:
+        """Short human label: the algorithm, plus the recovery if overridden,
+        and ``(reverse)`` for a flow sending right to left."""
+        return (self.algorithm + (f"+{self.recovery}" if self.recovery else "")
+                + (" (reverse)" if self.reverse else ""))
+
+
+def as_flow(spec: Any, i: int) -> Flow:
+    """The ``i``-th entry of a ``flows`` list as a :class:`Flow`: a Flow as it
+    is, a dict as its keywords, an algorithm name or registered class as
+    ``Flow(spec)``; anything else is refused naming ``flows[i]``."""
+    if isinstance(spec, Flow):
+        return spec
+    if isinstance(spec, Mapping):
+        return Flow(**spec)
+    if isinstance(spec, (str, type)):
+        return Flow(spec)
+    raise ScenarioTypeError(f"flows[{i}]", spec, "an algorithm name, a ccsim.Flow or a dict")

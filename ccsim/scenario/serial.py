@@ -1,0 +1,112 @@
+"""A scenario as data: the plain dict that JSON and TOML carry, and its key.
+
+The dict is in base units with ``schema`` naming its layout; optional fields
+added after the first stored sweeps are written only when they differ from
+their default, so that a scenario that does not use them keeps the key it had
+(:func:`key`, the SHA-256 of the sorted dict, is what sweep stores file
+results under). :func:`from_dict` is the inverse, and refuses unknown keys by
+name with the closest known one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any, Mapping
+
+from .. import algorithms
+from ..errors import ScenarioError, ScenarioTypeError
+from .flows import Flow
+from .links import QUEUES, Link
+
+if TYPE_CHECKING:
+    from .core import Scenario
+
+SCHEMA = 1
+"""Version of the dict layout written by :meth:`Scenario.to_dict`."""
+
+
+def to_dict(sc: "Scenario") -> dict[str, Any]:
+    """See :meth:`Scenario.to_dict`."""
+    links = [{"rate": l.rate, "delay": l.delay, "loss": l.loss,
+              "queue": l.queue.to_dict()}
+             for l in sc.links]
+    flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
+                 if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
+                 and (f.name != "route" or flow.route is not None)
+                 and (f.name != "overhead" or flow.overhead)
+                 and (f.name != "reverse" or flow.reverse)},
+              # ecn only when not the law's default, route and overhead only
+              # when given, reverse only when on: keys of scenarios from
+              # before them stay
+              "params": dict(flow.params)} for flow in sc.flows]
+    # tail_loss_probe only when on, the jitters only when not the default:
+    # keys of scenarios from before them stay
+    scalars = {f.name: getattr(sc, f.name) for f in dataclasses.fields(sc)
+               if f.name not in ("links", "flows")
+               and (f.name != "tail_loss_probe" or sc.tail_loss_probe)
+               and (f.name not in ("start_jitter", "ack_jitter")
+                    or getattr(sc, f.name) is not None)}
+    return {"schema": SCHEMA, **scalars, "links": links, "flows": flows}
+
+
+def from_dict(cls: "type[Scenario]", data: Mapping[str, Any]) -> "Scenario":
+    """See :meth:`Scenario.from_dict`; ``cls`` builds the result."""
+    data = dict(data)
+    schema = data.pop("schema", SCHEMA)
+    if schema != SCHEMA:
+        raise ScenarioError("schema", schema, f"{SCHEMA}")
+    known_keys(data, [f.name for f in dataclasses.fields(cls)], "scenario",
+               "builder keywords such as 'bandwidth' are not stored: build with "
+               "ccsim.dumbbell(...) or change one with Scenario.replace(...)")
+    try:
+        links = []
+        for i, spec in enumerate(data.pop("links")):
+            spec = dict(spec)
+            known_keys(spec, ["rate", "delay", "queue", "loss"], f"links[{i}]")
+            queue = dict(spec.pop("queue", {"kind": "droptail", "limit": 1000}))
+            kind = queue.pop("kind", "droptail")
+            if kind not in QUEUES.names():
+                raise ScenarioError("links.queue.kind", kind,
+                                    ", ".join(repr(n) for n in QUEUES.names()))
+            links.append(Link(queue=QUEUES.get(kind)(**queue), **spec))
+        flows = []
+        for i, spec in enumerate(data.pop("flows")):
+            known_keys(spec, [f.name for f in dataclasses.fields(Flow)], f"flows[{i}]")
+            flows.append(Flow(**spec))
+        return cls(links=tuple(links), flows=tuple(flows), **data)
+    except (KeyError, TypeError) as exc:
+        if isinstance(exc, ScenarioTypeError):
+            raise
+        raise ScenarioTypeError("scenario", exc.args[0] if exc.args else None,
+                                "a dict as written by Scenario.to_dict()") from None
+
+
+def without_none(x: Any) -> Any:
+    """``x`` (dicts and lists, nested) without its ``None`` values: TOML has
+    no null, and a missing key reads back as the default."""
+    if isinstance(x, dict):
+        return {k: without_none(v) for k, v in x.items() if v is not None}
+    if isinstance(x, list):
+        return [without_none(v) for v in x]
+    return x
+
+
+def key(sc: "Scenario") -> str:
+    """See :attr:`Scenario.key`."""
+    text = json.dumps(sc.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def known_keys(data: Mapping[str, Any], known: list[str], where: str,
+               hint: str | None = None) -> None:
+    """Refuse a key of ``data`` that is not in ``known``: the closest known
+    key as the hint, else ``hint``."""
+    for name in data:
+        if name not in known:
+            close = difflib.get_close_matches(str(name), known, n=1)
+            raise ScenarioTypeError(f"{where}.{name}", data[name],
+                                    f"{where} keys: " + ", ".join(known),
+                                    f"did you mean {close[0]!r}?" if close else hint)

@@ -1,0 +1,137 @@
+"""The arithmetic of each topology: from a builder's keywords (bandwidth,
+RTT, buffer, ...) to the fields of the :class:`~ccsim.Scenario` it describes,
+each keyword checked, without building the scenario itself.
+:mod:`.builders` builds it, and :meth:`Scenario.replace
+<ccsim.Scenario.replace>` re-builds a dumbbell from here: :mod:`.core`
+imports this module and :mod:`.builders` imports :mod:`.core`, one way.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from typing import Any, Iterable, Mapping
+
+from ..errors import ScenarioError, ScenarioTypeError
+from ..units import parse_rate
+from .checks import probability, seconds, whole_bytes
+from .flows import Flow, as_flow
+from .links import MIN_RATE, Link, make_queue
+
+MSS = 1460
+"""Default segment payload (bytes): a 1500-byte Ethernet MTU less 40 bytes of
+IPv4 and TCP headers (RFC 879, RFC 894); :attr:`Scenario.mss`."""
+HEADER = 40
+"""Default header bytes of each data packet on the wire; :attr:`Scenario.header`."""
+KNOBS = ("mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
+         "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
+         "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe",
+         "start_jitter", "ack_jitter")
+"""The stack knobs: the fields of :class:`~ccsim.Scenario` that every builder
+passes through as keywords (:attr:`Scenario.KNOBS`)."""
+
+
+def packet_bytes(knobs: Mapping[str, Any]) -> int:
+    """Bytes of a full data packet for these knobs, before the scenario exists
+    (``Scenario.packet_size`` once it does)."""
+    return (whole_bytes(knobs.get("mss", MSS), "mss", 1)
+            + whole_bytes(knobs.get("header", HEADER), "header", 0))
+
+
+def stack_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
+    """``knobs`` as a dict, once each is known to be one of :data:`KNOBS`."""
+    unknown = sorted(set(knobs) - set(KNOBS))
+    if unknown:
+        raise ScenarioTypeError(unknown[0], knobs[unknown[0]],
+                                "a stack knob: " + ", ".join(KNOBS))
+    return dict(knobs)
+
+
+def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
+                    loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
+                    duration: Any = "60s", seed: int = 0, **knobs: Any) -> dict[str, Any]:
+    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.dumbbell`
+    builds (see there), its keywords checked."""
+    knobs = stack_knobs(knobs)
+    rate = parse_rate(bandwidth, "bandwidth")
+    if not rate >= MIN_RATE:
+        raise ScenarioError("bandwidth", bandwidth,
+                            f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
+    base_rtt = seconds(rtt, "rtt", positive=True)
+    if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
+        raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
+    flows = [as_flow(f, i) for i, f in enumerate(flows)]
+    if any(f.rtt is not None for f in flows):
+        flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
+                 for f in flows]
+    min_rtt = min([base_rtt] + [f.rtt for f in flows if f.rtt is not None])
+    packet = packet_bytes(knobs)
+    q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
+    link = Link(rate=rate, delay=min_rtt / 2.0, queue=q, loss=probability(loss, "loss"))
+    return dict(links=(link,), flows=tuple(flows), duration=duration, seed=seed,
+                topology="dumbbell", **knobs)
+
+
+
+def parking_lot_fields(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
+                       queue: Any = "droptail", long: Any = "reno", cross: Any = "reno",
+                       duration: Any = "60s", seed: int = 0, **knobs: Any) -> dict[str, Any]:
+    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.parking_lot`
+    builds (see there), its keywords checked."""
+    knobs = stack_knobs(knobs)
+    if isinstance(hops, bool) or not isinstance(hops, numbers.Integral) or hops < 1:
+        raise ScenarioTypeError("hops", hops, "a whole number of links ≥ 1")
+    rate = parse_rate(bandwidth, "bandwidth")
+    if not rate >= MIN_RATE:
+        raise ScenarioError("bandwidth", bandwidth,
+                            f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
+    hop_rtt = seconds(rtt, "rtt", positive=True)
+    packet = packet_bytes(knobs)
+    links = tuple(Link(rate=rate, delay=hop_rtt / 2.0,
+                       queue=make_queue(queue, buffer, rate, hop_rtt, packet, f"links[{k}]"))
+                  for k in range(int(hops)))
+    flows = [dataclasses.replace(as_flow(long, 0), route=None)]
+    flows += [dataclasses.replace(as_flow(cross, k + 1), route=(k, k)) for k in range(int(hops))]
+    return dict(links=links, flows=tuple(flows), duration=duration, seed=seed,
+                topology="parking_lot", **knobs)
+
+
+
+def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any = "60s",
+                seed: int = 0, bottleneck: int | None = None, **knobs: Any) -> dict[str, Any]:
+    """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.path`
+    builds (see there), its keywords checked."""
+    knobs = stack_knobs(knobs)
+    specs = list(links) if isinstance(links, Iterable) else None
+    if not specs:
+        raise ScenarioTypeError("links", links, "a non-empty list of ccsim.Link or dicts")
+    rates, delays = [], []
+    for i, spec in enumerate(specs):
+        if isinstance(spec, Link):
+            rates.append(spec.rate)
+            delays.append(spec.delay)
+        elif isinstance(spec, Mapping) and "rate" in spec and "delay" in spec:
+            rates.append(parse_rate(spec["rate"], f"links[{i}].rate"))
+            delays.append(seconds(spec["delay"], f"links[{i}].delay", positive=False))
+        else:
+            raise ScenarioTypeError(f"links[{i}]", spec,
+                                    "a ccsim.Link or a dict with 'rate' and 'delay'")
+    rtt = 2.0 * sum(delays)
+    packet = packet_bytes(knobs)
+    built = []
+    for i, spec in enumerate(specs):
+        if isinstance(spec, Link):
+            built.append(spec)
+            continue
+        extra = set(spec) - {"rate", "delay", "buffer", "queue", "loss"}
+        if extra:
+            raise ScenarioTypeError(f"links[{i}].{sorted(extra)[0]}", spec[sorted(extra)[0]],
+                                    "link keys: rate, delay, buffer, queue, loss")
+        if not rates[i] >= MIN_RATE:
+            raise ScenarioError(f"links[{i}].rate", spec["rate"], f"a rate ≥ {MIN_RATE:g} bit/s")
+        q = make_queue(spec.get("queue", "droptail"), spec.get("buffer"), rates[i],
+                       rtt, packet, f"links[{i}]")
+        built.append(Link(rate=rates[i], delay=delays[i], queue=q,
+                          loss=probability(spec.get("loss", 0.0), f"links[{i}].loss")))
+    return dict(links=tuple(built), flows=tuple(flows), duration=duration, seed=seed,
+                bottleneck=bottleneck, topology="path", **knobs)

@@ -1,0 +1,131 @@
+"""A scenario's checks across its fields: what no single field can say
+alone (a flow's start before the end, its RTT at least its path's, a trace
+interval that fits in memory, ...). :func:`normalised` is what
+:class:`~ccsim.Scenario` runs when it is built; every refusal names the field,
+the value and what is allowed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from ..errors import ScenarioError, ScenarioTypeError
+from ..units import parse_size
+from .checks import positive_number, seconds, whole, whole_bytes
+from .flows import Flow, as_flow
+from .links import Link
+
+if TYPE_CHECKING:
+    from .core import Scenario
+
+TRACE_VARIABLES_PER_FLOW = ("cwnd", "ssthresh", "rtt", "goodput")
+"""Traced per flow; the bottleneck's queue is traced once per scenario."""
+MAX_TRACE_ROWS = 20_000_000
+"""Most rows of tidy traces a scenario may ask for with ``trace_interval``."""
+TRACE_BYTES_PER_ROW = 100
+"""Peak memory to assemble one trace row (bytes; measured: 97 for a run's
+tidy traces, including the per-flow arrays they are built from)."""
+
+
+def normalised(sc: "Scenario") -> dict[str, Any]:
+    """The fields of ``sc`` in base units (links and flows as tuples, times
+    in seconds, sizes in bytes, the bottleneck chosen), after checking each
+    and how they fit together; raises :class:`~ccsim.ScenarioError` or
+    :class:`~ccsim.ScenarioTypeError` for the first that does not."""
+    links = tuple(sc.links) if isinstance(sc.links, Iterable) else None
+    if not links or not all(isinstance(x, Link) for x in links):
+        raise ScenarioTypeError("links", sc.links, "a non-empty sequence of ccsim.Link")
+    if isinstance(sc.flows, (str, Flow)) or not isinstance(sc.flows, Iterable):
+        raise ScenarioTypeError("flows", sc.flows, "a list of algorithm names or ccsim.Flow")
+    flows = tuple(as_flow(f, i) for i, f in enumerate(sc.flows))
+    if not flows:
+        raise ScenarioError("flows", sc.flows, "at least one flow")
+    duration = seconds(sc.duration, "duration", positive=True)
+    whole(sc.seed, "seed", 0, "an integer ≥ 0")
+    if sc.topology not in ("dumbbell", "path", "parking_lot"):
+        raise ScenarioError("topology", sc.topology, "'dumbbell', 'path' or 'parking_lot'")
+    mss, header = whole_bytes(sc.mss, "mss", 1), whole_bytes(sc.header, "header", 0)
+    packet = mss + header
+    for i, link in enumerate(links):
+        if link.queue.unit == "bytes" and link.queue.limit < packet:
+            raise ScenarioError(f"links[{i}].queue.limit", link.queue.limit,
+                                f"at least one packet ({packet} bytes)")
+    bottleneck = sc.bottleneck
+    if bottleneck is None:
+        bottleneck = min(range(len(links)), key=lambda i: links[i].rate)
+    else:
+        whole(bottleneck, "bottleneck", 0, f"a link index in 0..{len(links) - 1}")
+        if bottleneck >= len(links):
+            raise ScenarioError("bottleneck", bottleneck,
+                                f"a link index in 0..{len(links) - 1}")
+    for i, flow in enumerate(flows):
+        if flow.route is not None and flow.route[1] >= len(links):
+            raise ScenarioError(f"flows[{i}].route", flow.route,
+                                f"link indices below {len(links)}, the links of the path")
+        first, last = flow.route or (0, len(links) - 1)
+        path_rtt = 2.0 * sum(link.delay for link in links[first:last + 1])
+        if flow.start >= duration:
+            raise ScenarioError(f"flows[{i}].start", flow.start,
+                                f"a time before the end, duration={duration} s")
+        if flow.rtt is not None and flow.rtt < path_rtt * (1 - 1e-12):
+            raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
+                                f"at least the path's two-way delay {path_rtt} s")
+        if path_rtt <= 0 and flow.rtt is None:
+            raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
+                                "a round-trip time > 0 (the links have no delay)")
+    iw = positive_number(sc.initial_window, "initial_window", "a window in segments")
+    if iw < 1.0:  # a sender with less than one segment of window can never send
+        raise ScenarioError("initial_window", sc.initial_window,
+                            "a window of at least one segment")
+    times = {name: seconds(getattr(sc, name), name, positive=True)
+             for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
+    if times["max_rto"] < times["min_rto"]:
+        raise ScenarioError("max_rto", sc.max_rto, f"≥ min_rto={times['min_rto']} s")
+    for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe"):
+        if not isinstance(getattr(sc, name), bool):
+            raise ScenarioTypeError(name, getattr(sc, name), "True or False")
+    if sc.ack_counting not in ("segments", "acks"):
+        raise ScenarioError("ack_counting", sc.ack_counting, "'segments' or 'acks'")
+    granularity = seconds(sc.rtt_granularity, "rtt_granularity", positive=False)
+    if granularity < 0:
+        raise ScenarioError("rtt_granularity", sc.rtt_granularity,
+                            "a tick ≥ 0, such as '4ms' (0: exact)")
+    rwnd = sc.rwnd
+    if rwnd is not None:
+        rwnd = parse_size(rwnd, "rwnd")
+        if rwnd < mss:
+            raise ScenarioError("rwnd", sc.rwnd, f"at least one segment ({mss} bytes)")
+    interval = sc.trace_interval
+    if interval is not None:
+        interval = seconds(interval, "trace_interval", positive=True)
+        if interval > duration:
+            raise ScenarioError("trace_interval", sc.trace_interval,
+                                f"at most the duration, {duration} s")
+        rows = (duration / interval) * (len(TRACE_VARIABLES_PER_FLOW) * len(flows) + 1)
+        if rows > MAX_TRACE_ROWS:
+            shortest = interval * rows / MAX_TRACE_ROWS
+            raise ScenarioError(
+                "trace_interval", sc.trace_interval,
+                f"at most {MAX_TRACE_ROWS:,} trace rows; {duration:g} s of {len(flows)} "
+                f"flow(s) at this interval is {rows:,.0f} rows, about "
+                f"{rows * TRACE_BYTES_PER_ROW / 2**30:,.1f} GiB to assemble",
+                f"use trace_interval ≥ {shortest:.3g} s, or a shorter duration")
+    jitter = sc.start_jitter
+    if jitter is not None:
+        jitter = seconds(jitter, "start_jitter", positive=False)
+        for i, flow in enumerate(flows):
+            end = duration if flow.stop is None else min(flow.stop, duration)
+            if flow.start + jitter >= end:
+                raise ScenarioError("start_jitter", sc.start_jitter,
+                                    f"less than flows[{i}]'s {end - flow.start:g} s from "
+                                    f"its start to its {'end' if end == duration else 'stop'}",
+                                    "None (the default) bounds each flow's jitter by its "
+                                    "RTT and its own time")
+    ack_jitter = sc.ack_jitter
+    if ack_jitter is not None:
+        ack_jitter = seconds(ack_jitter, "ack_jitter", positive=False)
+    return dict(links=links, flows=flows, duration=duration, seed=int(sc.seed),
+                bottleneck=int(bottleneck), mss=mss, header=header,
+                initial_window=iw, rwnd=rwnd, trace_interval=interval,
+                rtt_granularity=granularity, start_jitter=jitter, ack_jitter=ack_jitter,
+                **times)
