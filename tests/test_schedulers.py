@@ -17,6 +17,7 @@ import pytest
 import ccsim
 from ccsim.errors import ScenarioError, ScenarioTypeError
 from ccsim.queues.dualpi2 import DualPI2State
+from ccsim.queues.fq import FQState
 from ccsim.queues.fq_codel import FqCodelState
 from ccsim.queues.scheduler import ECT0, ECT1, NOT_ECT, Packet
 
@@ -219,6 +220,36 @@ def test_fq_codel_leaves_one_mtu_alone():
     for t in (0.5, 0.7):
         assert st.dequeue(t) is not None
     assert link.dropped_packets == []
+
+
+# -- FQ (Linux sch_fq), rule by rule ------------------------------------------------------
+def test_fq_a_new_flow_starts_with_its_initial_quantum_then_two_mtus_a_round():
+    # sch_fq: a flow seen first gets initial_quantum (10 MTU) of credit, then
+    # quantum (2 MTU) per round. Wrong rule (a quantum from the start): B would
+    # send 2 before A's turn, not 10.
+    link = FakeLink()
+    st = FQState(ccsim.FQ(), link, random.Random(1))
+    for s in range(40):
+        st.enqueue(0.0, pkt(0, s))
+    assert [st.dequeue(0.0).flow for _ in range(10)] == [0] * 10  # A: its 10 MTU
+    for s in range(40):
+        st.enqueue(0.0, pkt(1, s))
+    order = [p.flow for p in drain(st, n=22)]
+    assert order == [1] * 10 + [0, 0, 1, 1] * 3   # B new, first; then 2 MTU each
+
+
+def test_fq_limits_each_flow_and_never_shares_a_queue():
+    # flow_limit (100) per flow: the 101st packet of one flow is dropped while
+    # another flow's is taken; every flow has a queue of its own (no hash).
+    link = FakeLink()
+    st = FQState(ccsim.FQ(flow_limit=100), link, random.Random(1))
+    for s in range(101):
+        st.enqueue(0.0, pkt(0, s))
+    st.enqueue(0.0, pkt(1, 0))
+    assert [(p.flow, p.item) for p, _ in link.dropped_packets] == [(0, 100)]
+    for f in range(2, 2000):
+        st.enqueue(0.0, pkt(f, 0))
+    assert len(st.flows) == 2000
 
 
 # -- DualPI2, rule by rule (RFC 9332) -----------------------------------------------------

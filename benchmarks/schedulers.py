@@ -1,0 +1,46 @@
+"""Schedulers against a FIFO at full length: Reno, CUBIC and BBR sharing a
+10 Mbit/s, 40 ms bottleneck for 60 s behind a 1-BDP drop-tail queue, FQ-CoDel
+(RFC 8290, Linux's defaults) and DualPI2 (RFC 9332, Linux's defaults), over
+a few seeds; and the scheduled link's cost per data packet against a FIFO
+link's. Prints Jain's index, utilisation, each flow's share and mean RTT.
+benchmarks/README.md quotes it; tests/test_schedulers.py checks the
+fairness at 20 s.
+
+    python benchmarks/schedulers.py [--duration 60s] [--seeds 1 2 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import ccsim
+
+QUEUES = {
+    "droptail 1BDP": lambda: ccsim.queues.DropTail(33),
+    "fq_codel": ccsim.FqCodel,
+    "dualpi2": ccsim.DualPI2,
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--duration", default="60s")
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    args = ap.parse_args()
+    flows = ["reno", "cubic", "bbr"]
+    for label, make in QUEUES.items():
+        for seed in args.seeds:
+            sc = ccsim.dumbbell("10Mbps", "40ms", queue=make(), buffer=None, flows=flows,
+                                duration=args.duration, seed=seed)
+            r = ccsim.run(sc)
+            s = r.summary
+            per_packet = r.metrics["wall_time"] / r.metrics["data_packets"] * 1e6
+            print(f"{label:14} seed {seed}: Jain {r.metrics['jain']:.3f}, utilisation "
+                  f"{r.metrics['utilisation']:.3f}, shares "
+                  + "/".join(f"{x:.2f}" for x in s["share"])
+                  + ", mean RTT (ms) " + "/".join(f"{x * 1e3:.0f}" for x in s["mean_rtt"])
+                  + f", {per_packet:.1f} µs wall per data packet")
+
+
+if __name__ == "__main__":
+    main()
