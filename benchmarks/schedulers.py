@@ -1,6 +1,6 @@
 """Schedulers against a FIFO at full length: Reno, CUBIC and BBR sharing a
 10 Mbit/s, 40 ms bottleneck for 60 s behind a 1-BDP drop-tail queue, FQ-CoDel
-(RFC 8290, Linux's defaults) and DualPI2 (RFC 9332, Linux's defaults), over
+(RFC 8290, Linux's defaults), FQ (Linux's sch_fq) and DualPI2 (RFC 9332, Linux's defaults), over
 a few seeds; and the scheduled link's cost per data packet against a FIFO
 link's. Prints Jain's index, utilisation, each flow's share and mean RTT.
 benchmarks/README.md quotes it; tests/test_schedulers.py checks the
@@ -18,6 +18,7 @@ import ccsim
 QUEUES = {
     "droptail 1BDP": lambda: ccsim.queues.DropTail(33),
     "fq_codel": ccsim.FqCodel,
+    "fq": ccsim.FQ,
     "dualpi2": ccsim.DualPI2,
 }
 

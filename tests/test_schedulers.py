@@ -396,6 +396,29 @@ def test_dualpi2_keeps_an_l4s_flow_near_its_base_rtt_and_classic_near_target():
     assert res.metrics["marks"] > 0 and res.metrics["utilisation"] > 0.85
 
 
+def test_fq_codel_marks_classic_ecn_flows_instead_of_dropping():
+    # Linux's fq_codel marks ECT packets by default; a flow's packets carry
+    # ECT(0) with Flow(ecn=True). With ecn=False the same flows are dropped.
+    flows = [ccsim.Flow("cubic", ecn=True), ccsim.Flow("reno", ecn=True)]
+    on = ccsim.run(ccsim.dumbbell("10Mbps", "40ms", queue=ccsim.FqCodel(), buffer=None,
+                                  flows=flows, duration="6s", seed=1))
+    off = ccsim.run(ccsim.dumbbell("10Mbps", "40ms", queue=ccsim.FqCodel(ecn=False),
+                                   buffer=None, flows=flows, duration="6s", seed=1))
+    assert on.metrics["marks"] > 0 and on.metrics["drops"] == 0
+    assert off.metrics["marks"] == 0 and off.metrics["drops"] > 0
+
+
+def test_fq_shares_fairly_too():
+    # sch_fq's round robin without an AQM: equal shares, but each flow keeps
+    # its own standing queue (up to flow_limit), so RTTs stay above fq_codel's
+    res = ccsim.run(ccsim.dumbbell("10Mbps", "40ms", queue=ccsim.FQ(), buffer=None,
+                                   flows=["reno", "cubic", "bbr"], duration="20s", seed=1))
+    assert res.metrics["jain"] >= 0.95 and res.metrics["utilisation"] > 0.9
+    # a loss-based flow fills its own 100 packets (120 ms at 10 Mbit/s, behind
+    # the others' turns): far above fq_codel's 5 ms target
+    assert res.summary["mean_rtt"][0] - res.summary["base_rtt"][0] > 0.1
+
+
 def test_scheduled_links_are_deterministic_and_logged():
     sc = ccsim.dumbbell("10Mbps", "20ms", queue=ccsim.FqCodel(limit=40, ecn=False),
                         buffer=None, flows=["reno", "cubic"], duration="5s", seed=3)
@@ -421,7 +444,7 @@ def test_a_scheduler_behind_a_fifo_link_and_with_traffic_both_ways():
     assert res.metrics["utilisation"] > 0.8 and res.metrics["reverse_utilisation"] > 0.8
 
 
-@pytest.mark.parametrize("queue", [ccsim.FqCodel(), ccsim.DualPI2()])
+@pytest.mark.parametrize("queue", [ccsim.FqCodel(), ccsim.FQ(), ccsim.DualPI2()])
 def test_the_fluid_engine_refuses_schedulers_clearly(queue):
     sc = ccsim.dumbbell("10Mbps", "20ms", queue=queue, buffer=None, flows=["reno"],
                         duration="1s")
