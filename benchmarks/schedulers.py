@@ -41,6 +41,21 @@ def main() -> None:
                   + "/".join(f"{x:.2f}" for x in s["share"])
                   + ", mean RTT (ms) " + "/".join(f"{x * 1e3:.0f}" for x in s["mean_rtt"])
                   + f", {per_packet:.1f} µs wall per data packet")
+    # L4S beside classic through DualPI2, DCTCP standing in for TCP Prague
+    # (a scalable law sending ECT(1)); Prague's RTT independence is not DCTCP's
+    l4s = type("L4SDCTCP", (ccsim.algorithms.get("dctcp"),),
+               {"name": "dctcp-ect1", "l4s": True, "__module__": __name__})
+    ccsim.algorithms.register(l4s)
+    for seed in args.seeds:
+        sc = ccsim.dumbbell("10Mbps", "40ms", queue=ccsim.DualPI2(), buffer=None,
+                            flows=["dctcp-ect1", "cubic"], duration=args.duration, seed=seed)
+        r = ccsim.run(sc)
+        s = r.summary
+        print(f"dualpi2, ECT(1) DCTCP + CUBIC, seed {seed}: shares "
+              + "/".join(f"{x:.2f}" for x in s["share"]) + ", queueing delay (ms) "
+              + "/".join(f"{x * 1e3:.1f}" for x in s["mean_rtt"] - s["base_rtt"])
+              + f", utilisation {r.metrics['utilisation']:.3f}, marks {r.metrics['marks']}, "
+              f"drops {r.metrics['drops']}")
 
 
 if __name__ == "__main__":

@@ -336,6 +336,16 @@ def test_dual_l_queue_step_marks_above_its_threshold():
     assert link.marks == 1
 
 
+def test_dual_step_spares_a_packet_that_found_too_short_an_l_queue():
+    # min_qlen_step (Linux; 0 by default): the step applies only to a packet
+    # that found at least that many packets in the L queue when it arrived.
+    st, link = dual_state(min_qlen_step=1)
+    st.next_update = math.inf
+    st.enqueue(0.0, pkt(0, 0, ECT1))           # found none: spared
+    st.enqueue(0.0, pkt(0, 1, ECT1))           # found one: stepped
+    assert not st.dequeue(0.002).ce and st.dequeue(0.002).ce
+
+
 def test_dual_wrr_gives_the_classic_queue_its_weight():
     # Linux's C-queue protection: with both queues backlogged the C queue
     # gets wc = 10 % of the packets (equal sizes): nine L, then one C.

@@ -27,7 +27,8 @@ defaults and the rules the RFC leaves open.
   remain queued): a C packet is dropped, or marked CE when ECN-capable, with
   probability ``p_C = p'²`` (two independent draws against p'); an L packet
   is marked with ``p_CL = k·p'`` (the coupling), and then, if its sojourn
-  exceeds ``step_thresh``, marked by the L queue's native step AQM. When
+  exceeds ``step_thresh`` (and it found at least ``min_qlen_step`` packets
+  in the L queue on arrival), marked by the L queue's native step AQM. When
   ``k·p' > 1`` (overload) ECN no longer protects: C packets selected by
   ``p'²`` are dropped whatever their ECN, and L packets are dropped with
   ``p'²`` and marked otherwise (``drop_overload``).
@@ -35,7 +36,8 @@ defaults and the rules the RFC leaves open.
 Defaults (Linux ``dualpi2_reset_default``): ``limit`` 10000 packets,
 ``target`` 15 ms, ``tupdate`` 16 ms, ``alpha`` 41/256 Hz (≈ 0.16),
 ``beta`` 819/256 Hz (≈ 3.2), ``coupling`` k = 2, ``step_thresh`` 1 ms of
-sojourn, ``c_protection`` wc = 10 %, drop at dequeue, drop on overload,
+sojourn applied whatever the L queue's length (``min_qlen_step`` 0),
+``c_protection`` wc = 10 %, drop at dequeue, drop on overload,
 classic ECT packets marked (``ecn``).
 
 Differences from Linux:
@@ -47,7 +49,7 @@ Differences from Linux:
 * The PI update runs at multiples of ``tupdate`` from the start of the run,
   applied at the next enqueue or dequeue (exact: the heads, hence
   ``qdelay``, do not change between them).
-* ``drop_early``, ``min_qlen_step``, a step threshold in packets, and
+* ``drop_early``, a step threshold in packets, and
   classification by tc filters or priority are not offered; no GSO.
 """
 
@@ -110,7 +112,11 @@ class DualPI2State(SchedulerState):
             self.drop(packet, "overflow")
             return
         packet.t = t
-        (self.l if packet.ect == ECT1 or packet.ce else self.c).append(packet)
+        if packet.ect == ECT1 or packet.ce:
+            packet.tag = len(self.l) >= self.discipline.min_qlen_step  # apply the step
+            self.l.append(packet)
+        else:
+            self.c.append(packet)
         self.qlen += 1
         self.backlog += packet.size
 
@@ -133,7 +139,8 @@ class DualPI2State(SchedulerState):
             if self.must_drop(packet, in_l):
                 self.drop(packet, "dualpi2")
                 continue
-            if in_l and t - packet.t > self.discipline.step_thresh and not self.mark(packet):
+            if (in_l and packet.tag and t - packet.t > self.discipline.step_thresh
+                    and not self.mark(packet)):
                 self.drop(packet, "dualpi2")  # the step, on a packet that cannot be marked
                 continue
             self.credit += change * packet.size
@@ -177,6 +184,9 @@ class DualPI2(Scheduler):
         beta: proportional gain (Hz; 819/256).
         coupling: k, with ``p_CL = k·p'`` and ``p_C = p'²`` (2).
         step_thresh: the L queue's step threshold, a sojourn (s; 1 ms).
+        min_qlen_step: the step applies to a packet that finds at least this
+            many packets in the L queue (Linux: 0, always; RFC 9332's
+            pseudocode leaves a lone packet unmarked, about 1 here).
         c_protection: the C queue's weight in the scheduler (percent; 10).
         drop_overload: drop instead of marking when ``k·p' > 1`` (on).
         ecn: mark ECT(0) packets of the C queue instead of dropping them (on).
@@ -189,6 +199,7 @@ class DualPI2(Scheduler):
     beta: float = 819 / 256
     coupling: float = 2.0
     step_thresh: float = 0.001
+    min_qlen_step: int = 0
     c_protection: int = 10
     drop_overload: bool = True
     ecn: bool = True
@@ -203,6 +214,7 @@ class DualPI2(Scheduler):
         real(self, "beta", "a gain > 0 Hz, such as 3.2", lambda v: v > 0)
         real(self, "coupling", "a coupling factor k ≥ 1, such as 2", lambda v: v >= 1)
         real(self, "step_thresh", "a sojourn ≥ 0 s, such as 0.001", lambda v: v >= 0)
+        whole(self, "min_qlen_step", "a whole number of packets ≥ 0, such as 0", 0)
         whole(self, "c_protection", "a whole percentage from 0 to 100, such as 10", 0, 100)
         flag(self, "drop_overload")
         flag(self, "ecn")

@@ -58,15 +58,17 @@ class Packet:
         t: when it was enqueued (s).
         item, done: the engine's: ``done(packet, arrival)`` is called when it
             leaves (``arrival``: at the far end, s) or is dropped (``-1.0``).
+        tag: the scheduler's own note on the packet (``None`` until it sets one).
     """
 
-    __slots__ = ("flow", "ect", "ce", "size", "data", "t", "item", "done")
+    __slots__ = ("flow", "ect", "ce", "size", "data", "t", "item", "done", "tag")
 
     def __init__(self, flow: int, ect: int, ce: bool, size: int, data: bool, item: Any,
                  done: Callable[["Packet", float], None]) -> None:
         self.flow, self.ect, self.ce, self.size, self.data = flow, ect, ce, size, data
         self.t = 0.0
         self.item, self.done = item, done
+        self.tag = None
 
 
 class SchedulerLink(Protocol):
