@@ -20,7 +20,7 @@ from . import algorithms, experiments, queues, recovery
 from ._version import __version__ as __version__  # the one source: ccsim/_version.py
 from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioTypeError,
                      UnitError, UnknownAlgorithmError)
-from .queues import PIE, CoDel, QueueDiscipline, StepMark
+from .queues import FQ, PIE, CoDel, DualPI2, FqCodel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
 from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
@@ -31,7 +31,7 @@ __all__ = [
     # describe
     "dumbbell", "parking_lot", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
     # queue disciplines (ccsim.queues: the contract, and register for your own)
-    "QueueDiscipline", "CoDel", "PIE", "StepMark",
+    "QueueDiscipline", "CoDel", "PIE", "StepMark", "FqCodel", "FQ", "DualPI2",
     # simulate
     "run", "run_many", "Result",
     # many scenarios

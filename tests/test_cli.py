@@ -285,7 +285,7 @@ def test_queue_and_its_parameters(capsys):
     code, captured = error_of(capsys, "run", "--queue", "red:limit=5", *FLUID)
     assert code == 2 and "min_th, max_th" in captured.err and "--buffer" in captured.err
     code, captured = error_of(capsys, "run", "--queue", "fifo", *FLUID)
-    assert code == 2 and "'codel', 'droptail', 'pie', 'red'" in captured.err
+    assert code == 2 and "'codel', 'droptail', 'dualpi2', 'fq', 'fq_codel', 'pie', 'red'" in captured.err
 
 
 def test_csv_and_traces(capsys, tmp_path):

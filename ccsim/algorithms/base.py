@@ -97,6 +97,10 @@ class CongestionControl:
     #: Whether flows of this law are ECN-capable unless the flow says
     #: otherwise (``Flow(ecn=...)``): off, except for laws that need marks.
     ecn: ClassVar[bool] = False
+    #: A scalable law (L4S, RFC 9331): its ECN-capable flows send ECT(1), which
+    #: a dual queue (DualPI2) classifies into its low-latency queue; the others
+    #: send ECT(0). Off except for laws meeting RFC 9331 §4.
+    l4s: ClassVar[bool] = False
 
     cwnd: float
     ssthresh: float

@@ -46,8 +46,10 @@ from typing import Callable
 import numpy as np
 import simpy
 
+from .. import algorithms
 from ..errors import ScenarioError
 from ..metrics import integrate_bins
+from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
 from ..results import Result, add_link_trace, build
 from ..scenario import Scenario
 from .clock import Clock
@@ -56,6 +58,7 @@ from .events import (EventLog, congestion_rows, drop_reason, events_table,
 from .link import LinkState
 from .fast_path import FastSender
 from .receiver import Receiver
+from .scheduled import ScheduledLink
 from .tcp import Sender
 
 
@@ -102,8 +105,11 @@ class PacketEngine:
         # each hop an event of its own: needed when flows' routes differ (None:
         # then and only then); the whole-chain shortcut gives the same results.
         # Two-way traffic needs it always: ACKs reach the links at their own times
-        self.hop_by_hop = (self.two_way or sc.routed if hop_by_hop is None
-                           else hop_by_hop or self.two_way)
+        # a scheduler picks packets at dequeue (ccsim.queues.scheduler): its
+        # link has events of its own, and is told of packets as they arrive
+        scheduled = any(isinstance(link.queue, Scheduler) for link in sc.links)
+        self.hop_by_hop = (self.two_way or sc.routed or scheduled if hop_by_hop is None
+                           else hop_by_hop or self.two_way or scheduled)
         self.env = simpy.Environment()
         self.clock = clock = Clock()
         dt = sc.sample_interval
@@ -115,12 +121,13 @@ class PacketEngine:
         seeds = np.random.SeedSequence(sc.seed).generate_state(
             (4 if self.two_way else 2) * n_links)
         ack = sc.header if self.two_way else 0
-        self.links = [LinkState(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
-                                n_bins, dt, ack) for i, link in enumerate(sc.links)]
+        self.links = [_link_state(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
+                                  n_bins, dt, ack, clock) for i, link in enumerate(sc.links)]
         # each link's other side, right to left, when traffic goes both ways
         self.reverse_links = [
-            LinkState(link, sc.packet_size, (int(seeds[2 * (n_links + i)]),
-                                             int(seeds[2 * (n_links + i) + 1])), n_bins, dt, ack)
+            _link_state(link, sc.packet_size, (int(seeds[2 * (n_links + i)]),
+                                               int(seeds[2 * (n_links + i) + 1])), n_bins, dt, ack,
+                        clock)
             for i, link in enumerate(sc.links)] if self.two_way else []
         if not self.hop_by_hop:
             for link in self.links[1:]:  # told of each packet as it enters the first
@@ -143,7 +150,8 @@ class PacketEngine:
             sender = sender_class(
                 flow.make_algorithm(), rec, clock=clock,
                 transmit=self._path(i, receiver, access / 2.0, access / 2.0,
-                                    Counter(flow.drop_segments), flow.ecn, flow.overhead),
+                                    Counter(flow.drop_segments), flow.ecn, flow.overhead,
+                                    _codepoint(flow)),
                 initial_window=sc.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
@@ -192,7 +200,8 @@ class PacketEngine:
         return 10.0 * (sc.bdp_packets(i) + buffers)
 
     def _path(self, i: int, receiver: Receiver, before: float, after: float,
-              drops: Counter[int], ecn: bool = False, overhead: float = 0.0) -> Callable:
+              drops: Counter[int], ecn: bool = False, overhead: float = 0.0,
+              codepoint: int = NOT_ECT) -> Callable:
         """The function flow ``i``'s sender transmits with: across every link
         to ``receiver``.
 
@@ -202,8 +211,9 @@ class PacketEngine:
         flow is ECN-capable; a packet any link marks reaches the receiver CE.
         ``overhead``: each packet waits a further uniform random time up to
         this (s) before the first link, in order (``Flow.overhead``).
+        ``codepoint``: the ECN codepoint its packets carry (schedulers classify by it).
         """
-        links = [link.forward for link in self.links]
+        links = self.links if self.hop_by_hop else [link.forward for link in self.links]
         receive, receive_ce = receiver.receive, receiver.receive_ce
         log = self.log
         if log is not None:
@@ -218,7 +228,7 @@ class PacketEngine:
                                    or len(links) > 1):
             receive, receive_ce = _jittered(receive, receive_ce, wait, jitter)
         if self.hop_by_hop:
-            enter = self._hop_by_hop(i, receive, receive_ce, after, ecn)
+            enter = self._hop_by_hop(i, receive, receive_ce, after, ecn, codepoint)
         elif log is not None or ecn:  # the general loop: drops recorded, marks carried
             states = self.links
 
@@ -299,7 +309,7 @@ class PacketEngine:
         return transmit
 
     def _hop_by_hop(self, i: int, receive: Callable, receive_ce: Callable, after: float,
-                    ecn: bool) -> Callable:
+                    ecn: bool, codepoint: int = NOT_ECT) -> Callable:
         """Flow ``i``'s way over its route when flows' routes differ: a link
         is told of a packet when the packet reaches it, through an event, so
         that packets of flows joining the chain part of the way reach every
@@ -325,9 +335,46 @@ class PacketEngine:
             else:
                 schedule(arrival, _next_hop, (hop, k + 1, seq, arrival, ce))
 
+        if any(type(link) is ScheduledLink for link in states):
+            # rebinds the name the FIFO hop above schedules its next hop with
+            hop = self._scheduled_hops(i, states, index, receive, receive_ce, after, ecn,
+                                       codepoint, hop)
+
         def enter(seq: int, t: float) -> None:
             hop(0, seq, t, False)
         return enter
+
+    def _scheduled_hops(self, i: int, states: list, index: list[int], receive: Callable,
+                        receive_ce: Callable, after: float, ecn: bool, codepoint: int,
+                        fifo_hop: Callable) -> Callable:
+        """Flow ``i``'s hop function when a link on its way is scheduled
+        (:class:`~ccsim.packet.scheduled.ScheduledLink`): a packet joins its
+        queues and goes on when the scheduler sends it (``leave``); FIFO links
+        stay ``fifo_hop``."""
+        end, log, clock, size = len(states) - 1, self.log, self.clock, self.scenario.packet_size
+        schedule = clock.schedule
+
+        def leave(packet: Packet, arrival: float) -> None:
+            k, seq = packet.item
+            link = states[k]
+            if arrival < 0.0:
+                if log is not None:
+                    log.drop(i, seq, clock.now, index[k], link.reason)
+                return
+            if log is not None:
+                log.forward(i, seq, arrival - link.delay, index[k])
+            if k == end:
+                (receive_ce if packet.ce else receive)(seq, arrival + after)
+            else:
+                schedule(arrival, _next_hop, (hop, k + 1, seq, arrival, packet.ce))
+
+        def hop(k: int, seq: int, t: float, ce: bool) -> None:
+            link = states[k]
+            if type(link) is ScheduledLink:
+                link.enqueue(t, Packet(i, codepoint, ce, size, True, (k, seq), leave))
+            else:
+                fifo_hop(k, seq, t, ce)
+        return hop
 
     def _hops(self, i: int, data: bool) -> list[tuple[int, LinkState]]:
         """The link sides flow ``i``'s data (``data``) or ACKs cross, in the
@@ -365,6 +412,26 @@ class PacketEngine:
                 schedule(arrival + before, deliver, ack)
             else:
                 schedule(arrival, _next_ack_hop, (hop, k + 1, ack, arrival))
+
+        if any(type(link) is ScheduledLink for link in states):
+            fifo_hop, size = hop, self.scenario.header
+
+            def leave(packet: Packet, arrival: float) -> None:
+                k, ack = packet.item
+                if arrival < 0.0:
+                    if log is not None:
+                        log.ack_drop(i, ack[0], clock.now, index[k], states[k].reason)
+                elif k == end:
+                    schedule(arrival + before, deliver, ack)
+                else:
+                    schedule(arrival, _next_ack_hop, (hop, k + 1, ack, arrival))
+
+            def hop(k: int, ack: tuple, t: float) -> None:  # noqa: F811 (rebinds the FIFO hop's)
+                link = states[k]
+                if type(link) is ScheduledLink:  # an ACK: not ECN-capable (RFC 3168 §6.1.4)
+                    link.enqueue(t, Packet(i, NOT_ECT, False, size, False, (k, ack), leave))
+                else:
+                    fifo_hop(k, ack, t)
 
         def enter(ack: tuple) -> None:
             hop(0, ack, clock.now)
@@ -456,6 +523,24 @@ class PacketEngine:
     def data_packets(self) -> int:
         """Data packets sent so far, retransmissions and chosen drops included."""
         return sum(s.transmissions for s in self.senders)
+
+
+def _link_state(link, packet_size: int, seeds: tuple[int, int], n_bins: int, bin_width: float,
+                ack_size: int, clock: Clock) -> LinkState | ScheduledLink:
+    """A link's run-time state: a FIFO :class:`LinkState`, or a
+    :class:`ScheduledLink` when its queue is a scheduler."""
+    if isinstance(link.queue, Scheduler):
+        return ScheduledLink(link, packet_size, seeds, n_bins, bin_width, ack_size, clock)
+    return LinkState(link, packet_size, seeds, n_bins, bin_width, ack_size)
+
+
+def _codepoint(flow) -> int:
+    """The ECN codepoint of a flow's packets: ECT(1), the L4S identifier
+    (RFC 9331), when it is ECN-capable and its window law declares itself
+    scalable (``l4s``); ECT(0) when ECN-capable; else not ECT."""
+    if not flow.ecn:
+        return NOT_ECT
+    return ECT1 if getattr(algorithms.get(flow.algorithm), "l4s", False) else ECT0
 
 
 def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
