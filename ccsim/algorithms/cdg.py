@@ -73,13 +73,34 @@ with PRR for every law).
 from __future__ import annotations
 
 import math
-import random
 
 import numpy as np
 
 from .base import Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
+
+_MASK64 = (1 << 64) - 1
+
+
+def seed_from(*parts: object) -> int:
+    """A 64-bit generator state from ``parts`` (their ``repr``s, hashed with
+    SHA-256): the same parts give the same state in any process."""
+    import hashlib
+    text = ":".join(repr(p) for p in parts).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
+
+
+def draw(state: int) -> tuple[int, float]:
+    """One SplitMix64 step (Steele, Lea & Flood 2014): ``(next state, u)``
+    with ``u`` uniform in [0, 1). The state is a plain int, so a law's
+    state compares by value (``ssthresh_after`` stays checkably pure)."""
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, ((z ^ (z >> 31)) >> 11) / float(1 << 53)
+
 
 EFFECTUAL = -32e-6
 """A summed gradient at or below this (s) shows the last backoff worked."""
@@ -144,7 +165,8 @@ class CDG(CongestionControl):
 
     name = "cdg"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
-    param_space = {"window": (1, 256), "backoff_beta": (0, 1024), "backoff_factor": (1, 1000),
+    # window: a power of two from 1 to 256, checked by the constructor (not a range)
+    param_space = {"backoff_beta": (0, 1024), "backoff_factor": (1, 1000),
                    "hystart_detect": (0, 3), "use_ineff": (0, 100), "seed": (0, 2**31 - 1)}
     properties = (_backoff_keeps_beta, _shadow_at_loss)
 
@@ -184,7 +206,7 @@ class CDG(CongestionControl):
         self.cwr_end: float | None = None     # delivered count that ends a backoff's CWR
         self.recovered = False                # a loss's recovery ends at the next ACK
         self.backoffs = 0                     # backoffs taken
-        self.rng: random.Random | None = None
+        self.rng: int | None = None  # generator state (SplitMix64)
 
     # -- per ACK ---------------------------------------------------------------------
     def _sample(self, rtt: float, acked: float) -> None:
@@ -211,7 +233,7 @@ class CDG(CongestionControl):
     def on_ack(self, ack: Ack) -> None:
         if ack.rtt is not None and ack.rtt > 0:
             if self.rng is None:
-                self.rng = random.Random(f"cdg:{self.seed}:{ack.now!r}")
+                self.rng = seed_from("cdg", self.seed, ack.now)
             self._sample(ack.rtt, ack.acked)
         if self.recovered:
             self.recovered = False
@@ -286,7 +308,8 @@ class CDG(CongestionControl):
 
     def _backoff(self, grad: float, ack: Ack) -> bool:
         """``tcp_cdg_backoff``: maybe back off (``True`` if it did)."""
-        if self.rng.random() >= backoff_probability(grad, self.backoff_factor):
+        self.rng, u = draw(self.rng)
+        if u >= backoff_probability(grad, self.backoff_factor):
             return False
         if self.use_ineff:
             self.backoff_cnt += 1
@@ -312,9 +335,11 @@ class CDG(CongestionControl):
         return loss_ssthresh(self.cwnd, self.shadow, self.use_shadow)[0]
 
     def on_loss(self, loss: Loss) -> None:
+        shadow = self.shadow
         if not self.backing_off and not (self.state == "nonfull" and self.use_tolerance):
-            self.shadow = loss_ssthresh(self.cwnd, self.shadow, self.use_shadow)[1]
-        super().on_loss(loss)
+            shadow = loss_ssthresh(self.cwnd, self.shadow, self.use_shadow)[1]
+        super().on_loss(loss)  # ssthresh_after: from the shadow window before the loss
+        self.shadow = shadow
         self.cwr_end = None
         self.recovered = True  # recovery (or the loss phase) ends before the next ACK we see
 

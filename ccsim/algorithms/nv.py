@@ -60,6 +60,8 @@ Differences from the source:
 * The min-RTT reset draws ``u`` from a generator of its own, seeded from the
   ``seed`` keyword and the time of the flow's first ACK, so the same
   scenario gives the same draws; Linux draws from the kernel's entropy.
+* A congestion decision's ``ssthresh`` is at least 2 segments; Linux's can
+  fall below with ``nv_ssthresh_factor < 8`` and a small ``nv_pad``.
 * Not modelled: the RTT bounds a BPF program may install
   (``BPF_SOCK_OPS_BASE_RTT``), the ``nv_catchup`` state (never entered in
   mainline), and undo after a spurious recovery. Linux grows only when
@@ -85,7 +87,6 @@ Default recovery: ``"prr"`` (Linux: SACK recovery with PRR for every law).
 from __future__ import annotations
 
 import math
-import random
 from typing import ClassVar
 
 import numpy as np
@@ -93,6 +94,28 @@ import numpy as np
 from .base import Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
+
+_MASK64 = (1 << 64) - 1
+
+
+def seed_from(*parts: object) -> int:
+    """A 64-bit generator state from ``parts`` (their ``repr``s, hashed with
+    SHA-256): the same parts give the same state in any process."""
+    import hashlib
+    text = ":".join(repr(p) for p in parts).encode()
+    return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
+
+
+def draw(state: int) -> tuple[int, float]:
+    """One SplitMix64 step (Steele, Lea & Flood 2014): ``(next state, u)``
+    with ``u`` uniform in [0, 1). The state is a plain int, so a law's
+    state compares by value (``ssthresh_after`` stays checkably pure)."""
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, ((z ^ (z >> 31)) >> 11) / float(1 << 53)
+
 
 FIRST_RESET = 2.0
 """Seconds from the flow's start to the first min-RTT reset (``jiffies + 2·HZ``)."""
@@ -107,6 +130,8 @@ CA_MIN_CNT = 4.0
 """At a growth factor ≥ 0, one segment per at least this many acknowledged."""
 GROWTH_FACTOR_FLOOR = -8
 """A timeout lowers the growth factor no further than this."""
+MIN_SSTHRESH = 2.0
+"""A congestion decision sets ``ssthresh`` no lower than this (segments)."""
 MAX_EVAL = 255
 """The ACK and round counters saturate here (Linux's ``u8``)."""
 
@@ -198,10 +223,20 @@ class NV(CongestionControl):
         self.min_rtt_new = math.inf    # minimum since the last reset (s)
         self.reset_at = math.nan       # time of the next min-RTT reset (s)
         self.tso_min_cwnd = TSO_MIN_CWND  # per-connection nv_min_cwnd (segments)
-        self.rng: random.Random | None = None
+        self.rng: int | None = None  # generator state (SplitMix64)
         self.decisions = 0             # congestion-avoidance decisions made
         self.reset_pending = False     # round counts restart when recovery ends
         self._reset(0.0)
+
+    def max_slow_start_step(self, ack: Ack) -> float:
+        """Slow start's one segment per segment acknowledged, plus the floor
+        ``nv_min_cwnd`` a round's decision lifts ``cwnd`` to at once."""
+        return ack.acked + self.nv_min_cwnd
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """At most doubling (``cnt ≥ 4`` even with a growth factor above 0),
+        plus the ``nv_min_cwnd`` floor a decision lifts ``cwnd`` to."""
+        return cwnd + self.nv_min_cwnd
 
     def _reset(self, delivered: float) -> None:
         """``tcpnv_reset``: the counts of a fresh measurement."""
@@ -226,7 +261,7 @@ class NV(CongestionControl):
         if rtt is None or rtt <= 0:
             return
         if self.rng is None:  # the flow's first sample: its clock starts
-            self.rng = random.Random(f"nv:{self.seed}:{ack.now!r}")
+            self.rng = seed_from("nv", self.seed, ack.now)
             self.reset_at = ack.now - rtt + FIRST_RESET
         acked_segments = ack.delivered - self.last_delivered
         self.last_delivered = ack.delivered
@@ -256,7 +291,8 @@ class NV(CongestionControl):
         now = ack.now
         if now >= self.reset_at:
             self.min_rtt, self.min_rtt_new = self.min_rtt_new, math.inf
-            self.reset_at = now + self.nv_reset_period * (384 + self.rng.randrange(256)) / 512
+            self.rng, u = draw(self.rng)
+            self.reset_at = now + self.nv_reset_period * (384 + math.floor(u * 256)) / 512
             self.tso_min_cwnd = max(float(self.tso_min_cwnd // 2), TSO_MIN_CWND)
         if ack.delivered > self.round_end:
             self._end_round(ack, acked_segments)
@@ -287,7 +323,7 @@ class NV(CongestionControl):
                     self.allow_growth = False
                 return
             self.allow_growth = False
-            self.ssthresh = float(math.floor(self.nv_ssthresh_factor * max_win / 8))
+            self.ssthresh = max(float(math.floor(self.nv_ssthresh_factor * max_win / 8)), MIN_SSTHRESH)
             self.cwnd = congestion_decrease(w, max_win, self.nv_cong_dec_mult)
             self.growth_factor = min(self.growth_factor, 0)
             self.no_cong_cnt = 0
@@ -414,7 +450,7 @@ class NVFluid(FluidLaw):
         room = ended & (w <= max_win - cc.nv_pad_buffer) & (f.eval_cnt >= cc.nv_inc_eval_min_calls)
         if dec.any():
             f.allow[dec] = 0.0
-            f.ssthresh[dec] = np.floor(cc.nv_ssthresh_factor * max_win[dec] / 8)
+            f.ssthresh[dec] = np.maximum(np.floor(cc.nv_ssthresh_factor * max_win[dec] / 8), MIN_SSTHRESH)
             gap = w - max_win
             cut = np.where(gap > 2, w - np.maximum(2.0, np.floor(gap * cc.nv_cong_dec_mult / 128)),
                            max_win if cc.nv_cong_dec_mult > 0 else w)
