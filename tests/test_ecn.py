@@ -35,19 +35,19 @@ def test_sender_reduces_at_most_once_per_window_of_marked_acks():
     assert sent == list(range(10))
     s.on_ack_ce((1, (), 1))  # marked: reduce, flight 10 -> ssthresh 5, cwnd 5
     # (then the ACK's own growth in congestion avoidance: + 1/cwnd)
-    assert s.ecn_reductions == 1 and s.cc.ssthresh == 5.0 and s.cc.cwnd == 5.0 + 1 / 5.0
-    high = s.cwr_high
+    assert s.ecn.reductions == 1 and s.cc.ssthresh == 5.0 and s.cc.cwnd == 5.0 + 1 / 5.0
+    high = s.ecn.cwr_high
     assert high == 10 and s.retransmits == 0
     for ackno in range(2, high):  # every ACK marked, none past the window
         s.on_ack_ce((ackno, (), 1))
-        assert s.ecn_reductions == 1
+        assert s.ecn.reductions == 1
     assert s.cc.cwnd > 5.0  # congestion avoidance went on (Reno's +1/cwnd)
     flight = s.snd_nxt - s.snd_una
     w = s.cc.cwnd
     s.on_ack_ce((high, (), 2))  # the window of the first reduction is acknowledged
-    assert s.ecn_reductions == 2 and s.cc.ssthresh == max(flight / 2.0, 2.0)
+    assert s.ecn.reductions == 2 and s.cc.ssthresh == max(flight / 2.0, 2.0)
     assert s.cc.cwnd == pytest.approx(s.cc.ssthresh + 1 / s.cc.ssthresh) and s.cc.cwnd < w
-    assert s.retransmits == 0 and s.marked == 1 + 8 + 2
+    assert s.retransmits == 0 and s.ecn.marked == 1 + 8 + 2
 
 
 def test_no_reaction_to_marks_during_loss_recovery():
@@ -59,7 +59,7 @@ def test_no_reaction_to_marks_during_loss_recovery():
     assert s.in_recovery
     ssthresh = s.cc.ssthresh
     s.on_ack_ce((1, (), 1))
-    assert s.ecn_reductions == 0 and s.cc.ssthresh == ssthresh
+    assert s.ecn.reductions == 0 and s.cc.ssthresh == ssthresh
 
 
 def test_receiver_echoes_the_marked_segments_each_ack_covers():
@@ -102,7 +102,7 @@ def test_a_non_ecn_flow_through_a_marking_queue_is_dropped_not_marked():
     engine = ccsim.packet.PacketEngine(sc)
     engine.run()
     dctcp, reno = engine.senders
-    assert dctcp.marked > 0 and reno.marked == 0 and reno.retransmits > 0
+    assert dctcp.ecn.marked > 0 and reno.ecn.marked == 0 and reno.retransmits > 0
     assert dctcp.retransmits == 0
 
 

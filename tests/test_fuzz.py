@@ -16,12 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import ccsim
-import ccsim.packet.tcp as tcp
-from ccsim import algorithms, recovery
-from ccsim.algorithms.base import Loss
-from ccsim.packet import PacketEngine
+from test_flight_size import recording_losses
 from wall import wall_limit
+
+import ccsim
+from ccsim import algorithms, recovery
+from ccsim.packet import PacketEngine
 
 WALL_LIMIT = 30  # s per run; the largest drawn here takes well under 2 s
 
@@ -50,16 +50,11 @@ def scenarios(draw):
 @settings(max_examples=100, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(sc=scenarios())
-def test_any_small_scenario_ends_with_physical_numbers(sc, monkeypatch):
-    flights = []
-
-    def recording(now, kind, inflight, min_rtt, srtt):
-        flights.append(inflight)
-        return Loss(now, kind, inflight, min_rtt, srtt)
-
-    monkeypatch.setattr(tcp, "Loss", recording)
+def test_any_small_scenario_ends_with_physical_numbers(sc):
+    losses = []
     with wall_limit(WALL_LIMIT):
-        res = ccsim.run(sc)
+        res = PacketEngine(sc, sender_class=recording_losses(losses)).run()
+    flights = [inflight for _, inflight in losses]
     s, m = res.summary, res.metrics
     capacity = sc.links[0].rate
     assert not s[["goodput_bps", "delivered_bytes", "retransmits", "timeouts"]].isna().any().any()

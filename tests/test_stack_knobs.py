@@ -41,7 +41,7 @@ def min_rtt(granularity) -> float:
                         rtt_granularity=granularity)
     engine = PacketEngine(sc)
     engine.run()
-    return engine.senders[0].min_rtt
+    return engine.senders[0].rtt.min_rtt
 
 
 def test_rtt_granularity_measures_in_clock_ticks():
@@ -160,7 +160,7 @@ def test_a_probe_sends_new_data_when_there_is_some():
     probe = next((t, q) for t, q in sent if t > 0.05)
     assert probe[1] == burst[-1] + 1
     assert probe[0] == pytest.approx(0.05 + 2 * 0.05)  # PTO = 2·SRTT after the last ACK
-    assert s.probes == 1 and s.timeouts >= 1
+    assert s.tlp.probes == 1 and s.timeouts >= 1
 
 
 @pytest.mark.parametrize("dsack,reduced", [(False, True), (True, False)])
@@ -172,7 +172,7 @@ def test_a_probe_that_repaired_nothing_reduces_nothing(dsack, reduced):
     # window is reduced once (Linux: CWR, then cwnd = ssthresh).
     clock, s, sent = _probing_sender(4.0)  # 4 + 4 segments, the second four unacknowledged
     clock.run(until=0.16)
-    assert s.probes == 1 and sent[-1][1] == 7  # the last segment again
+    assert s.tlp.probes == 1 and sent[-1][1] == 7  # the last segment again
     grown = s.cc.cwnd + 4  # slow start: the ACK of four segments adds four
     clock.schedule(0.17, s.on_ack, (8, ((7, 8),) if dsack else ()))
     clock.run(until=0.18)

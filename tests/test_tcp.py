@@ -63,7 +63,7 @@ def test_rtt_estimator_follows_rfc6298():
     for seq, r in enumerate(samples):
         clock.now = min(t for t, s in sent if s == seq) + r
         sender.on_ack((seq + 1, ()))
-        assert sender.last_rtt == pytest.approx(r, rel=1e-12)
+        assert sender.rtt.last_rtt == pytest.approx(r, rel=1e-12)
         # RFC 6298 §2.2 (first sample) and §2.3 (later ones), restated.
         if srtt is None:
             srtt, rttvar = r, r / 2
@@ -73,8 +73,8 @@ def test_rtt_estimator_follows_rfc6298():
         rto = max(0.2, srtt + max(CLOCK_GRANULARITY, 4 * rttvar))
         assert sender.srtt == pytest.approx(srtt, rel=1e-12)
         assert sender.rttvar == pytest.approx(rttvar, rel=1e-12)
-        assert sender.rto == pytest.approx(rto, rel=1e-12)
-    assert sender.min_rtt == 0.1
+        assert sender.rtt.rto == pytest.approx(rto, rel=1e-12)
+    assert sender.rtt.min_rtt == 0.1
 
 
 def test_karn_no_rtt_sample_from_retransmitted_data(scratch_registry):

@@ -778,12 +778,11 @@ class FluidEngine:
         # (a flow waiting for its timer detects nothing: the timeout repairs it)
         detect = np.where(self.pending & ~np.isfinite(self.rto_until),
                           np.maximum(self.t_detect, self.rec_until), np.inf)
-        self.wake = np.minimum.reduce([np.where(self.started, np.inf, self.start),
-                                       np.where(active, self.stop, np.inf),
-                                       np.where(active, self.rto_until, np.inf),
-                                       np.where(active, self.rec_timeout, np.inf),
-                                       np.where(active & (self.resent > 0), self.rec_until,
-                                                np.inf), detect])
+        timed = np.minimum(np.minimum(self.stop, self.rto_until), self.rec_timeout)
+        np.minimum(timed, np.where(self.resent > 0, self.rec_until, np.inf), out=timed)
+        # a flow not yet open wakes at its start (it is not active)
+        wake = np.where(active, timed, np.where(self.started, np.inf, self.start))
+        self.wake = np.minimum(wake, detect, out=wake)
         self.wake_s = self._scenario_min(self.wake)  # each scenario's next event
         self._recoveries_end()
 
@@ -814,8 +813,12 @@ class FluidEngine:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
             self.losses += np.bincount(scen, k_loss, self.S)
-        if first.any():
-            self._update_flags()
+        if first.any():  # their detection is their next wake-up (and maybe their scenario's)
+            fi = np.flatnonzero(first)
+            detect = np.where(np.isfinite(self.rto_until[fi]), np.inf,
+                              np.maximum(self.t_detect[fi], self.rec_until[fi]))
+            np.minimum.at(self.wake, fi, detect)
+            np.minimum.at(self.wake_s, self.scen[fi], detect)
 
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
@@ -893,59 +896,73 @@ class FluidEngine:
         dupthresh``, so all ``k`` are repaired without the timer only when
         ``w/2^(k−1) ≥ dupthresh + k``.
         """
-        lost, cwnd = self.lost, self.cwnd
-        halvings = np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)
-        timeout = due & ((cwnd - lost < self.dupthresh)
-                         | (self.multi_halve & (lost >= 2)
-                            & (cwnd / np.exp2(halvings - 1.0) < self.dupthresh + lost)))
-        fast = due & ~timeout
-        if fast.any():
+        # on the detecting flows alone (index arrays): a batch of a thousand
+        # scenarios has some detection at nearly every step
+        i = np.flatnonzero(due)
+        lost, cwnd, mh, dup = self.lost[i], self.cwnd[i], self.multi_halve[i], self.dupthresh[i]
+        halvings = np.where(mh, np.maximum(lost, 1.0), 1.0)
+        to = (cwnd - lost < dup) | (mh & (lost >= 2)
+                                    & (cwnd / np.exp2(halvings - 1.0) < dup + lost))
+        fi, ti = i[~to], i[to]
+        F = self.F
+        if fi.size:
+            fast = np.zeros(F, bool)
+            fast[fi] = True
             self._note(fast, tf, "recovery")
             self._loss(fast, "fast")
-            again = fast & (halvings >= 2)
-            while again.any():  # Reno: one more reduction per further loss
-                np.copyto(self.cwnd, np.where(again, np.minimum(self.cwnd, self.ssthresh),
-                                              self.cwnd))
+            left = halvings[~to]
+            more = left >= 2
+            while more.any():  # Reno: one more reduction per further loss
+                ai = fi[more]
+                self.cwnd[ai] = np.minimum(self.cwnd[ai], self.ssthresh[ai])
+                again = np.zeros(F, bool)
+                again[ai] = True
                 self._loss(again, "fast")
-                halvings = halvings - again
-                again = again & (halvings >= 2)
-            self.cwnd[fast] = np.where(self.restart_lw, self.loss_window,
-                                       np.minimum(self.cwnd, self.ssthresh))[fast]
-            rounds = np.where(self.multi_rtts | self.multi_halve, np.maximum(lost, 1.0), 1.0)
-            self.rec_until[fast] = (tf + rounds * self.tau)[fast]
+                left = left - more
+                more = more & (left >= 2)
+            lf, tau, tff = self.lost[fi], self.tau[fi], tf[fi]
+            self.cwnd[fi] = np.where(self.restart_lw[fi], self.loss_window[fi],
+                                     np.minimum(self.cwnd[fi], self.ssthresh[fi]))
+            rtts = self.multi_rtts[fi]
+            rounds = np.where(rtts | self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
+            self.rec_until[fi] = tff + rounds * tau
             # NewReno (RFC 6582, the "Impatient" variant the packet engine and
             # Linux follow) restarts the timer at the first partial ACK only:
             # a recovery of one RTT per hole that outlasts it ends in a timeout
-            rto = self._rto()
-            outlast = fast & self.multi_rtts & ((rounds - 1.0) * self.tau > rto)
-            self.rec_timeout[outlast] = (tf + self.tau + rto)[outlast]
-            self.rec_until[outlast] = self.rec_timeout[outlast]
-            self.recoveries[fast] += np.where(self.multi_halve, np.maximum(lost, 1.0), 1.0)[fast]
-            self.retransmits[fast] += lost[fast]
-            self.backoff[fast] = 0.0
-            self.resent[fast] = np.maximum(lost[fast], 1.0)
-        if timeout.any():
-            rto = self._rto()
+            rto = self._rto(fi)
+            outlast = rtts & ((rounds - 1.0) * tau > rto)
+            oi = fi[outlast]
+            self.rec_timeout[oi] = (tff + tau + rto)[outlast]
+            self.rec_until[oi] = self.rec_timeout[oi]
+            self.recoveries[fi] += np.where(self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
+            self.retransmits[fi] += lf
+            self.backoff[fi] = 0.0
+            self.resent[fi] = np.maximum(lf, 1.0)
+        if ti.size:
+            rto = self._rto(ti)
             # the window never recovered from the previous timeout: back off
-            again = cwnd <= 2.0 * self.loss_window
-            self.backoff[timeout] = np.where(again, self.backoff + 1.0, 0.0)[timeout]
-            wait = np.minimum(rto * np.exp2(self.backoff), self.max_rto[self.scen])
-            self.rto_until[timeout] = (tf + wait)[timeout]
-            self.rto_lost[timeout] = lost[timeout]
-            self.rto_flight[timeout] = self.outstanding[timeout]
-            self.timeouts[timeout] += 1
+            again = self.cwnd[ti] <= 2.0 * self.loss_window[ti]
+            self.backoff[ti] = np.where(again, self.backoff[ti] + 1.0, 0.0)
+            wait = np.minimum(rto * np.exp2(self.backoff[ti]), self.max_rto[self.scen[ti]])
+            self.rto_until[ti] = tf[ti] + wait
+            self.rto_lost[ti] = self.lost[ti]
+            self.rto_flight[ti] = self.outstanding[ti]
+            self.timeouts[ti] += 1
         # fast recovery resends the lost segments out of the reduced window
-        self.outstanding[fast] -= self.ghost[fast]
-        self.ghost[fast] = 0.0
-        self.pending[due] = False
-        self.lost[due] = 0.0
-        self.t_detect[due] = np.inf
+        if fi.size:
+            self.outstanding[fi] -= self.ghost[fi]
+            self.ghost[fi] = 0.0
+        self.pending[i] = False
+        self.lost[i] = 0.0
+        self.t_detect[i] = np.inf
 
-    def _rto(self) -> np.ndarray:
-        """Each flow's retransmission timeout now, before backoff (RFC 6298)."""
-        rto = np.where(self.ack_sum == 0, self.initial_rto[self.scen],
-                       self.srtt + np.maximum(0.001, 4.0 * self.rttvar))
-        return np.clip(rto, self.min_rto[self.scen], self.max_rto[self.scen])
+    def _rto(self, i: np.ndarray) -> np.ndarray:
+        """The retransmission timeout now of the flows ``i`` (indices), before
+        backoff (RFC 6298)."""
+        s = self.scen[i]
+        rto = np.where(self.ack_sum[i] == 0, self.initial_rto[s],
+                       self.srtt[i] + np.maximum(0.001, 4.0 * self.rttvar[i]))
+        return np.clip(rto, self.min_rto[s], self.max_rto[s])
 
     def _retransmissions_lost(self, ended: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``ended`` finish a fast recovery. Each segment it resent
@@ -970,9 +987,8 @@ class FluidEngine:
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
-        rto = self._rto()
-        started = tf - self.tau  # the recovery began an RTT or more ago
-        self.rto_until[hit] = np.maximum(tf, started + rto)[hit]
+        started = tf[hit] - self.tau[hit]  # the recovery began an RTT or more ago
+        self.rto_until[hit] = np.maximum(tf[hit], started + self._rto(hit))
         self.rto_lost[hit] = 1.0
         self.rto_flight[hit] = self.outstanding[hit]
         self.timeouts[hit] += 1

@@ -377,7 +377,7 @@ class PacketEngine:
             if s.started and s.done_at is None:
                 self.cwnd[k, i] = s.cc.cwnd
                 self.ssthresh[k, i] = s.cc.ssthresh
-                self.rtt[k, i] = s.last_rtt
+                self.rtt[k, i] = s.rtt.last_rtt
         self.queue[k] = self.links[self.scenario.bottleneck].backlog(t)
         if self.reverse_queue is not None:
             self.reverse_queue[k] = self.reverse_links[self.scenario.bottleneck].backlog(t)
@@ -425,7 +425,7 @@ class PacketEngine:
             flows.append({"end": end,
                           "done_at": s.done_at, "retransmits": s.retransmits,
                           "timeouts": s.timeouts, "recoveries": s.recoveries,
-                          "rtt_sum": s.rtt_sum, "rtt_count": s.rtt_count})
+                          "rtt_sum": s.rtt.rtt_sum, "rtt_count": s.rtt.rtt_count})
         bottleneck = self.links[sc.bottleneck]
         delivered = np.array([r.deliveries.per_bin(n) for r in self.receivers], float).T
         extra = {}
@@ -461,7 +461,7 @@ class PacketEngine:
 def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
     """An ACK echoing CE marks, with the event log on: the echo, then the
     recorded ``on_ack``."""
-    sender.on_ecn_echo(ack[2], ack[0], sender.clock.now)
+    sender.ecn.on_echo(sender, ack[2], ack[0], sender.clock.now)
     recorded((ack[0], ack[1]))
 
 

@@ -17,7 +17,7 @@ the next segment expected. A :class:`Sender` is ACK-clocked and owns:
 * the sending path (:meth:`Sender.send`): the window, the loss phase after a
   timeout, pacing, limited transmit,
 * the window law (:mod:`ccsim.algorithms`), told of every event the law/engine
-  contract lists.
+  contract lists, and of ECN echoes (:class:`~ccsim.packet.ecn.EcnResponse`).
 
 This class is the readable reference. The engine runs
 :class:`~ccsim.packet.fast_path.FastSender`, the same sender with its per-ACK
@@ -30,9 +30,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Callable
 
-from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
+from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, Loss, RttSample
 from ..errors import AlgorithmStateError
 from ..recovery.scoreboard import Scoreboard
+from .ecn import EcnResponse
 from .rtt import RttEstimator
 from .tail_loss_probe import TailLossProbe
 from .timers import Pacer, RetransmissionTimer, valid_pacing_rate
@@ -51,12 +52,14 @@ class Sender:
         snd_una, snd_nxt, high_tx, dupacks, in_recovery, recover: see
             :class:`ccsim.recovery.SenderView`.
         rtt: the RFC 6298 estimator (``srtt``, ``rttvar``, ``rto``,
-            ``min_rtt``, ``last_rtt`` in s); the same names on the sender read it.
+            ``min_rtt``, ``last_rtt`` in s); ``srtt``, ``rttvar`` and
+            ``min_rtt`` on the sender read it.
         timer: the retransmission timer. pacer: the pacer (used only while
             the law sets ``pacing_rate``).
         scoreboard: SACK scoreboard (strategies with ``uses_sack``), else ``None``.
         detector: the strategy's loss detector, else ``None``.
         tlp: the tail loss probe (with ``tail_loss_probe`` and SACK), else ``None``.
+        ecn: the response to ECN echoes (marks echoed, reductions).
         sent: per outstanding segment, its latest transmission: ``(time (s),
             resent, delivered then, delivered time then, transmission index)``.
         delivered: segments delivered so far: cumulatively acknowledged or
@@ -92,6 +95,7 @@ class Sender:
         detector = recovery.detector  # a loss detector of the strategy's, if it has one
         self.detector = detector() if detector is not None else None
         self.tlp = TailLossProbe() if tail_loss_probe and self.scoreboard is not None else None
+        self.ecn = EcnResponse()
         # sequence state
         self.snd_una = self.snd_nxt = self.high_tx = 0
         self.sent: dict[int, tuple[float, bool, float, float, int]] = {}
@@ -106,10 +110,6 @@ class Sender:
         self.entered_in_loss_phase = False  # the recovery began in the loss phase after an RTO
         self.rto_seq = -1               # segment last resent by the timer
         self.reordering_pending = False  # the detector's reordering timer is set
-        # ECN (RFC 3168)
-        self.marked = 0                 # CE marks echoed to this sender (segments)
-        self.cwr_high = 0               # no ECN reduction until the ACK reaches this
-        self.ecn_reductions = 0
         # counters and life cycle
         self.retransmits = self.timeouts = self.recoveries = 0
         self.loss_log: list[tuple[float, str, int, float, float]] = []
@@ -131,36 +131,6 @@ class Sender:
     def rttvar(self) -> float:
         """RTT variation (s), NaN before the first sample."""
         return self.rtt.rttvar
-
-    @property
-    def rto(self) -> float:
-        """The retransmission timeout (s)."""
-        return self.rtt.rto
-
-    @property
-    def min_rtt(self) -> float:
-        """The smallest RTT sample (s)."""
-        return self.rtt.min_rtt
-
-    @property
-    def last_rtt(self) -> float:
-        """The latest RTT sample (s)."""
-        return self.rtt.last_rtt
-
-    @property
-    def rtt_sum(self) -> float:
-        """The sum of the RTT samples (s)."""
-        return self.rtt.rtt_sum
-
-    @property
-    def rtt_count(self) -> int:
-        """The number of RTT samples."""
-        return self.rtt.rtt_count
-
-    @property
-    def probes(self) -> int:
-        """Tail loss probes sent."""
-        return self.tlp.probes if self.tlp is not None else 0
 
     def now(self) -> float:
         """Simulation time (s)."""
@@ -296,29 +266,10 @@ class Sender:
 
     def on_ack_ce(self, ack: tuple[int, tuple, int]) -> None:
         """An ACK that echoes CE marks arrives: ``(ack number, SACK blocks,
-        marked segments)``. The echo first (:meth:`on_ecn_echo`), then the ACK
-        as any other; ACKs without marks go straight to :meth:`on_ack`."""
-        self.on_ecn_echo(ack[2], ack[0], self.now())
+        marked segments)``. The echo first (:class:`~ccsim.packet.ecn.EcnResponse`),
+        then the ACK as any other; ACKs without marks go straight to :meth:`on_ack`."""
+        self.ecn.on_echo(self, ack[2], ack[0], self.clock.now)
         self.on_ack((ack[0], ack[1]))
-
-    def on_ecn_echo(self, marked: int, ackno: int, now: float) -> None:
-        """An ACK echoed ``marked`` CE marks: the law hears of every echo, and
-        reacts (``on_ecn``) at most once per window of data — not until the
-        data outstanding at the last reduction is acknowledged — and not in
-        loss recovery or the loss phase after a timeout (RFC 3168 §6.1.2)."""
-        self.marked += marked
-        cc = self.cc
-        echo = EcnEcho(now=now, marked=marked, marked_total=self.marked, delivered=self.delivered,
-                       inflight=float(self.snd_nxt - self.snd_una),
-                       min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt)
-        cc.on_ce_echo(echo)
-        if self.in_recovery or self.snd_una < self.recover or ackno < self.cwr_high:
-            return
-        w, s = cc.cwnd, cc.ssthresh
-        cc.on_ecn(echo)
-        self.check_law("on_ecn", w, s)
-        self.cwr_high = self.high_tx
-        self.ecn_reductions += 1
 
     # -- loss recovery: the state this sender owns ----------------------------------------
     def enter_recovery(self) -> None:
