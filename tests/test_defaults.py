@@ -92,6 +92,24 @@ DEFAULTS = {
     # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).
     "dctcp": ("prr", {"g": 1.0 / 16.0, "alpha_init": 1.0},
               ["Alizadeh", "RFC 8257", "tcp_dctcp.c"]),
+    # Linux tcp_cdg.c module parameters: window 8, backoff_beta 0.7071 * 1024 (= 724, sqrt 0.5),
+    # backoff_factor 42 (1000/(G·window), G = 3 in Hayes & Armitage), hystart_detect 3,
+    # use_ineff 5, use_shadow 1, use_tolerance 0; seed: ccsim's, of the backoff's draws.
+    "cdg": ("prr", {"window": 8, "backoff_beta": 724, "backoff_factor": 42, "hystart_detect": 3,
+                    "use_ineff": 5, "use_shadow": True, "use_tolerance": False, "seed": 0},
+            ["Hayes", "Armitage", "IFIP Networking 2011", "tcp_cdg.c"]),
+    # Linux tcp_nv.c module parameters: nv_pad 10, nv_pad_buffer 2, nv_reset_period 5 s,
+    # nv_min_cwnd 2, nv_cong_dec_mult 30 * 128 / 100 (= 38), nv_ssthresh_factor 8,
+    # nv_rtt_factor 128, nv_loss_dec_factor 819, nv_cwnd_growth_rate_neg 8, _pos 0,
+    # nv_dec_eval_min_calls 60, nv_inc_eval_min_calls 20, nv_ssthresh_eval_min_calls 30,
+    # nv_stop_rtt_cnt 10, nv_rtt_min_cnt 2; seed: ccsim's, of the min-RTT reset period's draws.
+    "nv": ("prr", {"nv_pad": 10, "nv_pad_buffer": 2, "nv_reset_period": 5.0, "nv_min_cwnd": 2,
+                   "nv_cong_dec_mult": 38, "nv_ssthresh_factor": 8, "nv_rtt_factor": 128,
+                   "nv_loss_dec_factor": 819, "nv_cwnd_growth_rate_neg": 8,
+                   "nv_cwnd_growth_rate_pos": 0, "nv_dec_eval_min_calls": 60,
+                   "nv_inc_eval_min_calls": 20, "nv_ssthresh_eval_min_calls": 30,
+                   "nv_stop_rtt_cnt": 10, "nv_rtt_min_cnt": 2, "seed": 0},
+           ["tcp_nv.c", "Brakmo"]),
     # Chen & Chen 1999, reconstructed from Lai & Yao §3.4: queue target 3 segments (a choice).
     "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "Lai & Yao"]),
 }
