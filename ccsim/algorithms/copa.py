@@ -17,7 +17,8 @@ Per ACK, with ``RTTstanding`` the smallest RTT sample of the last
   last RTT is compared; after three RTTs in the same direction ``v`` doubles
   every RTT, and a change of direction resets it to 1;
 * slow start: ``cwnd`` doubles per RTT (``+acked`` per ACK) until ``λ``
-  exceeds ``λ_t`` for the first time;
+  exceeds ``λ_t`` for the first time (``ssthresh = cwnd``, and it follows
+  ``cwnd`` down after, so that slow start does not resume);
 * pacing at ``2·cwnd / RTTstanding``;
 * mode switch (``competitive=True``, §2.2): every RTT Copa asks whether the
   queue was nearly empty in the last five RTTs (``RTTstanding`` below
@@ -140,7 +141,11 @@ class Copa(CongestionControl):
                 return
             self.ssthresh = self.cwnd
         step = min(self.velocity * self.inv_delta, self.cwnd) * ack.acked / self.cwnd
-        self.cwnd = self.cwnd + step if below else max(self.cwnd - step, min(self.cwnd, MIN_CWND))
+        if below:
+            self.cwnd += step
+        else:  # and slow start stays over: ssthresh follows the window down
+            self.cwnd = max(self.cwnd - step, min(self.cwnd, MIN_CWND))
+            self.ssthresh = max(min(self.ssthresh, self.cwnd), MIN_SSTHRESH)
         self.pacing_rate = PACING_GAIN * self.cwnd / self.rtt_standing * self.mss * 8.0
 
     def _end_round(self, ack: Ack) -> None:
@@ -155,8 +160,9 @@ class Copa(CongestionControl):
             else:
                 self.same, self.velocity = 0, 1.0
             self.direction = direction
-            self.recent_max.append(self.round_max)
-            self.recent_min_dq.append(self.round_min_dq)
+            if self.round_max > 0:  # an RTT without samples tells nothing of the queue
+                self.recent_max.append(self.round_max)
+                self.recent_min_dq.append(self.round_min_dq)
             if self.competitive and len(self.recent_min_dq) == EMPTY_RTTS:
                 rtt_max = max(self.recent_max)
                 empty = min(self.recent_min_dq) < EMPTY_FRACTION * (rtt_max - self.rtt_min)
@@ -233,6 +239,8 @@ class CopaFluid(FluidLaw):
         up = np.minimum(f.cwnd + move, np.maximum(target_w, f.cwnd))
         down = np.maximum(np.maximum(f.cwnd - move, target_w), np.minimum(f.cwnd, MIN_CWND))
         np.copyto(f.cwnd, np.where(ca, np.where(below, up, down), f.cwnd))
+        fell = ca & ~below  # slow start stays over: ssthresh follows the window down
+        f.ssthresh[fell] = np.maximum(np.minimum(f.ssthresh, f.cwnd), MIN_SSTHRESH)[fell]
         np.copyto(f.pacing, np.where(live, PACING_GAIN * f.cwnd / f.rtt, f.pacing))
 
     def _end_round(self, f: FlowArrays, e: np.ndarray) -> None:
