@@ -77,6 +77,12 @@ DEFAULTS = {
     # Kuzmanovic & Knightly 2006: delta 0.15; Linux tcp_lp.c: sowd gain 1/8, inference 3 RTT.
     "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0},
            ["Kuzmanovic", "Knightly", "tcp_lp.c"]),
+    # draft-irtf-iccrg-ledbat-plus-plus (revision 06): TARGET 60 ms (None: the variant's; RFC 6817's
+    # 100 ms bound with variant="rfc6817"), C = 1, periodic slowdowns; RFC 6817 BASE_HISTORY 10
+    # (minutes) and a FILTER() of the last 4 samples (the Linux LEDBAT modules' length).
+    "ledbat": ("sack", {"variant": "plusplus", "target": None, "base_history": 10,
+                        "current_filter": 4, "decrease_constant": 1.0, "slowdowns": True},
+               ["draft-irtf-iccrg-ledbat-plus-plus", "RFC 6817"]),
     # Linux tcp_yeah.c: ALPHA 80, GAMMA 1, DELTA 3, EPSILON 1, PHY 8, RHO 16, ZETA 50,
     # TCP_SCALABLE_AI_CNT 100.
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
