@@ -99,7 +99,7 @@ def test_velocity_doubles_after_three_rtts_in_one_direction_and_resets_on_a_reve
 def test_pacing_is_twice_the_window_per_standing_rtt():
     cc = in_avoidance(6.0)
     ack(cc, 0.2, acked=1.0)
-    assert cc.pacing_rate is None or cc.in_slow_start
+    assert cc.in_slow_start and cc.pacing_rate == pytest.approx(2.0 * cc.cwnd / 0.050 * 12000)
     cc.ssthresh = 1.0
     ack(cc, 0.21, acked=1.0)
     assert cc.pacing_rate == pytest.approx(2.0 * cc.cwnd / 0.050 * 1500 * 8)
@@ -122,9 +122,11 @@ def test_the_conformance_suite_passes(params):
 def test_alone_it_keeps_the_queue_within_ten_packets_at_ninety_percent(mode, competitive):
     """The paper's claim: alone, Copa keeps a small queue and a busy link. Its
     equilibrium queue is 1/δ = 2 packets per flow, with the oscillation about
-    it (measured 2.4-2.7 packets in the packet engine, 1.9 in the fluid one,
-    utilisation 0.96-0.99); the mode switch must not misfire alone. The first
-    3 s (slow start's overshoot) are left out."""
+    it (measured 2.4-3.0 packets in the packet engine over seeds 1-3, 2.2 in
+    the fluid one). Utilisation 0.97-0.99 in default mode; with the mode
+    switch 0.91-0.99, as the queue now and then fails to touch empty within
+    five RTTs and Copa competes with itself for a while. The first 3 s (slow
+    start's overshoot) are left out of the queue."""
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="4BDP", duration="20s", seed=1,
                         flows=[ccsim.Flow("copa", params={"competitive": competitive})])
     res = ccsim.run(sc, mode=mode)

@@ -83,6 +83,10 @@ DEFAULTS = {
     "ledbat": ("sack", {"variant": "plusplus", "target": None, "base_history": 10,
                         "current_filter": 4, "decrease_constant": 1.0, "slowdowns": True},
                ["draft-irtf-iccrg-ledbat-plus-plus", "RFC 6817"]),
+    # Arun & Balakrishnan, NSDI 2018: delta 0.5, RTTmin over 10 s, the mode switch (mvfst's
+    # default is without it: competitive=False).
+    "copa": ("sack", {"delta": 0.5, "competitive": True, "min_rtt_window": 10.0},
+             ["Arun", "Balakrishnan", "NSDI 2018", "mvfst"]),
     # Linux tcp_yeah.c: ALPHA 80, GAMMA 1, DELTA 3, EPSILON 1, PHY 8, RHO 16, ZETA 50,
     # TCP_SCALABLE_AI_CNT 100.
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,

@@ -1,9 +1,9 @@
 """Copa: a target rate of 1/(δ·queueing delay), approached with a velocity.
 
 Source: V. Arun, H. Balakrishnan, "Copa: Practical Delay-Based Congestion
-Control for the Internet", USENIX NSDI 2018 (§2: the algorithm, §2.2: the
-mode switch); Facebook's mvfst (QUIC) runs it without the mode switch.
-Copa is not in Linux.
+Control for the Internet", USENIX NSDI 2018 (the algorithm and its mode
+switch between default and competitive modes); Facebook's mvfst (QUIC) runs
+it without the mode switch. Copa is not in Linux.
 
 Per ACK, with ``RTTstanding`` the smallest RTT sample of the last
 ``srtt/2``, ``RTTmin`` the smallest of the last 10 s and
@@ -20,7 +20,7 @@ Per ACK, with ``RTTstanding`` the smallest RTT sample of the last
   exceeds ``λ_t`` for the first time (``ssthresh = cwnd``, and it follows
   ``cwnd`` down after, so that slow start does not resume);
 * pacing at ``2·cwnd / RTTstanding``;
-* mode switch (``competitive=True``, §2.2): every RTT Copa asks whether the
+* mode switch (``competitive=True``): every RTT Copa asks whether the
   queue was nearly empty in the last five RTTs (``RTTstanding`` below
   ``RTTmin + 0.1·(RTTmax − RTTmin)`` at least once, ``RTTmax`` the largest
   sample of the last four RTTs). If it was, default mode, ``δ = delta``;
@@ -62,11 +62,11 @@ SAME_DIRECTION_RTTS = 3
 PACING_GAIN = 2.0
 """Pacing at ``2·cwnd/RTTstanding`` (the paper)."""
 EMPTY_FRACTION = 0.1
-"""The queue is nearly empty below ``RTTmin + 0.1·(RTTmax − RTTmin)`` (§2.2)."""
+"""The queue is nearly empty below ``RTTmin + 0.1·(RTTmax − RTTmin)`` (the paper)."""
 EMPTY_RTTS = 5
-"""... at least once in the last five RTTs (§2.2)."""
+"""... at least once in the last five RTTs (the paper)."""
 MAX_RTTS = 4
-"""``RTTmax`` is the largest sample of the last four RTTs (§2.2)."""
+"""``RTTmax`` is the largest sample of the last four RTTs (the paper)."""
 
 
 def _windowed_min(window: deque, now: float, span: float, value: float) -> float:
@@ -135,21 +135,20 @@ class Copa(CongestionControl):
         if ack.delivered >= self.round_end:
             self._end_round(ack)
         below = self.cwnd / self.rtt_standing <= self.target_rate()
-        if self.cwnd < self.ssthresh:       # slow start until the rate exceeds the target
+        if self.cwnd < self.ssthresh and below:  # slow start until the rate exceeds the target
+            self.cwnd += ack.acked
+        else:
+            self.ssthresh = min(self.ssthresh, self.cwnd)  # (slow start is over)
+            step = min(self.velocity * self.inv_delta, self.cwnd) * ack.acked / self.cwnd
             if below:
-                self.cwnd += ack.acked
-                return
-            self.ssthresh = self.cwnd
-        step = min(self.velocity * self.inv_delta, self.cwnd) * ack.acked / self.cwnd
-        if below:
-            self.cwnd += step
-        else:  # and slow start stays over: ssthresh follows the window down
-            self.cwnd = max(self.cwnd - step, min(self.cwnd, MIN_CWND))
-            self.ssthresh = max(min(self.ssthresh, self.cwnd), MIN_SSTHRESH)
+                self.cwnd += step
+            else:  # and slow start stays over: ssthresh follows the window down
+                self.cwnd = max(self.cwnd - step, min(self.cwnd, MIN_CWND))
+                self.ssthresh = max(min(self.ssthresh, self.cwnd), MIN_SSTHRESH)
         self.pacing_rate = PACING_GAIN * self.cwnd / self.rtt_standing * self.mss * 8.0
 
     def _end_round(self, ack: Ack) -> None:
-        """Once per RTT: velocity (§2.1) and mode (§2.2)."""
+        """Once per RTT: the velocity and the mode."""
         if self.round_end >= 0:
             direction = 1 if self.cwnd > self.round_cwnd else -1 if self.cwnd < self.round_cwnd \
                 else 0

@@ -92,7 +92,7 @@ VARIANTS = ("plusplus", "rfc6817")
 DEFAULT_TARGET = {"plusplus": 0.060, "rfc6817": 0.100}
 """Target queueing delay (s): the draft's 60 ms; RFC 6817's 100 ms bound."""
 RFC6817_MAX_TARGET = 0.100
-"""RFC 6817 §2.5: ``TARGET`` MUST NOT be more than 100 ms (s)."""
+"""RFC 6817: ``TARGET`` MUST NOT be more than 100 ms (s)."""
 MIN_CWND = 2.0
 """Floor of the delay-driven decrease and the slowdowns' window (segments):
 RFC 6817 ``MIN_CWND`` ("SHOULD be 2"), the draft's "2 packets"."""
@@ -142,7 +142,7 @@ class Ledbat(CongestionControl):
     """LEDBAT++ (draft-irtf-iccrg-ledbat-plus-plus), or RFC 6817's LEDBAT."""
 
     name = "ledbat"
-    recovery = "sack"  # RFC 6817 §2.4.3 / the draft: the host's loss recovery (SACK, RFC 6675)
+    recovery = "sack"  # RFC 6817 and the draft keep the host's loss recovery: SACK (RFC 6675)
     min_cwnd = 1.0     # after a timeout (RFC 6817's CTO: one segment)
     param_space = {"base_history": (1, 20), "current_filter": (1, 16),
                    "decrease_constant": (0.25, 4.0)}
