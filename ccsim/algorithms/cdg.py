@@ -209,18 +209,6 @@ class CDG(CongestionControl):
         self.rng: int | None = None  # generator state (SplitMix64)
 
     # -- per ACK ---------------------------------------------------------------------
-    def _sample(self, rtt: float, acked: float) -> None:
-        """``tcp_cdg_acked``: the round's RTTs, through the delayed-ACK filter."""
-        if acked == 1 and self.delack:
-            if self.rtt_min > 0:
-                self.rtt_min = min(self.rtt_min, rtt)
-            self.delack -= 1
-            return
-        if acked > 1 and self.delack < DELACK_MAX:
-            self.delack += 1
-        self.rtt_min = rtt if self.rtt_min == 0 else min(self.rtt_min, rtt)
-        self.rtt_max = max(self.rtt_max, rtt)
-
     def _complete_cwr(self, ack: Ack) -> None:
         """``CA_EVENT_COMPLETE_CWR``: a reduction is over; a fresh round."""
         self.state = "unknown"
@@ -231,10 +219,22 @@ class CDG(CongestionControl):
         self.rtt_min = self.rtt_max = 0.0
 
     def on_ack(self, ack: Ack) -> None:
-        if ack.rtt is not None and ack.rtt > 0:
+        rtt = ack.rtt
+        if rtt is not None and rtt > 0:  # tcp_cdg_acked, inline (every ACK)
             if self.rng is None:
                 self.rng = seed_from("cdg", self.seed, ack.now)
-            self._sample(ack.rtt, ack.acked)
+            acked = ack.acked
+            if acked == 1 and self.delack:  # delayed-ACK filter: may only lower rtt_min
+                if 0 < rtt < self.rtt_min:
+                    self.rtt_min = rtt
+                self.delack -= 1
+            else:
+                if acked > 1 and self.delack < DELACK_MAX:
+                    self.delack += 1
+                if self.rtt_min == 0 or rtt < self.rtt_min:
+                    self.rtt_min = rtt
+                if rtt > self.rtt_max:
+                    self.rtt_max = rtt
         if self.recovered:
             self.recovered = False
             self._complete_cwr(ack)
@@ -254,9 +254,12 @@ class CDG(CongestionControl):
             if grad > 0 and self._backoff(grad, ack):
                 return
         before = self.cwnd
-        acked = self.slow_start(ack.acked)
-        if acked:
-            self.cwnd += acked / self.cwnd
+        if before >= self.ssthresh:  # Reno's congestion avoidance (tcp_reno_cong_avoid)
+            self.cwnd = before + ack.acked / before
+        else:
+            acked = self.slow_start(ack.acked)
+            if acked:
+                self.cwnd += acked / self.cwnd
         self.shadow += self.cwnd - before
 
     def _hystart(self, now: float) -> None:
