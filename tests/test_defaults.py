@@ -77,6 +77,16 @@ DEFAULTS = {
     # Kuzmanovic & Knightly 2006: delta 0.15; Linux tcp_lp.c: sowd gain 1/8, inference 3 RTT.
     "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0},
            ["Kuzmanovic", "Knightly", "tcp_lp.c"]),
+    # draft-irtf-iccrg-ledbat-plus-plus (revision 06): TARGET 60 ms (None: the variant's; RFC 6817's
+    # 100 ms bound with variant="rfc6817"), C = 1, periodic slowdowns; RFC 6817 BASE_HISTORY 10
+    # (minutes) and a FILTER() of the last 4 samples (the Linux LEDBAT modules' length).
+    "ledbat": ("sack", {"variant": "plusplus", "target": None, "base_history": 10,
+                        "current_filter": 4, "decrease_constant": 1.0, "slowdowns": True},
+               ["draft-irtf-iccrg-ledbat-plus-plus", "RFC 6817"]),
+    # Arun & Balakrishnan, NSDI 2018: delta 0.5, RTTmin over 10 s, the mode switch (mvfst's
+    # default is without it: competitive=False).
+    "copa": ("sack", {"delta": 0.5, "competitive": True, "min_rtt_window": 10.0},
+             ["Arun", "Balakrishnan", "NSDI 2018", "mvfst"]),
     # Linux tcp_yeah.c: ALPHA 80, GAMMA 1, DELTA 3, EPSILON 1, PHY 8, RHO 16, ZETA 50,
     # TCP_SCALABLE_AI_CNT 100.
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
@@ -86,6 +96,24 @@ DEFAULTS = {
     # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).
     "dctcp": ("prr", {"g": 1.0 / 16.0, "alpha_init": 1.0},
               ["Alizadeh", "RFC 8257", "tcp_dctcp.c"]),
+    # Linux tcp_cdg.c module parameters: window 8, backoff_beta 0.7071 * 1024 (= 724, sqrt 0.5),
+    # backoff_factor 42 (1000/(G·window), G = 3 in Hayes & Armitage), hystart_detect 3,
+    # use_ineff 5, use_shadow 1, use_tolerance 0; seed: ccsim's, of the backoff's draws.
+    "cdg": ("prr", {"window": 8, "backoff_beta": 724, "backoff_factor": 42, "hystart_detect": 3,
+                    "use_ineff": 5, "use_shadow": True, "use_tolerance": False, "seed": 0},
+            ["Hayes", "Armitage", "IFIP Networking 2011", "tcp_cdg.c"]),
+    # Linux tcp_nv.c module parameters: nv_pad 10, nv_pad_buffer 2, nv_reset_period 5 s,
+    # nv_min_cwnd 2, nv_cong_dec_mult 30 * 128 / 100 (= 38), nv_ssthresh_factor 8,
+    # nv_rtt_factor 128, nv_loss_dec_factor 819, nv_cwnd_growth_rate_neg 8, _pos 0,
+    # nv_dec_eval_min_calls 60, nv_inc_eval_min_calls 20, nv_ssthresh_eval_min_calls 30,
+    # nv_stop_rtt_cnt 10, nv_rtt_min_cnt 2; seed: ccsim's, of the min-RTT reset period's draws.
+    "nv": ("prr", {"nv_pad": 10, "nv_pad_buffer": 2, "nv_reset_period": 5.0, "nv_min_cwnd": 2,
+                   "nv_cong_dec_mult": 38, "nv_ssthresh_factor": 8, "nv_rtt_factor": 128,
+                   "nv_loss_dec_factor": 819, "nv_cwnd_growth_rate_neg": 8,
+                   "nv_cwnd_growth_rate_pos": 0, "nv_dec_eval_min_calls": 60,
+                   "nv_inc_eval_min_calls": 20, "nv_ssthresh_eval_min_calls": 30,
+                   "nv_stop_rtt_cnt": 10, "nv_rtt_min_cnt": 2, "seed": 0},
+           ["tcp_nv.c", "Brakmo"]),
     # Chen & Chen 1999, reconstructed from Lai & Yao §3.4: queue target 3 segments (a choice).
     "pseudo-rate": ("vegas", {"queue": 3.0}, ["Chen", "1999", "Lai & Yao"]),
 }
