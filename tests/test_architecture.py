@@ -242,7 +242,8 @@ LAYERS = (
     ("ccsim.results", "ccsim.metrics", "ccsim.plot", "ccsim.pcap"),  # what came out
     ("ccsim.scenario", "ccsim.units"),                        # what to simulate
     ("ccsim.algorithms", "ccsim.recovery", "ccsim.queues", "ccsim.testing"),  # no engine
-    ("ccsim.errors", "ccsim._registry", "ccsim._progress", "ccsim._version"),  # for all
+    ("ccsim.errors", "ccsim._registry", "ccsim._progress", "ccsim._version",
+     "ccsim._splitmix"),  # for all
 )
 """ccsim's layers, top down, as in the design's picture: a module imports
 only from its own layer and those below. The testing kit drives window laws

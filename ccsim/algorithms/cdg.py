@@ -76,31 +76,10 @@ import math
 
 import numpy as np
 
+from .._splitmix import draw, seed_from
 from .base import Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
-
-_MASK64 = (1 << 64) - 1
-
-
-def seed_from(*parts: object) -> int:
-    """A 64-bit generator state from ``parts`` (their ``repr``s, hashed with
-    SHA-256): the same parts give the same state in any process."""
-    import hashlib
-    text = ":".join(repr(p) for p in parts).encode()
-    return int.from_bytes(hashlib.sha256(text).digest()[:8], "little")
-
-
-def draw(state: int) -> tuple[int, float]:
-    """One SplitMix64 step (Steele, Lea & Flood 2014): ``(next state, u)``
-    with ``u`` uniform in [0, 1). The state is a plain int, so a law's
-    state compares by value (``ssthresh_after`` stays checkably pure)."""
-    state = (state + 0x9E3779B97F4A7C15) & _MASK64
-    z = state
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
-    return state, ((z ^ (z >> 31)) >> 11) / float(1 << 53)
-
 
 EFFECTUAL = -32e-6
 """A summed gradient at or below this (s) shows the last backoff worked."""

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Mapping
 
 from ..errors import ScenarioTypeError
 from ..queues import DropTail
+from .._splitmix import uniform
 from . import serial
 from .checks import set_normalised
 from .flows import Flow
@@ -23,24 +24,6 @@ from .validation import normalised
 
 _START_JITTER = 2  # the start jitter's stream (1: the packet engine's send overhead,
 #                   3: its ACK jitter)
-_MASK = (1 << 64) - 1
-
-
-def _splitmix(z: int) -> int:
-    """SplitMix64's finaliser (Steele, Lea & Flood, OOPSLA 2014) of ``z``."""
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-    return z ^ (z >> 31)
-
-
-def _uniform(seed: int, stream: int, i: int) -> float:
-    """A uniform in [0, 1) that depends only on ``(seed, stream, i)``."""
-    z = _splitmix((seed * 0x9E3779B97F4A7C15) & _MASK)
-    z = _splitmix(z ^ ((stream * 0x94D049BB133111EB) & _MASK))
-    z = _splitmix(z ^ ((i + 0x9E3779B97F4A7C15) & _MASK))
-    return (z >> 11) * 2.0 ** -53
-
-
 @dataclass(frozen=True)
 class Scenario:
     """Everything a run needs: path, flows, duration, seed and stack knobs.
@@ -206,7 +189,7 @@ class Scenario:
             bound = min(self.flow_rtt(i), end - flow.start)
         if bound <= 0.0:
             return flow.start
-        return flow.start + bound * _uniform(self.seed, _START_JITTER, i)
+        return flow.start + bound * uniform(self.seed, _START_JITTER, i)
 
     @property
     def ack_wait(self) -> float:
