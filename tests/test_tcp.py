@@ -122,12 +122,12 @@ class _Wire:
     @property
     def acks(self):
         return [(at, *payload) for at, _, fn, payload in self._events()
-                if getattr(fn, "__name__", "") != "_timer"]
+                if getattr(fn, "__name__", "") != "on_delayed_ack_timer"]
 
     @property
     def timers(self):
         return [(at, fn, payload) for at, _, fn, payload in self._events()
-                if getattr(fn, "__name__", "") == "_timer"]
+                if getattr(fn, "__name__", "") == "on_delayed_ack_timer"]
 
 
 def _receiver(wire, *, sack=False, delayed=False):

@@ -114,9 +114,9 @@ class Receiver:
             self.held_until = until = t + self.ack_delay
             if self.timer_at is None:  # else the pending one, due earlier, re-arms itself
                 self.timer_at = until
-                self.clock.schedule(until, self._timer, until)
+                self.clock.schedule(until, self.on_delayed_ack_timer, until)
 
-    def _timer(self, at: float) -> None:
+    def on_delayed_ack_timer(self, at: float) -> None:
         """The delayed-ACK timer: one event per receiver at a time. At the
         held ACK's deadline it sends the ACK; earlier (its ACK went out with
         the next segment, and a later one is held now) it re-arms itself at
@@ -128,7 +128,7 @@ class Receiver:
             self._ack(at)
         else:
             self.timer_at = until = self.held_until
-            self.clock.schedule(until, self._timer, until)
+            self.clock.schedule(until, self.on_delayed_ack_timer, until)
 
     def _ack(self, t: float, dsack: tuple[int, int] | None = None) -> None:
         """Send an ACK at ``t``: the cumulative ACK and the SACK blocks, a
