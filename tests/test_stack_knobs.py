@@ -7,7 +7,7 @@ import pytest
 
 import ccsim
 from ccsim.packet import PacketEngine
-from ccsim.scenario import ScenarioError
+from ccsim.errors import ScenarioError
 
 
 def mathis_goodput(delayed: bool, counting: str) -> float:
