@@ -46,10 +46,22 @@ class View:
     def restart_timer(self):
         pass
 
+    def exit_recovery(self):
+        self.in_recovery = False
+
+    def set_ssthresh(self, ssthresh):
+        self.cc.ssthresh = ssthresh
+
 
 def dupack(strategy, tcp):
+    """A duplicate ACK as the sender hands it over: it owns the recovery state,
+    asks the strategy outside recovery whether to start one, tells it inside."""
     tcp.dupacks += 1
-    strategy.on_dupack(tcp)
+    if tcp.in_recovery:
+        strategy.on_dupack(tcp)
+    elif strategy.triggered(tcp):
+        tcp.in_recovery = True
+        strategy.enter(tcp)
 
 
 def test_first_duplicate_resends_an_expired_segment_and_cuts_to_three_quarters():
