@@ -188,7 +188,7 @@ class Sender:
         lost."""
         board, detector = self.scoreboard, self.detector
         newly_sacked = released = 0
-        new: list[tuple[int, int]] | tuple = ()
+        new: list[tuple[int, int]] | tuple | None = ()  # None: nothing wants the new ranges
         if blocks or board.blocks:  # else there is nothing to record or release
             new = [] if detector is not None else None
             newly_sacked, released = board.update(max(ackno, una), blocks, new)
