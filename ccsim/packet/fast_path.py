@@ -8,8 +8,8 @@ reference sender does through named parts: ``on_new_ack``, RFC 6298's
 estimator (:meth:`RttEstimator.take <ccsim.packet.rtt.RttEstimator.take>`),
 the timer's restart (:meth:`RetransmissionTimer.restart
 <ccsim.packet.timers.RetransmissionTimer.restart>`) and the steady-state
-sending path (``send_window`` and ``transmit_at``). Everything else is the
-reference's own code, called.
+sending path (``send_window`` and ``transmit_at``, or ``send_paced`` with
+the pacer's bookkeeping). Everything else is the reference's own code, called.
 
 It is a loan, not a second definition: ``tests/test_sender_parts.py`` runs
 scenarios that take every branch with both senders and requires the same
@@ -163,21 +163,6 @@ class FastSender(Sender):
                 nxt += 1
             self.transmissions = index
             self.high_tx = self.snd_nxt = nxt
-        if self.timer.deadline is None and self.high_tx > self.snd_una:
-            self.restart_timer()
-
-    def send(self, now: float) -> None:
-        """:meth:`Sender.send <ccsim.packet.tcp.Sender.send>`, paced laws
-        straight to :meth:`send_paced`."""
-        if self.in_recovery and self.recovery.owns_sending:
-            self.recovery.send(self)
-        elif self.detector is not None and self.snd_una < self.recover:
-            self.send_marked_first(now)
-        elif self.cc.pacing_rate:
-            window = self.cc.cwnd
-            self.send_paced(now, window if window <= self.rwnd else self.rwnd)
-        else:
-            self.send_window(now)
         if self.timer.deadline is None and self.high_tx > self.snd_una:
             self.restart_timer()
 

@@ -384,30 +384,24 @@ class Sender:
     def send(self, now: float) -> None:
         """Send while the window allows (RFC 5681 §3.1); in recovery, strategies
         that own transmission choose what to send; in the loss phase after a
-        timeout, a loss detector's marks go first. The retransmission timer
-        runs whenever data is outstanding (RFC 6298 §5.1)."""
+        timeout, a loss detector's marks go first; a paced law sends one
+        segment per pacing interval. The retransmission timer runs whenever
+        data is outstanding (RFC 6298 §5.1)."""
         if self.in_recovery and self.recovery.owns_sending:
             self.recovery.send(self)
         elif self.detector is not None and self.snd_una < self.recover:
             self.send_marked_first(now)
+        elif self.cc.pacing_rate:
+            self.send_paced(now, min(self.cc.cwnd, self.rwnd))
         else:
             self.send_window(now)
         if not self.timer.running and self.high_tx > self.snd_una:
             self.restart_timer()
 
-    def window(self) -> float:
-        """The most segments the sender may have outstanding: ``cwnd``, within
-        the receiver window."""
-        return min(self.cc.cwnd, self.rwnd)
-
     def send_window(self, now: float) -> None:
         """New data while ``snd_nxt − snd_una < window`` — after a timeout,
-        going back over what the receiver lacks first; paced laws one
-        segment per pacing interval."""
-        window = self.window()
-        if self.cc.pacing_rate:
-            self.send_paced(now, window)
-            return
+        going back over what the receiver lacks first."""
+        window = min(self.cc.cwnd, self.rwnd)  # cwnd, within the receiver window
         nxt = self.snd_nxt
         if nxt < self.high_tx:  # going back after a timeout: resend what the receiver lacks
             board = self.scoreboard
@@ -423,7 +417,7 @@ class Sender:
         while ``cwnd − pipe ≥ 1``, resend the lowest segment marked lost, else
         send new data. Paced flows send one segment per pacing interval."""
         detector, board = self.detector, self.scoreboard
-        window = self.window()
+        window = min(self.cc.cwnd, self.rwnd)  # cwnd, within the receiver window
         paced = self.cc.pacing_rate
         if paced and self.pacer.blocked(now):
             return
