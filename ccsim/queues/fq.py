@@ -38,15 +38,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .base import real, register, whole_limit
-from .scheduler import Packet, Scheduler, SchedulerLink, SchedulerState, whole
+from .scheduler import (Packet, Scheduler, SchedulerLink, SchedulerState,
+                        deficit_round_robin, whole)
 
 
 class _Flow:
-    __slots__ = ("packets", "credit", "listed", "age")
+    __slots__ = ("packets", "deficit", "listed", "age")
 
-    def __init__(self, credit: int) -> None:
+    def __init__(self, deficit: int) -> None:
         self.packets: deque[Packet] = deque()
-        self.credit = credit
+        self.deficit = deficit  # credit left this round (bytes)
         self.listed = False
         self.age = 0.0      # when it last left the lists (s)
 
@@ -79,32 +80,20 @@ class FQState(SchedulerState):
             f.listed = True
             self.new_flows.append(f)
             if t > f.age + d.refill_delay:
-                f.credit = max(f.credit, self.quantum)
+                f.deficit = max(f.deficit, self.quantum)
 
     def dequeue(self, t: float) -> Packet | None:
-        new, old = self.new_flows, self.old_flows
-        while True:
-            head = new if new else old
-            if not head:
-                return None
-            f = head[0]
-            if f.credit <= 0:
-                f.credit += self.quantum
-                head.popleft()
-                old.append(f)
-                continue
-            if not f.packets:
-                head.popleft()
-                if head is new and old:
-                    old.append(f)
-                else:
-                    f.listed = False
-                    f.age = t
-                continue
-            packet = f.packets.popleft()
-            self.qlen -= 1
-            f.credit -= packet.size
-            return packet
+        def emptied(f: _Flow) -> None:
+            f.listed = False
+            f.age = t  # when it went idle: refill_delay counts from here
+        return deficit_round_robin(self.new_flows, self.old_flows, self.quantum,
+                                   self._take, emptied)
+
+    def _take(self, f: _Flow) -> Packet | None:
+        if not f.packets:
+            return None
+        self.qlen -= 1
+        return f.packets.popleft()
 
 
 @register

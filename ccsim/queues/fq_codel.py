@@ -64,7 +64,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from .base import flag, real, register, whole_limit
-from .scheduler import Packet, Scheduler, SchedulerLink, SchedulerState, whole
+from .scheduler import (Packet, Scheduler, SchedulerLink, SchedulerState,
+                        deficit_round_robin, whole)
 
 
 class FlowQueue:
@@ -155,27 +156,8 @@ class FqCodelState(SchedulerState):
         self.qlen -= dropped
 
     def dequeue(self, t: float) -> Packet | None:
-        new, old = self.new_flows, self.old_flows
-        while True:
-            head = new if new else old
-            if not head:
-                return None
-            fq = head[0]
-            if fq.deficit <= 0:
-                fq.deficit += self.quantum
-                head.popleft()
-                old.append(fq)
-                continue
-            packet = self.codel_dequeue(fq, t)
-            if packet is None:
-                head.popleft()
-                if head is new and old:  # a pass through the old flows first
-                    old.append(fq)
-                else:
-                    fq.listed = False
-                continue
-            fq.deficit -= packet.size
-            return packet
+        return deficit_round_robin(self.new_flows, self.old_flows, self.quantum,
+                                   lambda fq: self.codel_dequeue(fq, t), _unlist)
 
     def _pop(self, fq: FlowQueue) -> Packet | None:
         if not fq.packets:
@@ -277,3 +259,7 @@ class FqCodel(Scheduler):
     def start(self, link: SchedulerLink, rng: random.Random) -> FqCodelState:
         return FqCodelState(self, link, rng)
 
+
+def _unlist(fq: FlowQueue) -> None:
+    """A flow queue that leaves both lists (fq_codel keeps no idle time)."""
+    fq.listed = False

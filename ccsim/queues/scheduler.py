@@ -34,6 +34,7 @@ import dataclasses
 import math
 import numbers
 import random
+from collections import deque
 from typing import Any, Callable, ClassVar, Protocol
 
 from ..errors import ScenarioError, ScenarioTypeError
@@ -147,6 +148,39 @@ class Scheduler(QueueDiscipline):
 
     def start(self, link: SchedulerLink, rng: random.Random) -> SchedulerState:
         raise NotImplementedError
+
+
+def deficit_round_robin(new: deque, old: deque, quantum: int,
+                        take: Callable[[Any], "Packet | None"],
+                        emptied: Callable[[Any], None]) -> "Packet | None":
+    """The next packet of a deficit round robin over flow queues with new and
+    old lists (RFC 8290 §4.2, and Linux's ``sch_fq``): serve the first flow of
+    the new list, else of the old. A flow whose ``deficit`` is spent (≤ 0,
+    bytes) gets ``quantum`` more and goes to the old list's tail; a flow with
+    nothing to send leaves its list — a new one through the old list first,
+    if that holds any — and ``emptied(flow)`` is told when it leaves both.
+    ``take(flow)`` returns the flow's next packet or ``None``; the packet's
+    ``size`` (bytes) is charged to the deficit."""
+    while True:
+        head = new if new else old
+        if not head:
+            return None
+        flow = head[0]
+        if flow.deficit <= 0:
+            flow.deficit += quantum
+            head.popleft()
+            old.append(flow)
+            continue
+        packet = take(flow)
+        if packet is None:
+            head.popleft()
+            if head is new and old:  # a pass through the old flows first
+                old.append(flow)
+            else:
+                emptied(flow)
+            continue
+        flow.deficit -= packet.size
+        return packet
 
 
 def whole(obj: Any, name: str, allowed: str, low: int, high: float = math.inf) -> int:
