@@ -246,7 +246,7 @@ class FluidEngine:
                 own = vars(instances[pkey])
                 signature[pkey] = repr([(n, own.get(n)) for n in split])
         entries = []  # (group key, scenario, flow index, parameter set)
-        for s, sc in enumerate(scs):
+        for s in range(len(scs)):
             for j, flow in enumerate(law_flows[s]):
                 pkey = (flow.algorithm, repr(flow.params))
                 entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))
