@@ -13,7 +13,6 @@ import ccsim
 from ccsim import Flow, ScenarioError, ScenarioTypeError
 from ccsim.fluid.engine import FluidEngine
 from ccsim.packet import PacketEngine
-from ccsim.packet import engine as packet_engine
 
 EXACT = {"start_jitter": 0, "ack_jitter": 0}  # the timing exactly as given
 
@@ -87,31 +86,23 @@ def test_a_slower_bottleneck_paces_a_burst_only_as_the_nic_does():
     assert times == pytest.approx([(k + 2) * tx for k in range(10)], rel=1e-12, abs=0)
 
 
-def _run_without_shortcut(monkeypatch, sc):
-    """The run with every NIC departure an event of its own."""
-    real = packet_engine._nic_transmit
-
-    def always_an_event(clock, enter, nic, before, overhead, uniform, ahead):
-        return real(clock, enter, nic, before, overhead, uniform, False)
-    monkeypatch.setattr(packet_engine, "_nic_transmit", always_an_event)
-    engine = PacketEngine(sc)
-    res = engine.run()
-    monkeypatch.setattr(packet_engine, "_nic_transmit", real)
-    return res, engine.clock.scheduled()
+class EveryNicDepartureAnEvent(PacketEngine):
+    nic_shortcut = False
 
 
 @pytest.mark.parametrize("flows", [
     ["reno", "cubic", Flow("reno", rtt=0.05)],
     [Flow("reno", overhead=0.001), Flow("newreno", start=0.3)],
 ])
-def test_nic_without_an_event_is_exact(monkeypatch, flows):
+def test_nic_without_an_event_is_exact(flows):
     # a NIC departure due before every event on the heap is handed to the link at once:
     # the same results bit for bit as an event per packet, with fewer events
     sc = ccsim.dumbbell("10Mbps", "20ms", buffer=20, loss=0.002, flows=flows, duration="3s",
                         seed=3)
     engine = PacketEngine(sc)
     fast = engine.run()
-    slow, slow_events = _run_without_shortcut(monkeypatch, sc)
+    slow_engine = EveryNicDepartureAnEvent(sc)
+    slow, slow_events = slow_engine.run(), slow_engine.clock.scheduled()
     assert fast.summary.equals(slow.summary)
     assert fast.traces.equals(slow.traces)
     assert fast.metrics["drops"] == slow.metrics["drops"] > 0
