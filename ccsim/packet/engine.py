@@ -282,7 +282,7 @@ class PacketEngine:
                     nonlocal reached, free
                     free = (free if free > now else now) + nic
                     t = free + before
-                    if heap and t < heap[0][0] and t < clock.until:
+                    if t < heap[0][0]:  # never empty in a run: Clock.run's mark
                         t = forward(t)
                         if t >= 0.0:
                             t = t + after + wait * jitter()
@@ -605,8 +605,8 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
     ``overhead``, behind the one before) when ``uniform`` draws it.
 
     No event of its own when none is needed: a packet due at the first link
-    before every event on the heap (and before the clock's ``until``) is
-    handed to the link at once with its future arrival time, since nothing
+    before every event on the heap (the run's end among them:
+    :meth:`Clock.run`) is handed to the link at once with its future arrival time, since nothing
     can reach the link before it; otherwise it is scheduled there, as a hop.
     ``ahead``: the links take arrivals ahead of the clock (FIFO ones; a
     scheduled link acts on :attr:`Clock.now`, so it always gets the event).
@@ -624,7 +624,7 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
             ready_last = now
         free = (free if free > now else now) + nic
         at = free + before
-        if ahead and at < clock.until and (not heap or at < heap[0][0]):
+        if ahead and at < heap[0][0]:  # never empty in a run: Clock.run's mark
             enter(seq, at)
         else:
             schedule(at, _enter_later, (enter, seq, at))
