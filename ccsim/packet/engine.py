@@ -64,6 +64,7 @@ from .tcp import Sender
 
 _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
 _ACK_JITTER = 3  # and their ACK jitter's (2: the start jitter, ccsim.scenario)
+_LINK_JITTER = 4  # and each link's jitter element's (Link.jitter)
 
 
 class PacketEngine:
@@ -122,12 +123,13 @@ class PacketEngine:
             (4 if self.two_way else 2) * n_links)
         ack = sc.header if self.two_way else 0
         self.links = [_link_state(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
-                                  n_bins, dt, ack, clock) for i, link in enumerate(sc.links)]
+                                  n_bins, dt, ack, clock, sc.seed, i)
+                      for i, link in enumerate(sc.links)]
         # each link's other side, right to left, when traffic goes both ways
         self.reverse_links = [
             _link_state(link, sc.packet_size, (int(seeds[2 * (n_links + i)]),
                                                int(seeds[2 * (n_links + i) + 1])), n_bins, dt, ack,
-                        clock)
+                        clock, sc.seed, n_links + i)
             for i, link in enumerate(sc.links)] if self.two_way else []
         if not self.hop_by_hop:
             for link in self.links[1:]:  # told of each packet as it enters the first
@@ -526,12 +528,21 @@ class PacketEngine:
 
 
 def _link_state(link, packet_size: int, seeds: tuple[int, int], n_bins: int, bin_width: float,
-                ack_size: int, clock: Clock) -> LinkState | ScheduledLink:
+                ack_size: int, clock: Clock, seed: int = 0,
+                index: int = -1) -> LinkState | ScheduledLink:
     """A link's run-time state: a FIFO :class:`LinkState`, or a
-    :class:`ScheduledLink` when its queue is a scheduler."""
+    :class:`ScheduledLink` when its queue is a scheduler. ``index``: the
+    link's place on the path, its forward side (its jitter's generator)."""
     if isinstance(link.queue, Scheduler):
+        if link.schedule is not None or link.jitter:
+            raise ScenarioError("link.queue", link.queue,
+                                "a FIFO queue (drop-tail or an AQM) on a link with a rate "
+                                "schedule or jitter", "schedulers serve fixed-rate links only")
         return ScheduledLink(link, packet_size, seeds, n_bins, bin_width, ack_size, clock)
-    return LinkState(link, packet_size, seeds, n_bins, bin_width, ack_size)
+    jitter_seed = 0
+    if link.jitter:  # its own generator, from the scenario's seed and its place
+        jitter_seed = int(np.random.SeedSequence([seed, _LINK_JITTER, index]).generate_state(1)[0])
+    return LinkState(link, packet_size, seeds, n_bins, bin_width, ack_size, jitter_seed)
 
 
 def _codepoint(flow) -> int:
