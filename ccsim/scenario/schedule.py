@@ -297,8 +297,8 @@ class OpportunityWire:
 
     def time(self, n: int) -> float:
         """When opportunity ``n`` (counted from the start of the run) comes (s)."""
-        p, i = divmod(n, len(self.times))
-        return self.times[i] + p * self.period
+        p, i = divmod(n, len(self.ms))
+        return (self.ms[i] + p * self.ms[-1]) / 1000.0  # whole ms, then one rounding
 
     def send(self, t: float, size: int) -> float:
         if t < self.last:  # queued when the last opportunity used came: it takes what is left
@@ -310,6 +310,11 @@ class OpportunityWire:
         else:  # the queue emptied: what was left is lost; the first opportunity after t
             p = math.floor(t / self.period)
             n = p * len(self.times) + bisect.bisect_right(self.times, t - p * self.period)
+            # the times as time(n) computes them decide (t - p·period rounds)
+            while n > self.n + 1 and self.time(n - 1) > t:
+                n -= 1
+            while self.time(n) <= t:
+                n += 1
             if n <= self.n:
                 n = self.n + 1
         k = -(-size // self.size)  # opportunities the rest needs
