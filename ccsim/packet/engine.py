@@ -72,7 +72,8 @@ class PacketEngine:
 
     Attributes:
         env: the SimPy environment of the outer loop, for processes of one's
-            own (the engine schedules none there).
+            own (the engine schedules none there; ``processes``: functions
+            ``fn(env, net)`` started with the run, :mod:`ccsim.packet.processes`).
         clock: the engine's own event heap and the simulation time (s).
         links: run-time link states, in path order.
         senders, receivers: one per flow, in scenario order.
@@ -93,8 +94,12 @@ class PacketEngine:
 
     def __init__(self, scenario: Scenario, events: bool = False,
                  hop_by_hop: bool | None = None, two_way: bool | None = None,
-                 sender_class: type[Sender] = FastSender) -> None:
+                 sender_class: type[Sender] = FastSender,
+                 processes: list | tuple = ()) -> None:
         self.scenario = sc = scenario
+        self.processes = tuple(processes)  # users' SimPy processes (ccsim.packet.processes)
+        self.held: set[int] = set()  # flows a process holds back from their start
+        self.process_error: Exception | None = None  # what a user's process raised
         self.log = EventLog() if events else None
         # ACKs as packets through the queues of their way back (None: when some
         # flow is reverse, and only then); True for a one-way scenario gives its
@@ -173,7 +178,10 @@ class PacketEngine:
                 receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
             self.senders.append(sender)
             self.receivers.append(receiver)
-            clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
+            if self.processes:  # a process may hold the flow back (FlowHandle.hold)
+                clock.schedule(sc.flow_start(i), self._start_flow, i)
+            else:
+                clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
             if flow.stop is not None and flow.stop < sc.duration:
                 clock.schedule(flow.stop, Sender.stop, sender)
         self.times = np.arange(n_bins) * dt
@@ -455,6 +463,11 @@ class PacketEngine:
         if k + 1 < len(self.times):
             self.clock.schedule(float(self.times[k + 1]), self._sample, k + 1)
 
+    def _start_flow(self, i: int) -> None:
+        """Open flow ``i`` at its start unless a user's process holds it."""
+        if i not in self.held and not self.senders[i].started:
+            type(self.senders[i]).start(self.senders[i])
+
     def _loop(self, until: float) -> None:
         """Run to ``until`` (s): the engine's own events, and SimPy's (a
         user's processes on :attr:`env`) in turn, each SimPy event after the
@@ -478,8 +491,16 @@ class PacketEngine:
             from .._progress import progress_bar
 
             self.bar = progress_bar(sc.duration, "packet run")
+        if self.processes:
+            from .processes import start_processes
+
+            start_processes(self, self.processes)
         try:
             self._loop(sc.duration)
+        except Exception:
+            if self.process_error is not None:  # a user's process raised it: as it was
+                raise self.process_error from None
+            raise
         finally:
             if self.bar is not None:
                 self.bar.update(sc.duration - self.bar.n)
