@@ -28,11 +28,11 @@ from .builders import dumbbell, parking_lot, path
 from .core import Scenario
 from .flows import Flow, as_flow
 from .links import MIN_RATE, QUEUES, Link, make_queue
-from .schedule import RateSchedule, read_mahimahi, write_mahimahi
+from .schedule import RateSchedule, cellular_trace, read_mahimahi, write_mahimahi
 from .serial import SCHEMA
 from .validation import MAX_TRACE_ROWS, TRACE_BYTES_PER_ROW, TRACE_VARIABLES_PER_FLOW
 
 __all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "parking_lot", "path",
            "as_flow", "make_queue", "QUEUES", "MIN_RATE", "SCHEMA", "MAX_TRACE_ROWS",
            "TRACE_BYTES_PER_ROW", "TRACE_VARIABLES_PER_FLOW", "RateSchedule", "read_mahimahi",
-           "write_mahimahi"]
+           "write_mahimahi", "cellular_trace"]

@@ -348,3 +348,57 @@ class StepWire:
             start = nxt
         self.free_at = done
         return done
+
+
+def cellular_trace(duration: Any = "30s", mean: Any = "10Mbps", *, volatility: float = 0.5,
+                   reversion: Any = "1s", seed: int = 0,
+                   opportunity: int = OPPORTUNITY) -> RateSchedule:
+    """A synthetic cellular-like Mahimahi trace, generated here (not a
+    measured one): Sprout's model of a cellular link (Winstein, Sivaraman &
+    Balakrishnan, NSDI 2013), deliveries a Poisson process whose rate wanders.
+
+    Each millisecond the log of the rate takes a step of an Ornstein-Uhlenbeck
+    process around ``log(mean)`` (``volatility``: its stationary standard
+    deviation, in natural-log units; ``reversion``: its correlation time), and
+    the millisecond gets a Poisson number of ``opportunity``-byte delivery
+    opportunities at that rate. Same arguments, same trace (numpy's PCG64
+    from ``seed``).
+
+    Args:
+        duration: length of the trace (s or ``"30s"``); it repeats after.
+        mean: the expected rate (bit/s or ``"10Mbps"``); one trace's mean
+            differs from it by its own excursions.
+        volatility: spread of the log rate (≥ 0; 0 is a Poisson link of
+            constant rate).
+        reversion: how long the rate's excursions last (s).
+        seed: the generator's seed.
+    """
+    import numpy as np
+
+    length = parse_time(duration, "duration")
+    rate = parse_rate(mean, "mean")
+    tau = parse_time(reversion, "reversion")
+    if not (math.isfinite(length) and length >= 0.002):
+        raise ScenarioError("duration", duration, "a time ≥ 2 ms, such as '30s'")
+    if not (math.isfinite(rate) and rate > 0):
+        raise ScenarioError("mean", mean, "a rate > 0, such as '10Mbps'")
+    if isinstance(volatility, bool) or not (isinstance(volatility, (int, float))
+                                            and math.isfinite(volatility) and volatility >= 0):
+        raise ScenarioError("volatility", volatility, "a number ≥ 0 (natural-log units)")
+    if not (math.isfinite(tau) and tau > 0):
+        raise ScenarioError("reversion", reversion, "a time > 0, such as '1s'")
+    n = int(round(length * 1000.0))
+    rng = np.random.default_rng(seed)
+    a = math.exp(-0.001 / tau)  # the walk's memory per millisecond
+    steps = rng.standard_normal(n) * volatility * math.sqrt(1.0 - a * a)
+    x = np.empty(n)
+    level = rng.standard_normal() * volatility
+    for k in range(n):  # an AR(1) recursion: the exact OU step at 1 ms
+        level = a * level + steps[k]
+        x[k] = level
+    # exp(x) is log-normal, its mean exp(volatility² / 2): scaled to 1
+    per_ms = rate / (8.0 * opportunity * 1000.0) * np.exp(x - volatility * volatility / 2.0)
+    counts = rng.poisson(per_ms)
+    counts[-1] = max(int(counts[-1]), 1)  # the last millisecond closes the period
+    ms = np.repeat(np.arange(1, n + 1), counts)
+    return RateSchedule.mahimahi(ms.tolist(), opportunity, f"cellular(seed={seed})")
