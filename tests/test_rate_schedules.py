@@ -203,3 +203,43 @@ def test_jitter_starves_a_delay_based_flow():
     assert np.mean([share(0.0, s) for s in seeds]) >= 0.35
     assert np.mean([share(0.1, s) for s in seeds]) < 0.2
     assert math.isfinite(share(0.1, 0))
+
+
+# -- the generated cellular trace and its plot --------------------------------------
+
+def test_the_cellular_trace_is_seeded_and_near_its_mean():
+    a = ccsim.cellular_trace("30s", "10Mbps", seed=3)
+    assert a == ccsim.cellular_trace("30s", "10Mbps", seed=3)
+    assert a != ccsim.cellular_trace("30s", "10Mbps", seed=4)
+    assert a.period == pytest.approx(30.0)
+    # one trace's mean wanders with its excursions (log-sd 0.5, 1 s memory, 30 s):
+    # within 30 % of the expected rate; a volatility of 0 is a Poisson link
+    assert 7e6 < a.rate < 13e6
+    flat = ccsim.cellular_trace("30s", "10Mbps", volatility=0.0, seed=3)
+    assert flat.rate == pytest.approx(10e6, rel=0.02)  # Poisson: 25,000 draws, sd 0.6 %
+    def per_second(trace):  # 1-s means: Poisson noise averaged out, the walk kept
+        return np.array(trace.rates).reshape(30, 100).mean(axis=1)
+    assert per_second(a).std() > 3 * per_second(flat).std()  # it does wander
+    with pytest.raises(ScenarioError, match="volatility"):
+        ccsim.cellular_trace("1s", "10Mbps", volatility=-1)
+
+
+def test_the_capacity_is_shaded_under_the_goodput(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.collections import PolyCollection
+
+    from ccsim.plot import plot_capacity
+
+    trace = ccsim.read_mahimahi(step_trace(tmp_path / "step.trace"))
+    res = ccsim.run(ccsim.dumbbell(trace, "20ms", flows=["cubic"], duration="10s"))
+    fig = plot_capacity(res, smooth="100ms")
+    ax = fig.axes[0]
+    areas = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(areas) == 1
+    heights = areas[0].get_paths()[0].vertices[:, 1]
+    assert heights.max() == pytest.approx(10.0, rel=0.02)  # Mbit/s, the first half
+    assert np.isclose(heights[heights > 0], 2.0, rtol=0.02).any()  # and the second
+    assert "link capacity" in [t.get_text() for leg in ax.artists + [ax.get_legend()]
+                               if leg is not None for t in leg.get_texts()]
+    fig.savefig(tmp_path / "capacity.png")
