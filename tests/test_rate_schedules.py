@@ -243,3 +243,18 @@ def test_the_capacity_is_shaded_under_the_goodput(tmp_path):
     assert "link capacity" in [t.get_text() for leg in ax.artists + [ax.get_legend()]
                                if leg is not None for t in leg.get_texts()]
     fig.savefig(tmp_path / "capacity.png")
+
+
+@pytest.mark.parametrize("queue, flows", [
+    ("codel", ["cubic"]),                                        # a discipline's verdicts
+    ("droptail", ["cubic", ccsim.Flow("reno", reverse=True)]),   # ACKs through the wire
+])
+def test_a_trace_link_serves_aqms_and_two_way_traffic_within_its_capacity(tmp_path, queue,
+                                                                          flows):
+    trace = ccsim.read_mahimahi(step_trace(tmp_path / "s.trace", ((8e6, 2000), (3e6, 2000))))
+    sc = ccsim.dumbbell(trace, "20ms", queue=queue, flows=flows, duration="4s")
+    res = ccsim.run(sc)
+    forward = [i for i, f in enumerate(sc.flows) if not f.reverse]
+    carried = res.summary.goodput_bps[forward].sum() * 4.0
+    assert 0.5 * trace.capacity(0, 4) < carried <= trace.capacity(0, 4)
+    assert res.metrics["utilisation"] <= 1.0
