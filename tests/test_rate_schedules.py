@@ -258,3 +258,19 @@ def test_a_trace_link_serves_aqms_and_two_way_traffic_within_its_capacity(tmp_pa
     carried = res.summary.goodput_bps[forward].sum() * 4.0
     assert 0.5 * trace.capacity(0, 4) < carried <= trace.capacity(0, 4)
     assert res.metrics["utilisation"] <= 1.0
+
+
+def test_replace_keeps_a_schedule_and_jitter():
+    sc = ccsim.dumbbell([(0, "10Mbps"), (5, "2Mbps")], "20ms", flows=["reno"], jitter="2ms")
+    moved = sc.replace(rtt="40ms")
+    assert moved.links[0].schedule == sc.links[0].schedule
+    assert moved.links[0].jitter == 0.002
+    assert sc.replace(jitter=0).links[0].jitter == 0.0
+    assert sc.replace(bandwidth="5Mbps").links[0].schedule is None
+
+
+def test_a_scheduler_on_a_link_whose_rate_changes_is_refused_by_name():
+    sc = ccsim.dumbbell([(0, "10Mbps"), (1, "5Mbps")], "20ms", queue="fq_codel",
+                        flows=["reno"], duration="2s")
+    with pytest.raises(ScenarioError, match="schedulers serve fixed-rate links"):
+        ccsim.run(sc)
