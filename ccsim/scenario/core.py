@@ -278,10 +278,11 @@ class Scenario:
         link = self.links[0]
         rtt = self.path_rtt
         flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
-        default = all(f.access_rate == 10.0 * link.rate for f in flows)  # topologies.ACCESS
-        access = "10x" if default else None
-        if new_access or default:
-            flows = [dataclasses.replace(f, access_rate=None) for f in flows]
+        # NICs at the default (topologies.ACCESS) follow the bandwidth, others stay
+        default = [f.access_rate == 10.0 * link.rate for f in flows]
+        access = ["10x" if d else None for d in default]
+        flows = [dataclasses.replace(f, access_rate=None) if d or new_access else f
+                 for f, d in zip(flows, default)]
         q = link.queue
         # a rate that changes is rebuilt from its schedule, not its nominal rate
         bandwidth = link.schedule if link.schedule is not None else link.rate
