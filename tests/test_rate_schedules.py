@@ -274,3 +274,14 @@ def test_a_scheduler_on_a_link_whose_rate_changes_is_refused_by_name():
                         flows=["reno"], duration="2s")
     with pytest.raises(ScenarioError, match="schedulers serve fixed-rate links"):
         ccsim.run(sc)
+
+
+def test_a_fluid_batch_gives_a_scheduled_scenario_its_result_alone():
+    steps = ccsim.dumbbell([(0, "10Mbps"), (2, "3Mbps")], "20ms", flows=["cubic"],
+                           duration="4s")
+    plain = ccsim.dumbbell("10Mbps", "30ms", flows=["reno", "cubic"], duration="4s")
+    batch = ccsim.run_many([plain, steps], "fluid")
+    for sc, res in zip([plain, steps], batch):
+        alone = ccsim.run(sc, "fluid")
+        assert res.summary.goodput_bps.tolist() == alone.summary.goodput_bps.tolist()
+        assert res.traces["value"].equals(alone.traces["value"])
