@@ -218,7 +218,7 @@ def test_the_cellular_trace_is_seeded_and_near_its_mean():
     flat = ccsim.cellular_trace("30s", "10Mbps", volatility=0.0, seed=3)
     assert flat.rate == pytest.approx(10e6, rel=0.02)  # Poisson: 25,000 draws, sd 0.6 %
     def per_second(trace):  # 1-s means: Poisson noise averaged out, the walk kept
-        return np.array(trace.rates).reshape(30, 100).mean(axis=1)
+        return np.array([trace.capacity(k, k + 1) for k in range(30)])
     assert per_second(a).std() > 3 * per_second(flat).std()  # it does wander
     with pytest.raises(ScenarioError, match="volatility"):
         ccsim.cellular_trace("1s", "10Mbps", volatility=-1)
@@ -285,3 +285,19 @@ def test_a_fluid_batch_gives_a_scheduled_scenario_its_result_alone():
         alone = ccsim.run(sc, "fluid")
         assert res.summary.goodput_bps.tolist() == alone.summary.goodput_bps.tolist()
         assert res.traces["value"].equals(alone.traces["value"])
+
+
+def test_the_fluid_view_of_a_trace_with_gaps_has_no_zero_rate():
+    """Windows without an opportunity join the next: a trace that goes quiet
+    (an outage of 450 ms) keeps its opportunities' bits and has no rate 0,
+    so the fluid engine takes it; a low-rate cellular trace too."""
+    ms = list(range(1, 51)) + list(range(500, 511))
+    t = RateSchedule.mahimahi(ms)
+    assert min(t.rates) > 0
+    assert t.capacity(0, t.period) == pytest.approx(len(ms) * 1500 * 8)
+    # the empty windows from 60 ms join the one at 500 ms (its 10 opportunities;
+    # the 11th, at 510 ms, closes the period and opens the next)
+    assert t.rate_at(0.2) == pytest.approx(10 * 1500 * 8 / (0.51 - 0.06))
+    low = ccsim.cellular_trace("5s", "1Mbps", seed=2)
+    sc = ccsim.dumbbell(low, "40ms", flows=["cubic"], duration="5s")
+    assert 0 < ccsim.run(sc, "fluid").summary.goodput_bps[0] <= low.capacity(0, 5) / 5
