@@ -301,3 +301,19 @@ def test_the_fluid_view_of_a_trace_with_gaps_has_no_zero_rate():
     low = ccsim.cellular_trace("5s", "1Mbps", seed=2)
     sc = ccsim.dumbbell(low, "40ms", flows=["cubic"], duration="5s")
     assert 0 < ccsim.run(sc, "fluid").summary.goodput_bps[0] <= low.capacity(0, 5) / 5
+
+
+def test_a_downstream_trace_link_gives_the_same_run_told_ahead_or_hop_by_hop():
+    """The whole-chain shortcut tells a downstream link of each packet as it
+    enters the first; a trace's wire must give the departures the
+    hop-by-hop path (one event per hop, packets in time order) gives."""
+    from ccsim.packet import PacketEngine
+
+    links = [{"rate": "50Mbps", "delay": "2ms", "jitter": "1ms"},
+             {"rate": ccsim.cellular_trace("3s", "8Mbps", seed=5), "delay": "8ms",
+              "buffer": 30}]
+    sc = ccsim.path(links, flows=["cubic", "reno"], duration="3s", bottleneck=1)
+    ahead = PacketEngine(sc).run()
+    hops = PacketEngine(sc, hop_by_hop=True).run()
+    assert ahead.summary.goodput_bps.tolist() == hops.summary.goodput_bps.tolist()
+    assert ahead.traces["value"].equals(hops.traces["value"])
