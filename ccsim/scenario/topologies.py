@@ -17,6 +17,7 @@ from ..units import parse_rate
 from .checks import probability, seconds, whole_bytes
 from .flows import Flow, as_flow
 from .links import MIN_RATE, Link, make_queue
+from .workloads import expand
 
 MSS = 1460
 """Default segment payload (bytes): a 1500-byte Ethernet MTU less 40 bytes of
@@ -60,7 +61,8 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
     base_rtt = seconds(rtt, "rtt", positive=True)
     if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
         raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
-    flows = [as_flow(f, i) for i, f in enumerate(flows)]
+    # Arrivals become their flows here: the scenario holds plain Flows
+    flows = [as_flow(f, i) for i, f in enumerate(expand(flows, rate, duration, seed))]
     if any(f.rtt is not None for f in flows):
         flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
                  for f in flows]
@@ -133,5 +135,11 @@ def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration
                        rtt, packet, f"links[{i}]")
         built.append(Link(rate=rates[i], delay=delays[i], queue=q,
                           loss=probability(spec.get("loss", 0.0), f"links[{i}].loss")))
+    if isinstance(flows, Iterable) and not isinstance(flows, str):
+        # Arrivals become their flows here, offered to the chosen bottleneck
+        # (the slowest link by default)
+        at = rates[bottleneck] if isinstance(bottleneck, int) and 0 <= bottleneck < len(rates) \
+            else min(rates)
+        flows = expand(flows, at, duration, seed)
     return dict(links=tuple(built), flows=tuple(flows), duration=duration, seed=seed,
                 bottleneck=bottleneck, topology="path", **knobs)
