@@ -85,10 +85,9 @@ class Arrivals:
 
     def __post_init__(self) -> None:
         if (self.load is None) == (self.rate is None):
-            raise ScenarioTypeError("arrivals.load", self.load,
-                                    "exactly one of load= (a fraction of the bottleneck's "
-                                    "rate) and rate= (flows per second)",
-                                    f"rate={self.rate!r}")
+            raise ScenarioError("arrivals.load", self.load,
+                                "exactly one of load= (a fraction of the bottleneck's "
+                                "rate) and rate= (flows per second)", f"rate={self.rate!r}")
         if self.load is not None:
             if (not isinstance(self.load, numbers.Real) or isinstance(self.load, bool)
                     or not 0.0 < self.load < MAX_LOAD):
