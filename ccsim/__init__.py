@@ -23,14 +23,14 @@ from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioT
 from .queues import FQ, PIE, CoDel, DualPI2, FqCodel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
-from .scenario import RED, Arrivals, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
+from .scenario import CBR, RED, Arrivals, DropTail, Flow, OnOff, Link, Scenario, dumbbell, parking_lot, path
 from .sweeps import (aggregate, agreement, load, per_scenario, plot_sweep, read_parquet, sweep,
                      to_parquet, to_xarray)
 
 __all__ = [
     # describe
     "dumbbell", "parking_lot", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
-    "Arrivals",
+    "Arrivals", "CBR", "OnOff",
     # queue disciplines (ccsim.queues: the contract, and register for your own)
     "QueueDiscipline", "CoDel", "PIE", "StepMark", "FqCodel", "FQ", "DualPI2",
     # simulate

@@ -23,10 +23,11 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
                    "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
                    "mean_rtt", "fct")
-SIZE_COLUMNS = ("size", "finished")
+SIZE_COLUMNS = ("size", "finished", "udp_loss")
 """Per flow, after :data:`SUMMARY_COLUMNS`: ``size`` (bytes; NaN for a bulk
 flow) and ``finished`` (its last byte acknowledged before the end; always
-``False`` for a bulk flow)."""
+``False`` for a bulk flow); ``udp_loss``: for a UDP source (:func:`ccsim.CBR`,
+:func:`ccsim.OnOff`), the fraction of its packets that did not arrive, else NaN."""
 SCENARIO_COLUMNS = ("bandwidth", "rtt", "buffer", "queue", "loss", "duration", "seed")
 """The scenario's parameters, on every row of :attr:`Result.summary`,
 :meth:`Result.to_pandas` and sweep tables, so that runs stack into one table:
@@ -340,6 +341,9 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             "recoveries": raw["recoveries"],
             "mean_rtt": raw["rtt_sum"] / raw["rtt_count"] if raw["rtt_count"] else math.nan,
             "fct": fct,
+            # a UDP source: the fraction of its packets that did not arrive
+            "udp_loss": (1.0 - raw["udp"][1] / raw["udp"][0] if raw.get("udp") and raw["udp"][0]
+                         else math.nan),
         })
     if t1 > t0:
         shared = _m.integrate_bins(delivered, dt, t0, t1) * bits  # bits per flow
@@ -432,6 +436,9 @@ def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray) -
         row["share"] = float(s)
         row["size"] = math.nan if flow.size is None else float(flow.size)
         row["finished"] = flow.size is not None and not math.isnan(row["fct"])
+        row.setdefault("udp_loss", math.nan)
+        if flow.source is not None:
+            row["algorithm"] = row["recovery"] = flow.label  # "cbr" or "onoff"
         row.update(params)
     summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SIZE_COLUMNS)
                            + list(SCENARIO_COLUMNS))

@@ -37,7 +37,9 @@ def to_dict(sc: "Scenario") -> dict[str, Any]:
                  if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
                  and (f.name != "route" or flow.route is not None)
                  and (f.name != "overhead" or flow.overhead)
-                 and (f.name != "reverse" or flow.reverse)},
+                 and (f.name != "reverse" or flow.reverse)
+                 and (f.name != "source" or flow.source is not None)},
+              **({"source": dict(flow.source)} if flow.source is not None else {}),
               # ecn only when not the law's default, route and overhead only
               # when given, reverse only when on: keys of scenarios from
               # before them stay
