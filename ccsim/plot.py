@@ -435,10 +435,8 @@ def plot_fct(results: Any, *, percentiles: Any = (50, 99), labels: Any = None,
     :class:`~ccsim.Result` or a list, compared side by side; ``labels``:
     one per result (default: each result's flows' algorithms). Returns the
     figure (on ``ax`` if given)."""
-    from .results import Result
-
-    many = [results] if isinstance(results, Result) else list(results)
-    if not many or not all(isinstance(r, Result) for r in many):
+    many = list(results) if isinstance(results, (list, tuple)) else [results]
+    if not many or not all(hasattr(r, "fct") and hasattr(r, "scenario") for r in many):
         raise ScenarioError("results", results, "a ccsim.Result or a list of them")
     if labels is None:
         labels = ["+".join(sorted(set(r.summary.loc[r.summary["size"].notna(), "algorithm"])))

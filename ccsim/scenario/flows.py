@@ -15,6 +15,7 @@ from .. import algorithms, recovery
 from ..errors import ScenarioError, ScenarioTypeError
 from ..units import parse_size
 from .checks import seconds, set_normalised
+from .source_spec import normalised_source
 
 
 @dataclass(frozen=True)
@@ -151,8 +152,6 @@ class Flow:
             raise ScenarioTypeError("flow.reverse", self.reverse,
                                     "True (data right to left, over each link's reverse side) "
                                     "or False (left to right, the default)")
-        from .sources import normalised_source  # sources builds Flows: imported late
-
         source = normalised_source(self.source)
         if source is not None and (self.size is not None or self.reverse or drops
                                    or self.route is not None):

@@ -11,17 +11,13 @@ each packet is ``mss + header`` bytes on the wire.
 
 from __future__ import annotations
 
-import math
-import numbers
-from typing import Any, Mapping
+from typing import Any
 
-from ..errors import ScenarioError, ScenarioTypeError
-from ..units import parse_rate
-from .checks import seconds
 from .flows import Flow
+from .source_spec import DISTS, KINDS
 
-KINDS = ("cbr", "onoff")
-DISTS = ("exponential", "pareto")
+__all__ = ["CBR", "OnOff", "KINDS", "DISTS"]
+
 PLACEHOLDER = "reno"
 """The ``algorithm`` a source's Flow carries: a registered name, never run
 (a source has no window law); the summary names the source's kind instead."""
@@ -47,43 +43,3 @@ def OnOff(rate: Any, on: Any, off: Any, dist: str = "exponential", shape: float 
     return Flow(PLACEHOLDER, start=start, stop=stop, rtt=rtt,
                 source={"kind": "onoff", "rate": rate, "on": on, "off": off, "dist": dist,
                         "shape": shape})
-
-
-def normalised_source(spec: Any) -> tuple[tuple[str, Any], ...] | None:
-    """A source description as sorted ``(key, value)`` pairs in base units,
-    checked; ``None`` for a TCP flow."""
-    if spec is None:
-        return None
-    if isinstance(spec, tuple):
-        spec = dict(spec)
-    if not isinstance(spec, Mapping):
-        raise ScenarioTypeError("flow.source", spec, "None, or a dict made by ccsim.CBR or "
-                                "ccsim.OnOff")
-    spec = dict(spec)
-    kind = spec.get("kind")
-    if kind not in KINDS:
-        raise ScenarioError("flow.source.kind", kind, ", ".join(repr(k) for k in KINDS))
-    allowed = {"cbr": {"kind", "rate"},
-               "onoff": {"kind", "rate", "on", "off", "dist", "shape"}}[kind]
-    extra = sorted(set(spec) - allowed)
-    if extra:
-        raise ScenarioTypeError(f"flow.source.{extra[0]}", spec[extra[0]],
-                                f"keys of a {kind} source: " + ", ".join(sorted(allowed)))
-    rate = parse_rate(spec.get("rate"), "source.rate")
-    if not (rate > 0 and math.isfinite(rate)):
-        raise ScenarioError("source.rate", spec.get("rate"), "a rate > 0, such as '5Mbps'")
-    out: dict[str, Any] = {"kind": kind, "rate": rate}
-    if kind == "onoff":
-        out["on"] = seconds(spec.get("on"), "source.on", positive=True)
-        out["off"] = seconds(spec.get("off"), "source.off", positive=True)
-        dist = spec.get("dist", "exponential")
-        if dist not in DISTS:
-            raise ScenarioError("source.dist", dist, ", ".join(repr(d) for d in DISTS))
-        out["dist"] = dist
-        shape = spec.get("shape", 1.5)
-        if (not isinstance(shape, numbers.Real) or isinstance(shape, bool)
-                or not (shape > 1 and math.isfinite(shape))):
-            raise ScenarioError("source.shape", shape,
-                                "a Pareto tail index > 1 (the mean exists only then)")
-        out["shape"] = float(shape)
-    return tuple(sorted(out.items()))
