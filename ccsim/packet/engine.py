@@ -47,6 +47,7 @@ import numpy as np
 import simpy
 
 from .. import algorithms
+from ..recovery import get as get_recovery
 from ..errors import ScenarioError
 from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
@@ -139,30 +140,33 @@ class PacketEngine:
             one_way = sc.route_rtt(i) / 2.0  # the links the flow crosses
             access = (sc.flow_rtt(i) - sc.route_rtt(i)) / 2.0  # one way, both sides together
             access = max(access, 0.0)  # rtt == route rtt up to rounding
-            rec = flow.make_recovery()
-            sack = sc.sack or rec.uses_sack
+            st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
+            rec = get_recovery(st.recovery)()
+            sack = st.sack or rec.uses_sack
             # two ways, an ACK's trip back is hops of its own after the receiver's
             # access delay; one way, it is the propagation delay, all at once
             back = access / 2.0 if self.two_way else one_way + access
             accecn = flow.ecn == "accecn"  # Accurate ECN feedback (RFC 9768)
             receiver = (AccEcnReceiver if accecn else Receiver)(
-                sack=sack, dsack=sack and sc.tail_loss_probe, delayed_ack=sc.delayed_ack,
-                ack_delay=sc.delayed_ack_timeout, back=back,
-                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
+                sack=sack, dsack=sack and st.tail_loss_probe, delayed_ack=st.delayed_ack,
+                ack_delay=st.delayed_ack_timeout, back=back,
+                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
+                quick_gap=sc.flow_rtt(i) + st.min_rto if st.quick_ack else None)
             sender = sender_class(
-                flow.make_algorithm(), rec, clock=clock,
+                algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
                 transmit=self._path(i, receiver, access / 2.0, access / 2.0,
                                     Counter(flow.drop_segments), flow.ecn, flow.overhead,
                                     _codepoint(flow)),
-                initial_window=sc.initial_window, mss=sc.mss,
+                initial_window=st.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
-                min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
+                min_rto=st.min_rto, initial_rto=st.initial_rto, max_rto=sc.max_rto,
                 end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
                          else math.inf),
                 packet_bits=sc.packet_size * 8.0,
-                ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
-                limited_transmit=sc.limited_transmit, tail_loss_probe=sc.tail_loss_probe)
+                ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
+                limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
+                law_rtt=st.law_rtt)
             if accecn:
                 sender.ecn = AccEcnResponse()
             receiver.deliver_ack = sender.on_ack  # the two ends know each other

@@ -86,6 +86,7 @@ class Flow:
     route: tuple[int, int] | None = None
     overhead: float = 0.0
     reverse: bool = False
+    ack_counting: str | None = None
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -156,6 +157,9 @@ class Flow:
             raise ScenarioTypeError("flow.reverse", self.reverse,
                                     "True (data right to left, over each link's reverse side) "
                                     "or False (left to right, the default)")
+        if self.ack_counting not in (None, "segments", "acks"):
+            raise ScenarioError("flow.ack_counting", self.ack_counting,
+                                "'segments', 'acks' or None (the scenario's or its stack's)")
         set_normalised(self, algorithm=cls.name, recovery=rec, start=start, stop=stop,
                        size=size, rtt=rtt, params=params, ecn=ecn, route=route,
                        overhead=overhead, drop_segments=tuple(sorted(int(d) for d in drops)))
