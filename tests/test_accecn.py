@@ -174,7 +174,17 @@ def test_accecn_flows_run_and_see_every_mark_the_queue_made():
     assert sender.ecn.reductions > 0  # DCTCP keeps RFC 3168's once-per-window response
 
 
-def test_the_fluid_engine_refuses_prague_clearly():
-    sc = ccsim.dumbbell("10Mbps", "40ms", flows=["prague"], duration="2s")
-    with pytest.raises(ScenarioError, match="flows.0..algorithm.*packet"):
+def test_the_fluid_engine_refuses_an_own_response_law_without_a_fluid_law(scratch_registry):
+    # through the hooks the fluid engine would also call on_ecn; Prague has a
+    # fluid law of its own (PragueFluid), a user's law may not
+    @ccsim.algorithms.register
+    class Own(OwnResponse):
+        name = "test-accecn-own-fluid"
+        fluid = None
+
+    sc = ccsim.dumbbell("10Mbps", "40ms", flows=[ccsim.Flow("test-accecn-own-fluid",
+                                                            ecn="accecn")], duration="2s")
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.algorithm.*packet"):
         ccsim.run(sc, mode="fluid")
+    ok = ccsim.dumbbell("10Mbps", "40ms", flows=["prague"], duration="2s")
+    assert ccsim.run(ok, mode="fluid").metrics["utilisation"] > 0.5

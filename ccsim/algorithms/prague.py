@@ -56,15 +56,19 @@ Differences from the reference:
   default in the reference) is not modelled.
 * A round ends when the segments delivered since it began reach the flight
   outstanding then (Linux: ``snd_una ≥ next_seq``).
-* Packet engine only: the fluid engine refuses it (its per-ACK Accurate ECN
-  reaction has no fluid model yet).
+* The fluid engine runs :class:`PragueFluid`, DCTCP's fluid model with
+  Prague's growth (see there); it has no model of DualPI2.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import MIN_SSTHRESH, Ack, CongestionControl, EcnEcho, Loss
+from .dctcp import DCTCPFluid
+from .fluid import FlowArrays
 from .registry import register
 
 ALPHA_DIVISOR = 2.0
@@ -80,6 +84,20 @@ SCALABLE_R0 = 2.0 ** 14 * 1e-6
 """``RTT_CONTROL_SCALABLE``'s R0 (s): 2¹⁴ µs ≈ 16 ms."""
 SCALABLE_R1 = (2.0 ** 10 + 2.0 ** 9) * 1e-6
 """``RTT_CONTROL_SCALABLE``'s R1 (s): 1536 µs ≈ 1.5 ms."""
+
+
+def scaled_increase(scaling: str, srtt: float, rtt_target: float) -> float:
+    """The additive increase per window of ACKs (segments) under RTT
+    independence ``scaling``, for a smoothed RTT ``srtt`` (s): the
+    reference's ``ai_ack_increase`` heuristics; 1 for ``"none"``, an
+    unknown RTT, or one above ``MAX_SCALED_RTT``."""
+    if scaling == "none" or not srtt > 0.0 or srtt > MAX_SCALED_RTT:
+        return 1.0
+    if scaling == "scalable":
+        r0, r1 = SCALABLE_R0, SCALABLE_R1
+        return (r0 / 8.0 + min(max(srtt - r1, 0.0), r0)) * srtt / (r0 * r0)
+    target = rtt_target + (srtt if scaling == "additive" else 0.0)
+    return 1.0 if srtt >= target else (srtt / target) ** 2
 
 
 @register
@@ -135,14 +153,9 @@ class Prague(CongestionControl):
 
     def ai_increase(self, srtt: float) -> float:
         """Segments added per window of unmarked ACKs (``prague_ai_ack_increase``)."""
-        if (self.rtt_scaling == "none" or self.round < self.rtt_transition
-                or not srtt > 0.0 or srtt > MAX_SCALED_RTT):
+        if self.round < self.rtt_transition:
             return 1.0
-        if self.rtt_scaling == "scalable":
-            r0, r1 = SCALABLE_R0, SCALABLE_R1
-            return (r0 / 8.0 + min(max(srtt - r1, 0.0), r0)) * srtt / (r0 * r0)
-        target = self.target(srtt)
-        return 1.0 if srtt >= target else (srtt / target) ** 2
+        return scaled_increase(self.rtt_scaling, srtt, self.rtt_target)
 
     # -- hooks -------------------------------------------------------------------
     def on_ce_echo(self, echo: EcnEcho) -> None:
@@ -206,3 +219,58 @@ class Prague(CongestionControl):
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         return 1.0  # additive increase, scaled down (never up) by RTT independence
+
+
+class PragueFluid(DCTCPFluid):
+    """TCP Prague in the fluid engine: DCTCP's fluid model (Alizadeh,
+    Javanmard & Prabhakar, SIGMETRICS 2011; :class:`~ccsim.algorithms.dctcp.DCTCPFluid`)
+    with Prague's growth, ``F`` the fraction of the step's acknowledged
+    segments whose marks were echoed::
+
+        dW/dt = (1 − F)·ai/R − W·alpha·F / (2R)
+        dalpha/dt = g/R · (F − alpha)
+
+    Only unmarked segments grow the window; ``ai`` is the window law's
+    (:meth:`Prague.ai_increase`), with the rounds since slow start counted
+    as ``h/R`` per step. Slow start ends at the first echoes with one cut
+    ``W·(1 − alpha/2)``; a loss halves the window.
+
+    Differences from the window law: the reductions are spread over the
+    marked ACKs in proportion to the marked fraction (the model's), with no
+    once-per-``rtt_target`` limit; alpha is updated from the first step (the
+    law waits for the first mark).
+    """
+
+    def __init__(self, cc: "Prague") -> None:
+        super().__init__(cc)
+        self.state = {"alpha": float(cc.alpha_init), "rounds": 0.0}
+
+    def grow(self, f: FlowArrays) -> None:
+        h, rtt, cwnd, cc = f.h, f.rtt, f.cwnd, self.cc
+        F = np.where(f.acked > 0, np.minimum(f.marked / np.maximum(f.acked, 1e-300), 1.0), 0.0)
+        F = np.where(h > 0, F, 0.0)
+        alpha = f.alpha
+        alpha[...] = F + (alpha - F) * (1.0 - cc.g) ** (h / rtt)
+        cut = (cwnd < f.ssthresh) & (F > 0)
+        if cut.any():
+            f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / ALPHA_DIVISOR), MIN_SSTHRESH)[cut]
+            cwnd[cut] = f.ssthresh[cut]
+        h_ca = f.slow_start()
+        rounds = f.rounds
+        rounds += h_ca / rtt
+        ai = np.ones_like(cwnd)
+        on = rounds >= cc.rtt_transition
+        if cc.rtt_scaling != "none" and on.any():
+            ai[on] = [scaled_increase(cc.rtt_scaling, r, cc.rtt_target) for r in rtt[on]]
+        a, b = (1.0 - F) * ai / rtt, alpha * F / (ALPHA_DIVISOR * rtt)
+        decay = np.exp(-b * h_ca)
+        marked = b > 0
+        with np.errstate(divide="ignore", invalid="ignore"):
+            reduced = np.where(marked, a / b + (cwnd - a / b) * decay, cwnd + a * h_ca)
+        floor = np.where(marked, np.minimum(cwnd, MIN_SSTHRESH), -np.inf)
+        np.copyto(cwnd, np.maximum(reduced, floor))
+        np.copyto(f.ssthresh, np.where(marked & (h_ca > 0), np.minimum(f.ssthresh, cwnd),
+                                       f.ssthresh))
+
+
+Prague.fluid = PragueFluid

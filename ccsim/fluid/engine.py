@@ -150,11 +150,12 @@ def _refuse(sc: Scenario, i: int) -> None:
                                 f"it has no model of {type(q).__name__} ({q.kind!r}); "
                                 "use mode='packet'")
     for j, flow in enumerate(sc.flows):
-        if get_algorithm(flow.algorithm).own_ecn_response:
+        law = get_algorithm(flow.algorithm)
+        if law.own_ecn_response and law.__dict__.get("fluid") is None:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].algorithm", flow.algorithm,
-                                "a law the fluid engine models",
-                                "it reacts to each ACK's Accurate ECN marks, which the "
-                                "fluid engine does not model; use mode='packet'")
+                                "a law with a fluid law when it reacts to marks itself",
+                                "its per-ACK Accurate ECN reaction has no fluid form "
+                                "through the hooks; use mode='packet'")
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
                                 "empty in the fluid engine",
