@@ -260,7 +260,8 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
                 "own_ecn_response (it reacts in on_ce_echo)",
          fluid="at most once per window of data outside recovery, for flows whose ACKs "
                "echoed marks in the step",
-         testing="after on_ce_echo, at most once per window of data",
+         testing="after on_ce_echo, at most once per window of data; never for a law with "
+                 "own_ecn_response",
          may_change="cwnd, ssthresh and the law's own state (the default: the reduction of "
                     "a fast loss, cwnd = ssthresh)"),
 )}
