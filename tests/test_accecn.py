@@ -188,3 +188,15 @@ def test_the_fluid_engine_refuses_an_own_response_law_without_a_fluid_law(scratc
         ccsim.run(sc, mode="fluid")
     ok = ccsim.dumbbell("10Mbps", "40ms", flows=["prague"], duration="2s")
     assert ccsim.run(ok, mode="fluid").metrics["utilisation"] > 0.5
+
+
+def test_accecn_runs_are_deterministic_logged_or_not_and_with_the_reference_sender():
+    # the event log wraps the ACK path, the reference Sender is FastSender's
+    # readable twin: neither may change an Accurate ECN flow's run
+    from ccsim.packet.engine import PacketEngine
+    sc = ccsim.dumbbell("10Mbps", "40ms", queue=ccsim.DualPI2(min_qlen_step=2), buffer=None,
+                        flows=["prague", "cubic"], duration="10s", seed=3)
+    cols = ["goodput_bps", "mean_rtt", "retransmits"]
+    plain = ccsim.run(sc).summary[cols]
+    assert ccsim.run(sc, events=True).summary[cols].equals(plain)
+    assert PacketEngine(sc, sender_class=Sender).run().summary[cols].equals(plain)
