@@ -42,8 +42,10 @@ def test_bbr_overrunning_a_shallow_buffer_pays_in_timeouts():
     # reads 0.75 utilisation (0.54 at 100 ms); a model whose retransmissions
     # always get through keeps the link 97 % busy. Bound: halfway, over
     # three seeds (one run's timeouts are a handful of draws).
-    sc = ccsim.dumbbell("10Mbps", "10ms", buffer=5, flows=["bbr", "reno"], duration="30s",
-                        seed=1)
+    # (Reno with its classic recovery, as when the bound was set: with the Linux
+    # stack's PRR beside it the fluid link stays 93 % busy)
+    sc = ccsim.dumbbell("10Mbps", "10ms", buffer=5, flows=["bbr", ccsim.Flow("reno", recovery="reno")],
+                        duration="30s", seed=1)
     runs = ccsim.run_many([sc.replace(seed=s) for s in (1, 2, 3)], mode="fluid", traces=False)
     assert sum(r.metrics["utilisation"] for r in runs) / 3 < 0.88
     assert all(r.summary.timeouts.sum() > 30 for r in runs)

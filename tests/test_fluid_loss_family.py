@@ -24,8 +24,11 @@ LAWS = ["highspeed", "scalable", "bic", "htcp", "hybla", "illinois", "ssdr"]
 def _pair(name, **kw):
     # 50 ms so that HighSpeed (38), Scalable (16) and BIC (14) leave their
     # Reno windows (BDP ≈ 42 segments) and Hybla's ρ is 2.
+    # an ACK per segment: the fluid model has no ACK clock (delayed ACKs, the Linux
+    # stack's, are a difference of the packet engine's alone)
     return ccsim.dumbbell(bandwidth="10Mbps", rtt="50ms", buffer="1BDP",
-                          flows=[name, "reno"], duration="60s", seed=1, **kw)
+                          flows=[name, "reno"], duration="60s", seed=1,
+                          **{"delayed_ack": False, **kw})
 
 
 # -- (1) the fluid law against the class's own hooks ---------------------------------------

@@ -33,7 +33,8 @@ GOLDEN_FILE = Path(__file__).with_name("golden") / "packet.json"
 
 def scenarios() -> dict[str, ccsim.Scenario]:
     """Every recovery strategy, RED, random loss, pacing, delayed ACKs,
-    several links, access delays, sized and stopping flows, chosen drops."""
+    several links, access delays, sized and stopping flows, chosen drops,
+    the three stacks."""
     d = ccsim.dumbbell
     return {
         "reno-pair": d("10Mbps", "20ms", flows=["reno", "reno"], duration="10s", seed=1),
@@ -70,6 +71,10 @@ def scenarios() -> dict[str, ccsim.Scenario]:
         "stack-knobs": d("10Mbps", "20ms", flows=["lp", "hybla", "pseudo-rate"],
                          delayed_ack=True, ack_counting="acks", limited_transmit=True,
                          rtt_granularity="1ms", duration="10s", seed=12),
+        "ns3-stack": d("10Mbps", "20ms", flows=["reno", "cubic", "scalable"], loss=0.002,
+                       stack="ns3", duration="10s", seed=13),
+        "ns2-stack": d("1.5Mbps", "40ms", buffer=10, mss=960, flows=["sack", "vegas"],
+                       stack="ns2", duration="10s", seed=14),
     }
 
 

@@ -18,8 +18,10 @@ def _two_rtts(overhead, seed=1, duration="100s"):
     # which the short one takes the drops and times out again and again. The
     # scenario's own jitters are off: the overhead alone is under test here
     # (tests/test_seeds_matter.py has the jitters on the same pair).
+    # In ns-2's stack (an ACK per segment, classic Reno), where Floyd & Jacobson's
+    # lock and ns-2's overhead_ live.
     return ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration=duration, seed=seed,
-                          start_jitter=0, ack_jitter=0,
+                          start_jitter=0, ack_jitter=0, stack="ns2",
                           flows=[ccsim.Flow("reno", overhead=overhead),
                                  ccsim.Flow("reno", rtt="60ms", overhead=overhead)])
 
@@ -50,7 +52,8 @@ def test_packets_wait_up_to_the_overhead_in_order():
     # (uniform: mean about half of it), and no packet overtakes another.
     overhead = 0.005
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="5s", seed=3, rwnd=4 * 1460,
-                        flows=[ccsim.Flow("reno", overhead=overhead)])
+                        flows=[ccsim.Flow("reno", overhead=overhead)],
+                        stack="ns2")  # ns-2's overhead_, an ACK per segment
     ev = ccsim.run(sc, events=True).events
     sent = ev[ev.event == "sent"].set_index("seq")["time"]
     left = ev[ev.event == "forwarded"].set_index("seq")["time"]

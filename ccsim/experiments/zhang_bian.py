@@ -4,7 +4,8 @@ Source: H. Zhang, Z. Bian, "Evaluation of Different TCP Congestion Control
 Algorithms" (SFU, 2002; ns-2, slides). The slides show figures, not their
 settings, apart from "buffer size = 10, long delay = 58 ms" and the
 competition's packet counts. ccsim's choices, shared by the three recipes:
-1.5 Mbit/s, 1000-byte packets (ns-2's default), a short flow of 40 ms RTT
+ns-2's agents (``stack="ns2"``), 1.5 Mbit/s, 1000-byte packets (ns-2's
+default), a short flow of 40 ms RTT
 (the utilisation recipe's 7.5-packet bandwidth-delay product), a long flow
 whose one-way delay is 58 ms longer (156 ms RTT), a 10-packet drop-tail
 buffer, 100 s, three seeds.
@@ -40,7 +41,7 @@ ZHANG_BIAN_COMPETITION = {("reno", "vegas"): ((145, 13170), (0, 5723)),
                           ("sack", "vegas"): ((142, 13208), (0, 5682))}
 
 _PATH = {"bandwidth": "1.5Mbps", "rtt": "40ms", "buffer": 10, "mss": 960,
-         "duration": "100s"}
+         "duration": "100s", "stack": "ns2"}  # ns-2's agents, which the slides ran
 
 
 def _run(rows, seeds, mode, path, workers, executor, store, progress,
@@ -53,9 +54,10 @@ def _run(rows, seeds, mode, path, workers, executor, store, progress,
     for label, flows, extra in rows:
         for seed in seeds:
             starts = np.random.default_rng(seed).uniform(0.0, 1.0, len(flows))
-            flows = [dataclasses.replace(f, start=f.start + t) for f, t in zip(flows, starts)]
+            # each seed's draw on the row's own start times (not the last seed's)
+            started = [dataclasses.replace(f, start=f.start + t) for f, t in zip(flows, starts)]
             labels.append({**label, "seed": seed})
-            sc = dumbbell(flows=flows, seed=seed, **{**_PATH, **path, **extra})
+            sc = dumbbell(flows=started, seed=seed, **{**_PATH, **path, **extra})
             wait = overhead
             if wait is None:
                 wait = (sc.packet_size * 8.0 / sc.links[sc.bottleneck].rate

@@ -222,6 +222,7 @@ class PacketEngine:
         ``codepoint``: the ECN codepoint its packets carry (schedulers classify by it).
         """
         links = self.links if self.hop_by_hop else [link.forward for link in self.links]
+        end = self.scenario.duration  # the shortcut walks no link past it
         receive, receive_ce = receiver.receive, receiver.receive_ce
         log = self.log
         if log is not None:
@@ -243,6 +244,8 @@ class PacketEngine:
             def enter(seq: int, t: float) -> None:
                 ce = False
                 for j, link in enumerate(states):
+                    if j and t >= end:  # reaches this link after the run: as hop by hop
+                        return
                     drops_before = link.drops
                     arrival = link.forward_ect(t) if ecn else link.forward(t)
                     if arrival < 0.0:
@@ -275,8 +278,15 @@ class PacketEngine:
                 if t >= 0.0:
                     receive(seq, t + after)
         else:
+            first, rest = links[0], links[1:]
+
             def enter(seq: int, t: float) -> None:
-                for forward in links:
+                t = first(t)
+                if t < 0.0:
+                    return
+                for forward in rest:
+                    if t >= end:  # reaches this link after the run, where hop by hop stops
+                        return
                     t = forward(t)
                     if t < 0.0:
                         return

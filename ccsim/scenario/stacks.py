@@ -249,3 +249,19 @@ def table() -> list[dict[str, Any]]:
         rows.append({"setting": f"params[{key!r}]", "applies to": algo,
                      **{p.name: p.params.get(algo, {}).get(key) for p in STACKS.values()}})
     return rows
+
+
+def markdown() -> str:
+    """:func:`table` as the markdown table docs/stack.md shows: each cell the
+    value, then its source; "—" where the profile has no entry
+    (the algorithm's own default)."""
+    names = list(STACKS)
+    lines = ["| setting | applies to | " + " | ".join(STACKS[n].title for n in names) + " |",
+             "|---" * (2 + len(names)) + "|"]
+    for row in table():
+        cells = []
+        for n in names:
+            s = row[n]
+            cells.append("—" if s is None else f"`{s.value!r}`: {s.source}")
+        lines.append(f"| `{row['setting']}` | {row['applies to']} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
