@@ -252,7 +252,7 @@ class FluidEngine:
                 own = vars(instances[pkey])
                 signature[pkey] = repr([(n, own.get(n)) for n in split])
         entries = []  # (group key, scenario, flow index, parameter set)
-        for s, sc in enumerate(scs):
+        for s in range(len(scs)):
             for j, flow in enumerate(law_flows[s]):
                 pkey = (flow.algorithm, repr(flow.params))
                 entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))
@@ -268,7 +268,12 @@ class FluidEngine:
         def per_flow(fn, dtype=float):
             return np.array([fn(scs[e[1]], e[2]) for e in entries], dtype=dtype)
 
-        self.d = per_flow(lambda sc, j: sc.flow_rtt(j))
+        # propagation, and the hosts' NICs: a NIC at least as fast as every
+        # link (the scenario's check) only delays each packet by its packet time,
+        # once at the sender and once at the receiver (the fluid has no bursts)
+        self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
+            0.0 if sc.flows[j].access_rate is None
+            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate))
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)

@@ -27,14 +27,17 @@ class Clock:
         heap: ``(time, id, fn, payload)`` tuples; ``fn(payload)`` is called at
             ``time``.
         next_id: returns the next event id (ties at one time run in id order).
+        until: the end of the current :meth:`run` (s): nothing is handled at
+            or after it until the next run.
     """
 
-    __slots__ = ("now", "heap", "next_id")
+    __slots__ = ("now", "heap", "next_id", "until")
 
     def __init__(self) -> None:
         self.now = 0.0
         self.heap: list[tuple[float, int, Callable, Any]] = []
         self.next_id = itertools.count().__next__
+        self.until = 0.0
 
     def schedule(self, at: float, fn: Callable, payload: Any) -> None:
         """Call ``fn(payload)`` at time ``at`` (s, not before :attr:`now`)."""
@@ -45,6 +48,7 @@ class Clock:
         scheduled meanwhile are handled too if due before ``until``. The
         clock is left at the last event's time."""
         heap, pop = self.heap, heapq.heappop
+        self.until = until
         while heap and heap[0][0] < until:
             t, _, fn, payload = pop(heap)
             self.now = t

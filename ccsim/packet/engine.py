@@ -152,11 +152,13 @@ class PacketEngine:
                 ack_delay=st.delayed_ack_timeout, back=back,
                 clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
                 quick_gap=sc.flow_rtt(i) + st.min_rto if st.quick_ack else None)
+            # the hosts' NICs (Flow.access_rate): one packet time each (s)
+            nic = 0.0 if flow.access_rate is None else sc.packet_size * 8.0 / flow.access_rate
             sender = sender_class(
                 algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
-                transmit=self._path(i, receiver, access / 2.0, access / 2.0,
+                transmit=self._path(i, receiver, access / 2.0, access / 2.0 + nic,
                                     Counter(flow.drop_segments), flow.ecn, flow.overhead,
-                                    _codepoint(flow)),
+                                    _codepoint(flow), nic),
                 initial_window=st.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
@@ -209,7 +211,7 @@ class PacketEngine:
 
     def _path(self, i: int, receiver: Receiver, before: float, after: float,
               drops: Counter[int], ecn: bool = False, overhead: float = 0.0,
-              codepoint: int = NOT_ECT) -> Callable:
+              codepoint: int = NOT_ECT, nic: float = 0.0) -> Callable:
         """The function flow ``i``'s sender transmits with: across every link
         to ``receiver``.
 
@@ -220,6 +222,8 @@ class PacketEngine:
         ``overhead``: each packet waits a further uniform random time up to
         this (s) before the first link, in order (``Flow.overhead``).
         ``codepoint``: the ECN codepoint its packets carry (schedulers classify by it).
+        ``nic``: the sender's NIC's packet time (s; 0: an infinitely fast host):
+        packets leave it one after the other (:func:`_nic_transmit`).
         """
         links = self.links if self.hop_by_hop else [link.forward for link in self.links]
         end = self.scenario.duration  # the shortcut walks no link past it
@@ -293,7 +297,11 @@ class PacketEngine:
                 receive(seq, t + after)
 
         schedule = self.clock.schedule
-        if overhead > 0.0:
+        if nic > 0.0:
+            transmit = _nic_transmit(self.clock, enter, nic, before, overhead,
+                                     self._overhead_draws(i) if overhead > 0.0 else None,
+                                     not any(type(link) is ScheduledLink for link in self.links))
+        elif overhead > 0.0:
             # the flow's own generator, from the scenario's seed and its index
             uniform = random.Random(int(np.random.SeedSequence(
                 [self.scenario.seed, _OVERHEAD, i]).generate_state(1)[0])).random
@@ -325,6 +333,12 @@ class PacketEngine:
         if log is not None:
             transmit = log.transmit(i, lambda: self.senders[i], transmit)
         return transmit
+
+    def _overhead_draws(self, i: int) -> Callable[[], float]:
+        """Flow ``i``'s send-overhead generator: its own, from the scenario's
+        seed and its index."""
+        return random.Random(int(np.random.SeedSequence(
+            [self.scenario.seed, _OVERHEAD, i]).generate_state(1)[0])).random
 
     def _hop_by_hop(self, i: int, receive: Callable, receive_ce: Callable, after: float,
                     ecn: bool, codepoint: int = NOT_ECT) -> Callable:
@@ -566,6 +580,41 @@ def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
     recorded ``on_ack``."""
     sender.ecn.on_echo(sender, ack[2], ack[0], sender.clock.now)
     recorded((ack[0], ack[1]))
+
+
+def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, overhead: float,
+                  uniform: Callable[[], float] | None, ahead: bool) -> Callable:
+    """A sender behind a NIC of packet time ``nic`` (s): a FIFO that never
+    drops, so a packet leaves it at ``max(ready, free) + nic`` (``free``: when
+    the one before left) and reaches the first link ``before`` (s) later;
+    ``ready`` is its send time, plus its send overhead (uniform up to
+    ``overhead``, behind the one before) when ``uniform`` draws it.
+
+    No event of its own when none is needed: a packet due at the first link
+    before every event on the heap (and before the clock's ``until``) is
+    handed to the link at once with its future arrival time, since nothing
+    can reach the link before it; otherwise it is scheduled there, as a hop.
+    ``ahead``: the links take arrivals ahead of the clock (FIFO ones; a
+    scheduled link acts on :attr:`Clock.now`, so it always gets the event).
+    """
+    heap, schedule = clock.heap, clock.schedule
+    free = 0.0  # when the previous packet left the NIC (s)
+    ready_last = 0.0  # when the previous packet was ready, its overhead waited (s)
+
+    def transmit(seq: int, now: float) -> None:
+        nonlocal free, ready_last
+        if uniform is not None:
+            now = now + overhead * uniform()
+            if now < ready_last:  # behind the one before: no overtaking
+                now = ready_last
+            ready_last = now
+        free = (free if free > now else now) + nic
+        at = free + before
+        if ahead and at < clock.until and (not heap or at < heap[0][0]):
+            enter(seq, at)
+        else:
+            schedule(at, _enter_later, (enter, seq, at))
+    return transmit
 
 
 def _next_ack_hop(args: tuple[Callable, int, tuple, float]) -> None:

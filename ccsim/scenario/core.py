@@ -238,7 +238,8 @@ class Scenario:
 
     #: Keywords of :func:`dumbbell` that are not fields of the scenario: a
     #: :meth:`replace` naming one of them re-builds the dumbbell.
-    BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss")
+    BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss",
+                                          "access")
 
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with ``changes`` applied and validated again.
@@ -259,7 +260,10 @@ class Scenario:
           keeps its capacity in packets (or bytes), whatever the new
           bandwidth-delay product;
         * ``queue``: the queue's kind; a RED queue keeps its thresholds,
-          weight and ``max_p`` when only its buffer changes.
+          weight and ``max_p`` when only its buffer changes;
+        * ``access``: the hosts' NICs, for every flow; when not given, flows
+          whose NICs are the default (``"10x"``) keep the default at the new
+          bandwidth, others keep their rates.
 
         Anything else raises :class:`~ccsim.ScenarioTypeError` naming the
         keyword and listing the allowed ones.
@@ -282,7 +286,7 @@ class Scenario:
                                     "not together with dumbbell keywords "
                                     + ", ".join(self.BUILDER))
         q = self.links[0].queue
-        keywords = {**self._builder_keywords(), **changes}
+        keywords = {**self._builder_keywords("access" in changes), **changes}
         if "buffer" in changes and "queue" not in changes:
             keywords["queue"] = q.kind
         elif "queue" in changes and "buffer" not in changes and isinstance(changes["queue"], str):
@@ -296,13 +300,19 @@ class Scenario:
             built = dataclasses.replace(built, links=(link,))
         return built
 
-    def _builder_keywords(self) -> dict[str, Any]:
-        """The :func:`dumbbell` keywords that build this (dumbbell) scenario again."""
+    def _builder_keywords(self, new_access: bool = False) -> dict[str, Any]:
+        """The :func:`dumbbell` keywords that build this (dumbbell) scenario
+        again; ``new_access``: without the flows' NIC rates (new ones come)."""
         link = self.links[0]
         rtt = self.path_rtt
         flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
+        default = all(f.access_rate == 10.0 * link.rate for f in flows)  # topologies.ACCESS
+        access = "10x" if default else None
+        if new_access or default:
+            flows = [dataclasses.replace(f, access_rate=None) for f in flows]
         q = link.queue
         return {"bandwidth": link.rate, "rtt": rtt, "loss": link.loss, "flows": flows,
+                "access": access,
                 "queue": q, "buffer": None, "duration": self.duration, "seed": self.seed,
                 **{k: getattr(self, k) for k in self.KNOBS}}
 

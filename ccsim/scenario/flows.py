@@ -13,8 +13,9 @@ from typing import Any, Iterable, Mapping
 
 from .. import algorithms, recovery
 from ..errors import ScenarioError, ScenarioTypeError
-from ..units import parse_size
+from ..units import parse_rate, parse_size
 from .checks import seconds, set_normalised
+from .links import MIN_RATE
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class Flow:
     overhead: float = 0.0
     reverse: bool = False
     ack_counting: str | None = None
+    access_rate: float | None = None
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -160,6 +162,14 @@ class Flow:
         if self.ack_counting not in (None, "segments", "acks"):
             raise ScenarioError("flow.ack_counting", self.ack_counting,
                                 "'segments', 'acks' or None (the scenario's or its stack's)")
+        access_rate = None
+        if self.access_rate is not None:
+            access_rate = parse_rate(self.access_rate, "flow.access_rate")
+            if not access_rate >= MIN_RATE:
+                raise ScenarioError("flow.access_rate", self.access_rate,
+                                    f"a rate ≥ {MIN_RATE:g} bit/s such as '1Gbps', or None "
+                                    "(infinitely fast hosts)")
+        set_normalised(self, access_rate=access_rate)
         set_normalised(self, algorithm=cls.name, recovery=rec, start=start, stop=stop,
                        size=size, rtt=rtt, params=params, ecn=ecn, route=route,
                        overhead=overhead, drop_segments=tuple(sorted(int(d) for d in drops)))

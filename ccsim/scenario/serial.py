@@ -39,7 +39,8 @@ def to_dict(sc: "Scenario") -> dict[str, Any]:
                  and (f.name != "route" or flow.route is not None)
                  and (f.name != "overhead" or flow.overhead)
                  and (f.name != "reverse" or flow.reverse)
-                 and (f.name != "ack_counting" or flow.ack_counting is not None)},
+                 and (f.name != "ack_counting" or flow.ack_counting is not None)
+                 and (f.name != "access_rate" or flow.access_rate is not None)},
               # ecn only when not the law's default, route and overhead only
               # when given, reverse only when on: keys of scenarios from
               # before them stay

@@ -71,6 +71,13 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
         if flow.rtt is not None and flow.rtt < path_rtt * (1 - 1e-12):
             raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
                                 f"at least the path's two-way delay {path_rtt} s")
+        fastest = max(link.rate for link in links[first:last + 1])
+        if flow.access_rate is not None and flow.access_rate < fastest:
+            raise ScenarioError(f"flows[{i}].access_rate", flow.access_rate,
+                                f"at least the fastest link the flow crosses, {fastest:g} bit/s "
+                                "(a NIC's packet time adds as a fixed delay only when packets "
+                                "reach it no closer together than that), or None",
+                                "model a slow access link as a link of the path (ccsim.path)")
         if path_rtt <= 0 and flow.rtt is None:
             raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
                                 "a round-trip time > 0 (the links have no delay)")
