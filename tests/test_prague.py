@@ -9,6 +9,7 @@ import pytest
 import ccsim
 from ccsim.algorithms import contract
 from ccsim.algorithms.prague import Prague
+from ccsim.errors import ScenarioError
 from ccsim.testing import check_algorithm
 
 
@@ -88,8 +89,8 @@ def test_rtt_independence_scales_growth_below_the_target_rtt():
     assert p.ai_increase(0.010) == pytest.approx((0.010 / 0.025) ** 2)
     assert p.ai_increase(0.040) == 1.0            # at or above the 25 ms target
     assert law(rtt_scaling="none").ai_increase(0.010) == 1.0
-    with pytest.raises(ValueError, match="rtt_scaling"):
-        Prague(rtt_scaling="fast")
+    with pytest.raises(ScenarioError, match="rtt_scaling.*'rate'"):
+        ccsim.Flow("prague", params={"rtt_scaling": "fast"})
 
 
 def test_rtt_independence_holds_reductions_to_one_per_target_rtt():
