@@ -99,6 +99,11 @@ DEFAULTS = {
     # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).
     "dctcp": ("prr", {"g": 1.0 / 16.0, "alpha_init": 1.0},
               ["Alizadeh", "RFC 8257", "tcp_dctcp.c"]),
+    # L4STeam tcp_prague.c (v0.6): PRAGUE_SHIFT_G 4 (g = 1/16), alpha from PRAGUE_MAX_ALPHA,
+    # prague_rtt_target 25 ms, prague_rtt_scaling RTT_CONTROL_RATE, DEFAULT_RTT_TRANSITION 500.
+    "prague": ("prr", {"g": 1.0 / 16.0, "alpha_init": 1.0, "rtt_target": 0.025,
+                       "rtt_scaling": "rate", "rtt_transition": 500},
+               ["tcp_prague.c", "RFC 9331", "RFC 9768"]),
     # Linux tcp_cdg.c module parameters: window 8, backoff_beta 0.7071 * 1024 (= 724, sqrt 0.5),
     # backoff_factor 42 (1000/(G·window), G = 3 in Hayes & Armitage), hystart_detect 3,
     # use_ineff 5, use_shadow 1, use_tolerance 0; seed: ccsim's, of the backoff's draws.

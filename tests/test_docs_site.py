@@ -20,7 +20,7 @@ def test_sphinx_builds_without_warnings(tmp_path):
                            "html", str(ROOT / "docs"), str(out)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    for page in ("index", "guide", "engine", "fluid", "seeds", "testing", "api",
+    for page in ("index", "guide", "engine", "fluid", "seeds", "testing", "api", "l4s",
                  "_generated/catalogue", "_generated/notebooks/vegas_vs_reno"):
         assert (out / f"{page}.html").exists(), page
     catalogue = (out / "_generated" / "catalogue.html").read_text(encoding="utf-8")

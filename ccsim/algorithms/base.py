@@ -99,8 +99,16 @@ class CongestionControl:
     #: this class's hooks once per step instead.
     fluid: ClassVar[type | None] = None
     #: Whether flows of this law are ECN-capable unless the flow says
-    #: otherwise (``Flow(ecn=...)``): off, except for laws that need marks.
-    ecn: ClassVar[bool] = False
+    #: otherwise (``Flow(ecn=...)``): off, except for laws that need marks;
+    #: ``"accecn"`` for Accurate ECN feedback (RFC 9768, :mod:`ccsim.packet.accecn`).
+    ecn: ClassVar[bool | str] = False
+    #: Whether the law makes its own response to CE marks in
+    #: :meth:`on_ce_echo` (it sees each ACK's newly marked segments and keeps
+    #: its own once-per-RTT rule, as TCP Prague does): with Accurate ECN
+    #: feedback the sender then never calls :meth:`on_ecn` (RFC 3168's
+    #: once-per-window reduction). Such a law needs Accurate ECN: a flow of
+    #: it refuses ``ecn=True`` (RFC 3168 feedback) and ``ecn=False``.
+    own_ecn_response: ClassVar[bool] = False
     #: A scalable law (L4S, RFC 9331): its ECN-capable flows send ECT(1), which
     #: a dual queue (DualPI2) classifies into its low-latency queue; the others
     #: send ECT(0). Off except for laws meeting RFC 9331 §4.

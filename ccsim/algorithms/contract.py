@@ -169,10 +169,15 @@ class EcnEcho(NamedTuple):
     (as DCTCP's receiver state machine, RFC 8257 §3.2, and Accurate ECN
     convey), rather than RFC 3168's ECE-until-CWR flag: the sender reacts at
     most once per window either way, and the count is what DCTCP needs.
+    With Accurate ECN feedback (``Flow(ecn="accecn")``, RFC 9768) the count
+    is what the sender decodes from the ACK's 3-bit ACE field
+    (:mod:`ccsim.packet.accecn`): the newly marked segments modulo 8, or
+    more when a stretch ACK may hide a wrap of the counter.
 
     Attributes:
         now: simulation time the ACK arrived (s).
-        marked: CE-marked segments this ACK newly reports (> 0).
+        marked: CE-marked segments this ACK newly reports (> 0): RFC 9768's
+            ``d.cep`` with Accurate ECN feedback.
         marked_total: CE-marked segments reported since the flow began.
         delivered: segments delivered since the flow began (as ``Ack``).
         inflight: segments outstanding (RFC 5681's FlightSize) when it arrived.
@@ -307,10 +312,12 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
     Hook("on_ecn", EcnEcho,
          packet="after on_ce_echo, at most once per window of data (not until the data "
                 "outstanding at the last reduction is acknowledged; RFC 3168 §6.1.2), never "
-                "in loss recovery or the loss phase after a timeout",
+                "in loss recovery or the loss phase after a timeout; never for a law with "
+                "own_ecn_response (it reacts in on_ce_echo)",
          fluid="at most once per window of data outside recovery, for flows whose ACKs "
                "echoed marks in the step",
-         testing="after on_ce_echo, at most once per window of data",
+         testing="after on_ce_echo, at most once per window of data; never for a law with "
+                 "own_ecn_response",
          may_change="cwnd, ssthresh and the law's own state (the default: the reduction of "
                     "a fast loss, cwnd = ssthresh)"),
 )}
@@ -334,7 +341,10 @@ DECLARATIONS: dict[str, str] = {
     "loss_window": "cwnd after a retransmission timeout (segments)",
     "min_cwnd": "the floor of cwnd the law keeps (segments), for checkers",
     "recovery": "the default loss-recovery strategy's name",
-    "ecn": "whether flows are ECN-capable unless they say otherwise",
+    "ecn": "whether flows are ECN-capable unless they say otherwise (True: RFC 3168 "
+           "feedback; 'accecn': Accurate ECN, RFC 9768)",
+    "own_ecn_response": "whether the law reacts to marks in on_ce_echo itself (the sender "
+                        "then calls no on_ecn; Accurate ECN flows only)",
     "fluid": "the law's vectorised twin for the fluid engine, or None for the hook route",
 }
 """Class attributes the engines read once per flow, and what they declare."""

@@ -12,8 +12,8 @@ buffer, 100 s, three seeds.
 
 Each flow starts at a random time in its first second, drawn from the run's
 seed. In :func:`rtt_bias` and :func:`queue_fairness`, whose flows differ only
-in their RTTs, each flow's segments also wait a random time up to one
-bottleneck packet time before they leave (``Flow.overhead``, ns-2's
+in their RTTs, and in :func:`competition`, each flow's segments also wait a
+random time up to one bottleneck packet time before they leave (``Flow.overhead``, ns-2's
 ``overhead_``). Without it two loss-free drop-tail flows lock into a phase
 pattern (Floyd & Jacobson, "On traffic phase effects in packet-switched
 gateways", 1992): with RTTs of 40 and 60 ms the short flow timed out 134
@@ -187,11 +187,14 @@ def _draw_queues(result):
 def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "vegas"),
                                                      ("sack", "vegas")), *,
                 buffers: Iterable[int] = (3, 5, 10, 20, 50, 100),
-                seeds: Iterable[int] = (1, 2, 3), mode: str = "packet",
-                workers: int | None = None, executor=None, store=None,
+                seeds: Iterable[int] = (1, 2, 3), overhead: float | None = None,
+                mode: str = "packet", workers: int | None = None, executor=None, store=None,
                 progress: bool = False, **path) -> ExperimentResult:
     """Two flows of different algorithms, same RTT, started together, for
-    each buffer size (packets).
+    each buffer size (packets). ``overhead``: each flow's random send
+    overhead (s, ``Flow.overhead``, ns-2's ``overhead_``); ``None``, one
+    bottleneck packet time, as in :func:`rtt_bias`: two flows of one RTT
+    lock into a phase pattern as readily as two of different RTTs.
 
     The slides conclude that "Vegas does not receive a fair share of
     bandwidth in the presence of Reno and SACK unless the buffer size are
@@ -208,7 +211,7 @@ def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "
     pairs = [tuple(p) for p in pairs]
     rows = [({"first": a, "second": b, "buffer": q}, [Flow(a), Flow(b)], {"buffer": q})
             for a, b in pairs for q in buffers]
-    flows = _run(rows, seeds, mode, path, workers, executor, store, progress)
+    flows = _run(rows, seeds, mode, path, workers, executor, store, progress, overhead)
     keys = ["first", "second", "buffer"]
     first, second = flows[flows.flow == 0], flows[flows.flow == 1]
     table = first.groupby(keys, sort=False).agg(

@@ -150,6 +150,12 @@ def _refuse(sc: Scenario, i: int) -> None:
                                 f"it has no model of {type(q).__name__} ({q.kind!r}); "
                                 "use mode='packet'")
     for j, flow in enumerate(sc.flows):
+        law = get_algorithm(flow.algorithm)
+        if law.own_ecn_response and law.__dict__.get("fluid") is None:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].algorithm", flow.algorithm,
+                                "a law with a fluid law when it reacts to marks itself",
+                                "its per-ACK Accurate ECN reaction has no fluid form "
+                                "through the hooks; use mode='packet'")
         if flow.drop_segments:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
                                 "empty in the fluid engine",
@@ -246,7 +252,7 @@ class FluidEngine:
                 own = vars(instances[pkey])
                 signature[pkey] = repr([(n, own.get(n)) for n in split])
         entries = []  # (group key, scenario, flow index, parameter set)
-        for s, sc in enumerate(scs):
+        for s in range(len(scs)):
             for j, flow in enumerate(law_flows[s]):
                 pkey = (flow.algorithm, repr(flow.params))
                 entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))

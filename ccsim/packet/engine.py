@@ -53,6 +53,7 @@ from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
 from ..results import Result, add_link_trace, build
 from ..scenario import Scenario
+from .accecn import AccEcnReceiver, AccEcnResponse
 from .clock import Clock
 from .events import (EventLog, congestion_rows, drop_reason, events_table,
                      queue_drop_reason)
@@ -145,7 +146,8 @@ class PacketEngine:
             # two ways, an ACK's trip back is hops of its own after the receiver's
             # access delay; one way, it is the propagation delay, all at once
             back = access / 2.0 if self.two_way else one_way + access
-            receiver = Receiver(
+            accecn = flow.ecn == "accecn"  # Accurate ECN feedback (RFC 9768)
+            receiver = (AccEcnReceiver if accecn else Receiver)(
                 sack=sack, dsack=sack and st.tail_loss_probe, delayed_ack=st.delayed_ack,
                 ack_delay=st.delayed_ack_timeout, back=back,
                 clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
@@ -167,6 +169,8 @@ class PacketEngine:
                 ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
                 limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
                 law_rtt=st.law_rtt)
+            if accecn:
+                sender.ecn = AccEcnResponse()
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
             if self.log is not None:

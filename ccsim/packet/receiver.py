@@ -82,6 +82,10 @@ class Receiver:
         if self.held and t >= self.held_until:  # the held ACK left before this arrived
             self._ack(self.held_until)
         self.ce += 1
+        if self.quick_gap is not None and self.quick < 2:
+            # Linux's __tcp_ecn_check_ce: "better not delay acks, sender can have a
+            # very low cwnd": tcp_enter_quickack_mode(sk, 2)
+            self.quick = 2
         self.receive(seq, t)  # not its common case (ce is set): the ACK goes through _ack
 
     def receive(self, seq: int, t: float) -> None:

@@ -46,8 +46,12 @@ class Flow:
             instead of dropped by a queue with ECN on, its receiver echoes
             the marks and its sender reduces its window at most once per
             window of data (:meth:`~ccsim.algorithms.CongestionControl.on_ecn`).
+            ``"accecn"``: ECN-capable with Accurate ECN feedback (RFC 9768,
+            :mod:`ccsim.packet.accecn`): the receiver's ACE counter on every
+            ACK, decoded by the sender into newly marked segments.
             ``None`` (the default): the algorithm's own ``ecn`` (on for
-            DCTCP, which Linux runs with ECN only; off for every other law).
+            DCTCP, which Linux runs with ECN only; ``"accecn"`` for TCP
+            Prague, which refuses any other; off for every other law).
         route: ``(first, last)``, the indices of the first and the last link
             of the path's chain the flow crosses (cross traffic that joins and
             leaves part of the way, as in :func:`parking_lot`); ``None``: the
@@ -79,7 +83,7 @@ class Flow:
     recovery: str | None = None
     params: tuple[tuple[str, Any], ...] = ()
     drop_segments: tuple[int, ...] = ()
-    ecn: bool | None = None
+    ecn: bool | str | None = None
     route: tuple[int, int] | None = None
     overhead: float = 0.0
     reverse: bool = False
@@ -131,9 +135,15 @@ class Flow:
             raise ScenarioTypeError("flow.drop_segments", drops,
                                     "a list of segment numbers, integers ≥ 0")
         ecn = cls.ecn if self.ecn is None else self.ecn
-        if not isinstance(ecn, bool):
-            raise ScenarioTypeError("flow.ecn", self.ecn, "True, False or None (the algorithm's "
+        if not (isinstance(ecn, bool) or ecn == "accecn"):
+            raise ScenarioTypeError("flow.ecn", self.ecn, "True (RFC 3168 feedback), 'accecn' "
+                                    "(Accurate ECN, RFC 9768), False or None (the algorithm's "
                                     "default)")
+        if cls.own_ecn_response and ecn != "accecn":
+            raise ScenarioError("flow.ecn", self.ecn,
+                                f"'accecn' or None with {cls.name!r}, which reacts to each "
+                                f"ACK's newly marked segments and needs Accurate ECN "
+                                f"feedback (RFC 9768)")
         route = self.route
         if route is not None:
             if (isinstance(route, (str, bytes)) or not isinstance(route, Iterable)

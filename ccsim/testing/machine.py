@@ -201,7 +201,8 @@ class AlgorithmMachine(RuleBasedStateMachine):
         """An ACK of ``acked`` segments that echoes CE marks on up to as many
         (an ECN-capable flow behind a marking queue): ``on_ce_echo``, then
         ``on_ecn`` if ``react`` and the data outstanding at the last reduction
-        has been delivered (RFC 3168 §6.1.2), then the ACK's ``on_rtt`` and
+        has been delivered (RFC 3168 §6.1.2) and the law does not respond
+        itself (``own_ecn_response``), then the ACK's ``on_rtt`` and
         ``on_ack``. Two steps for the rules: the echo, then the ACK."""
         cwnd = self.algo.cwnd
         inflight = max(math.floor(cwnd), acked)
@@ -210,7 +211,7 @@ class AlgorithmMachine(RuleBasedStateMachine):
         before = snapshot(self.algo)
         self.lines.append(f"algo.on_ce_echo({echo!r})")
         self._call(self.algo.on_ce_echo, echo)
-        if react and echo.delivered >= self.cwr_end:
+        if react and echo.delivered >= self.cwr_end and not self.algo.own_ecn_response:
             self.lines.append(f"algo.on_ecn({echo!r})")
             self._call(self.algo.on_ecn, echo)
             self.cwr_end = echo.delivered + inflight
