@@ -1,0 +1,394 @@
+"""BBR v3: BBR's path model with loss- and ECN-driven bounds on it.
+
+Sources: N. Cardwell, I. Swett, J. Beshay, "BBR Congestion Control",
+draft-ietf-ccwg-bbr (the IETF's BBRv3); Linux's out-of-tree
+``net/ipv4/tcp_bbr.c``, google/bbr branch ``v3``, for the defaults. Where the
+two differ, Linux's branch is the default and ``variant="draft"`` takes the
+draft's value (Drain pacing gain 0.5 vs 0.35 (Linux ``bbr_drain_gain``
+88/256), ProbeBW_DOWN pacing gain 0.90 vs 0.91).
+
+Shared with :class:`~ccsim.algorithms.bbr.Bbr` (imported, subclassed):
+delivery-rate sampling (``samples_delivery_rate``), the round counting, the
+full-pipe test (BtlBw grew by less than 25 % for 3 rounds), the send quantum
+and the recovery handling (``on_recovery``: packet conservation for a round,
+``prior_cwnd`` restored on leaving). BBRv3's own rules:
+
+* STARTUP: pacing gain 2.77 (``bbr_startup_pacing_gain``), window gain 2
+  (``bbr_startup_cwnd_gain``); it also ends on a loss episode whose loss rate
+  is above ``loss_thresh`` (``bbr_check_loss_too_high_in_startup``), with
+  ``inflight_longterm = max(BDP, inflight_latest)``.
+* DRAIN (pacing gain 0.35, window gain 2) until ``inflight ≤ BDP``
+  (the draft's ``BBRCheckDrainDone``), then ProbeBW_DOWN.
+* ProbeBW: DOWN (pacing 0.91, until ``inflight ≤ BDP`` and ``≤`` the long-term
+  bound less its headroom) → CRUISE (1.0) → after ``probe_wait`` seconds or
+  ``min(BDP, 63)`` rounds (Reno coexistence) REFILL (1.0, one round, the
+  short-term bounds reset) → UP (pacing 1.25, window gain 2.25; the long-term
+  bound grows by 1, 2, 4 … segments per round while the window is at it)
+  until an RTprop has passed and ``inflight ≥ 1.25·BDP``, or loss is too
+  high → DOWN.
+* ``BtlBw`` is the max of the delivery-rate samples over the last two
+  ProbeBW cycles (Linux ``bw_hi[2]``: the filter advances one round after
+  DOWN begins), bounded by the short-term ``bw_shortterm``.
+* Loss too high (more than ``loss_thresh`` = 2 % of what was in flight lost
+  in a round): ``inflight_longterm = max(inflight at the loss,
+  beta · target)``, beta = 0.7, and UP ends. Once per round with loss,
+  outside probing (STARTUP, REFILL, UP), ``bw_shortterm = max(bw_latest,
+  beta · bw_shortterm)`` and ``inflight_shortterm = max(inflight_latest,
+  beta · inflight_shortterm)``.
+* The window is capped by ``inflight_longterm`` (REFILL, UP, DOWN), by it
+  less ``headroom`` (0.15 of it, at least 1 segment) in CRUISE and ProbeRTT,
+  and always by ``inflight_shortterm``; never below 4 segments.
+* ProbeRTT when the 5-s minimum RTT (``probe_rtt_win``) expired: the window
+  at half the BDP (``bbr_probe_rtt_cwnd_gain``) for 200 ms and a round, then
+  ProbeBW_CRUISE (or STARTUP if the pipe was never full). RTprop itself is
+  the 10-s minimum.
+* Pacing at ``pacing_gain · BtlBw``, 1 % below (``bbr_pacing_margin_percent``).
+* ECN (option ``ecn_response=True``, Linux v3's ``bbr_ecn_enable``): per
+  round, ``alpha += (ce_ratio − alpha)/16``; a round with marks cuts the
+  short-term bounds to ``(1 − alpha/3)`` of themselves; a round with more than
+  half its segments marked counts as too high, as loss does. Linux applies it
+  only below a 5-ms RTprop (``bbr_ecn_max_rtt_us``); here ``ecn_max_rtt``.
+
+Differences from the sources: ccsim's events carry no per-segment
+``tx_in_flight``; a round's loss rate is the segments the loss detector marked
+(``on_recovery``'s ``lost``), at least one per loss episode, over what was
+in flight at the loss; ``probe_wait`` is a fixed 2.5 s (Linux draws 2–3 s at
+random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
+random): same scenario, same result; STARTUP's loss exit takes one episode
+above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
+allowance and no idle restart. The fluid engine drives this law per step
+through its generic hook route.
+"""
+
+from __future__ import annotations
+
+import math
+from .base import Ack, EcnEcho, Loss, RttSample
+from .bbr import DRAIN, PROBE_BW, PROBE_RTT, STARTUP, Bbr
+from .contract import RecoveryState
+from .registry import register
+
+STARTUP_PACING_GAIN = 2.77   # Linux v3 bbr_startup_pacing_gain (BBR_UNIT * 277 / 100)
+STARTUP_CWND_GAIN = 2.0      # bbr_startup_cwnd_gain
+GAINS = {  # variant -> (drain pacing gain, ProbeBW_DOWN pacing gain)
+    "linux": (88 / 256, 0.91),   # bbr_drain_gain (ln 2 / 2 in 8-bit fixed point), bbr_pacing_gain[DOWN]
+    "draft": (0.5, 0.90),        # draft-ietf-ccwg-bbr: BBR.pacing_gain in Drain and ProbeBW_DOWN
+}
+UP_PACING_GAIN, UP_CWND_GAIN = 1.25, 2.25
+PROBE_RTT_CWND_GAIN = 0.5
+MAX_PROBE_ROUNDS = 63        # bbr_bw_probe_max_rounds: Reno coexistence cap
+DOWN, CRUISE, REFILL, UP = "down", "cruise", "refill", "up"
+
+
+@register
+class Bbr3(Bbr):
+    """BBR v3: BBR v1's model, with long- and short-term bounds on bandwidth
+    and in-flight data set by loss (and, optionally, ECN)."""
+
+    name = "bbr3"
+    param_space = {"beta": (0.3, 0.95), "loss_thresh": (0.005, 0.2),
+                   "headroom": (0.0, 0.5), "probe_wait": (0.5, 10.0),
+                   "probe_rtt_window": (1.0, 20.0), "probe_rtt_time": (0.05, 1.0),
+                   "min_rtt_window": (2.0, 60.0), "pacing_margin": (0.0, 0.1)}
+    def __init__(self, *, variant: str = "linux", beta: float = 0.7, loss_thresh: float = 0.02,
+                 headroom: float = 0.15, probe_wait: float = 2.5,
+                 probe_rtt_window: float = 5.0, probe_rtt_time: float = 0.2,
+                 min_rtt_window: float = 10.0, pacing_margin: float = 0.01,
+                 ecn_response: bool = False, ecn_thresh: float = 0.5,
+                 ecn_max_rtt: float = 0.005) -> None:
+        from ..errors import ScenarioError
+        if variant not in GAINS:
+            raise ScenarioError("variant", variant, "'linux' (google/bbr v3) or 'draft' "
+                                "(draft-ietf-ccwg-bbr)")
+        for field, value, lo, hi in (("beta", beta, 0.0, 1.0), ("loss_thresh", loss_thresh, 0.0, 1.0),
+                                     ("headroom", headroom, 0.0, 1.0)):
+            if not lo < value < hi and not (field == "headroom" and value == 0.0):
+                raise ScenarioError(field, value, f"a fraction in ({lo}, {hi})")
+        super().__init__(min_rtt_window=min_rtt_window, probe_rtt_time=probe_rtt_time,
+                         pacing_margin=pacing_margin, high_gain=STARTUP_PACING_GAIN,
+                         drain_gain=GAINS[variant][0])
+        self.variant = variant
+        self.down_gain = GAINS[variant][1]  # ProbeBW_DOWN pacing gain
+        self.beta = beta                    # multiplicative cut of the bounds
+        self.loss_thresh = loss_thresh      # fraction lost in a round that is too much
+        self.headroom = headroom            # fraction of inflight_longterm left free in CRUISE
+        self.probe_wait = probe_wait        # s in DOWN/CRUISE before probing again
+        self.probe_rtt_window = probe_rtt_window  # s, the ProbeRTT minimum's window
+        self.ecn_response = ecn_response
+        self.ecn_thresh = ecn_thresh        # CE fraction in a round that is too much
+        self.ecn_max_rtt = ecn_max_rtt      # s, RTprop above which ECN is ignored
+        self._ecn = ecn_response
+        self._now = 0.0
+
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.gain = STARTUP_CWND_GAIN
+        self.phase = ""                        # ProbeBW sub-phase
+        self.bw_hi = [0.0, 0.0]                # segments/s, max per ProbeBW cycle
+        self.advance_filter = False            # advance bw_hi at the next round start
+        self.bw_shortterm = math.inf           # segments/s (bw_lo)
+        self.inflight_shortterm = math.inf     # segments (inflight_lo)
+        self.inflight_longterm = math.inf      # segments (inflight_hi)
+        self.bw_latest = 0.0                   # segments/s, max sample this round
+        self.inflight_latest = 0.0             # segments delivered in the last round
+        self.round_start_delivered = 0.0
+        self.lost_in_round = 0.0
+        self.loss_in_round = False
+        self.ce_in_round, self.delivered_in_round = 0.0, 0.0
+        self.ecn_alpha = 0.0
+        self.prev_probe_too_high = False
+        self.rounds_since_probe = 0
+        self.up_rounds, self.up_acks, self.up_cnt = 0, 0.0, math.inf
+        self.cycle_stamp = 0.0
+        self.probe_rtt_min, self.probe_rtt_stamp = math.inf, 0.0
+        self.probe_rtt_expired = False
+
+    # -- the model -----------------------------------------------------------------
+    @property
+    def max_bw(self) -> float:
+        return max(self.bw_hi)
+
+    def on_rtt(self, sample: RttSample) -> None:
+        """Linux v3 ``bbr_update_min_rtt``: a 5-s minimum that schedules
+        ProbeRTT, and the 10-s minimum RTprop taken from it."""
+        expired = sample.now - self.probe_rtt_stamp > self.probe_rtt_window
+        if sample.rtt < self.probe_rtt_min or expired:
+            self.probe_rtt_min, self.probe_rtt_stamp = sample.rtt, sample.now
+        if self.probe_rtt_min <= self.rt_prop or sample.now - self.rt_prop_stamp > self.min_rtt_window:
+            self.rt_prop, self.rt_prop_stamp = self.probe_rtt_min, self.probe_rtt_stamp
+        self.probe_rtt_expired = self.probe_rtt_expired or expired
+
+    def _update_bw(self, ack: Ack) -> None:
+        self.round_started = ack.delivered >= self.round_end
+        if self.round_started:
+            self.round += 1
+            self.round_end = ack.delivered + ack.inflight
+            self.packet_conservation = False
+            self.rounds_since_probe += 1
+            self.inflight_latest = ack.delivered - self.round_start_delivered
+            self.round_start_delivered = ack.delivered
+            self._end_round()
+            self.bw_latest = 0.0
+            if self.advance_filter:
+                self.bw_hi = [self.bw_hi[1], 0.0]
+                self.advance_filter = False
+        self.delivered_in_round += ack.acked
+        if ack.delivery_rate:
+            rate = ack.delivery_rate / (self.mss * 8.0)  # bit/s → segments/s
+            self.bw_hi[1] = max(self.bw_hi[1], rate)
+            self.bw_latest = max(self.bw_latest, rate)
+        self.btl_bw = min(self.max_bw, self.bw_shortterm)
+
+    def _end_round(self) -> None:
+        """Linux v3 ``bbr_update_congestion_signals`` at a round's end: the
+        short-term bounds adapt to the round's loss (and ECN), outside probing."""
+        ce_ratio = self.ce_in_round / self.delivered_in_round if self.delivered_in_round else 0.0
+        if self._ecn:
+            self.ecn_alpha += (ce_ratio - self.ecn_alpha) / 16.0
+        ecn = self._ecn and self.ce_in_round > 0 and self.rt_prop <= self.ecn_max_rtt
+        if (self.loss_in_round or ecn) and not self._probing():
+            if math.isinf(self.bw_shortterm):
+                self.bw_shortterm = self.max_bw
+            if math.isinf(self.inflight_shortterm):
+                self.inflight_shortterm = self.cwnd
+            if ecn:
+                cut = 1.0 - self.ecn_alpha / 3.0
+                self.bw_shortterm *= cut
+                self.inflight_shortterm *= cut
+            if self.loss_in_round:
+                self.bw_shortterm = max(self.bw_latest, self.beta * self.bw_shortterm)
+                self.inflight_shortterm = max(self.inflight_latest, self.beta * self.inflight_shortterm)
+        self.loss_in_round, self.lost_in_round = False, 0.0
+        self.ce_in_round, self.delivered_in_round = 0.0, 0.0
+
+    def _probing(self) -> bool:
+        return self.mode == STARTUP or (self.mode == PROBE_BW and self.phase in (REFILL, UP))
+
+    def _reset_shortterm(self) -> None:
+        self.bw_shortterm = self.inflight_shortterm = math.inf
+
+    def _too_high(self, inflight: float) -> None:
+        """Linux v3 ``bbr_handle_inflight_too_high``."""
+        self.prev_probe_too_high = True
+        self.inflight_longterm = max(inflight, self.beta * self.bdp)
+        if self.mode == PROBE_BW and self.phase == UP:
+            self._start_down(self._now)
+
+    def _loss_signal(self, lost: float, inflight: float) -> None:
+        self.loss_in_round = True
+        self.lost_in_round += lost
+        if self.lost_in_round > self.loss_thresh * max(inflight, 1.0):
+            if self.mode == STARTUP:  # bbr_check_loss_too_high_in_startup
+                self.filled_pipe = True
+                self.inflight_longterm = max(self.bdp, self.inflight_latest)
+            elif self._probing() or self.mode == PROBE_BW:
+                self._too_high(inflight)
+
+    # -- the state machine -------------------------------------------------------------
+    def _set_phase(self, phase: str, now: float) -> None:
+        self.phase, self.cycle_stamp = phase, now
+        self.pacing_gain = {DOWN: self.down_gain, UP: UP_PACING_GAIN}.get(phase, 1.0)
+        self.gain = UP_CWND_GAIN if phase == UP else self.cwnd_gain
+
+    def _start_down(self, now: float) -> None:
+        self.mode = PROBE_BW
+        self.rounds_since_probe = 0
+        self.up_cnt = math.inf
+        self.advance_filter = True
+        self._set_phase(DOWN, now)
+
+    def _enter_probe_bw(self, now: float) -> None:
+        self._start_down(now)
+
+    def _time_to_probe(self, now: float) -> bool:
+        reno_rounds = min(MAX_PROBE_ROUNDS, self.target(1.0))
+        return now - self.cycle_stamp > self.probe_wait or self.rounds_since_probe >= reno_rounds
+
+    def _update_mode(self, ack: Ack) -> None:
+        now = ack.now
+        if self.mode == STARTUP and self.filled_pipe:
+            self.mode, self.pacing_gain, self.gain = DRAIN, self.drain_gain, STARTUP_CWND_GAIN
+        if self.mode == DRAIN and ack.inflight <= self.bdp:
+            self._start_down(now)
+        if self.mode == PROBE_BW:
+            self._update_cycle(ack)
+        if self.probe_rtt_expired and self.mode != PROBE_RTT:
+            self._save_cwnd()
+            self.mode, self.pacing_gain, self.gain = PROBE_RTT, 1.0, PROBE_RTT_CWND_GAIN
+            self.probe_rtt_done = None
+        self.probe_rtt_expired = False
+        if self.mode == PROBE_RTT:
+            self._probe_rtt(ack)
+
+    def _update_cycle(self, ack: Ack) -> None:
+        now, inflight = ack.now, ack.inflight
+        if self.phase == DOWN:
+            if self._time_to_probe(now):
+                self._start_refill(ack)
+            elif inflight <= self._with_headroom() and inflight <= self.bdp:
+                self._set_phase(CRUISE, self.cycle_stamp)  # the wait runs from DOWN's start
+        elif self.phase == CRUISE:
+            if self._time_to_probe(now):
+                self._start_refill(ack)
+        elif self.phase == REFILL:
+            if self.round_started:
+                self._set_phase(UP, now)
+                self.up_rounds, self.up_acks = 0, 0.0
+                self._raise_up_slope()
+        elif self.phase == UP:
+            if self.prev_probe_too_high and inflight >= self.inflight_longterm:
+                self.prev_probe_too_high = False
+                self._start_down(now)
+            elif now - self.cycle_stamp > self.rt_prop and inflight >= UP_PACING_GAIN * self.bdp:
+                self.prev_probe_too_high = False
+                self._start_down(now)
+
+    def _start_refill(self, ack: Ack) -> None:
+        self._reset_shortterm()
+        self.round_end = ack.delivered + ack.inflight  # REFILL lasts a round from now
+        self._set_phase(REFILL, ack.now)
+
+    def _raise_up_slope(self) -> None:
+        """Linux v3 ``bbr_raise_inflight_hi_slope``: 1, 2, 4 … segments per round."""
+        growth = 2 ** self.up_rounds
+        self.up_rounds = min(self.up_rounds + 1, 30)
+        self.up_cnt = max(self.cwnd / growth, 1.0)
+
+    def _probe_up(self, ack: Ack) -> None:
+        """``bbr_probe_inflight_hi_upward``: while the window is at the bound."""
+        if self.round_started:
+            self._raise_up_slope()
+        if math.isinf(self.inflight_longterm) or self.cwnd < self.inflight_longterm:
+            return
+        self.up_acks += ack.acked
+        if self.up_acks >= self.up_cnt:
+            delta = math.floor(self.up_acks / self.up_cnt)
+            self.up_acks -= delta * self.up_cnt
+            self.inflight_longterm += delta
+
+    def _with_headroom(self) -> float:
+        if math.isinf(self.inflight_longterm):
+            return math.inf
+        free = max(self.headroom * self.inflight_longterm, 1.0)
+        return max(self.inflight_longterm - free, self.min_target)
+
+    def _probe_rtt(self, ack: Ack) -> None:
+        floor = max(PROBE_RTT_CWND_GAIN * self.bdp, self.min_target)
+        if self.probe_rtt_done is None:
+            if ack.inflight <= floor:
+                self.probe_rtt_done = ack.now + self.probe_rtt_time
+                self.probe_rtt_round_end = ack.delivered + ack.inflight
+            return
+        if ack.delivered > self.probe_rtt_round_end and ack.now >= self.probe_rtt_done:
+            self.probe_rtt_stamp = ack.now
+            self.cwnd = max(self.cwnd, self.prior_cwnd)
+            self._reset_shortterm()
+            if self.filled_pipe:
+                self._start_down(ack.now)
+                self._set_phase(CRUISE, ack.now)
+            else:
+                self.mode, self.pacing_gain, self.gain = STARTUP, self.high_gain, STARTUP_CWND_GAIN
+
+    def _cap(self) -> float:
+        """``bbr_bound_cwnd_for_inflight_model``."""
+        cap = math.inf
+        if self.mode == PROBE_BW and self.phase != CRUISE:
+            cap = self.inflight_longterm
+        elif self.mode == PROBE_RTT or self.mode == PROBE_BW:
+            cap = self._with_headroom()
+        return max(min(cap, self.inflight_shortterm), self.min_target)
+
+    # -- hooks -----------------------------------------------------------------------
+    def on_ack(self, ack: Ack) -> None:
+        self._now = ack.now
+        self._update_bw(ack)
+        self._check_full_pipe()
+        self._update_mode(ack)
+        if self.mode == PROBE_BW and self.phase == UP:
+            self._probe_up(ack)
+            if not self.prev_probe_too_high and ack.inflight + ack.acked > self.inflight_longterm:
+                self.inflight_longterm = ack.inflight + ack.acked  # rs->tx_in_flight
+        if self.btl_bw:
+            self.pacing_rate = (self.pacing_gain * self.btl_bw * self.mss * 8.0
+                                * (1.0 - self.pacing_margin))
+        if self.mode == PROBE_RTT:
+            self.cwnd = min(self.cwnd, max(PROBE_RTT_CWND_GAIN * self.bdp, self.min_target),
+                            self._cap())
+            self.cwnd = max(self.cwnd, self.min_target)
+            return
+        if not self.packet_conservation:
+            target = self.target(self.gain)
+            if self.filled_pipe:
+                self.cwnd = min(self.cwnd + ack.acked, target)
+            elif self.cwnd < target or ack.delivered < self.prior_cwnd:
+                self.cwnd += ack.acked
+        self.cwnd = max(min(self.cwnd, self._cap()), self.min_target)
+
+    def on_loss(self, loss: Loss) -> None:
+        self._now = loss.now
+        super().on_loss(loss)
+        self._loss_signal(1.0, loss.inflight)
+
+    def on_recovery(self, change: RecoveryState) -> None:
+        self._now = change.now
+        super().on_recovery(change)
+        if change.lost:
+            self._loss_signal(change.lost, change.inflight)
+
+    def on_ecn(self, echo: EcnEcho) -> None:
+        """Linux v3's ECN response (``ecn_response=True``): marks are counted
+        per round; more than ``ecn_thresh`` of a round marked is too high."""
+        if not self._ecn:
+            return
+        self._now = echo.now
+        self.ce_in_round += echo.marked
+        if (self.rt_prop <= self.ecn_max_rtt and self.delivered_in_round
+                and self.ce_in_round > self.ecn_thresh * self.delivered_in_round):
+            if self.mode == PROBE_BW:
+                self._too_high(echo.inflight)
+
+    def max_growth_per_rtt(self, cwnd: float) -> float:
+        """``cwnd += acked`` toward its target (at most doubling per RTT), the
+        return to ``prior_cwnd`` and the floor, plus the long-term bound's
+        growth in UP (at most doubling too)."""
+        return super().max_growth_per_rtt(cwnd)
