@@ -60,9 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "recovery, overhead, reverse=true, and the algorithm's "
                           "parameters, e.g. reno "
                           "\"vegas@10s:rtt=40ms,alpha=3\" (default: reno reno)")
-    run.add_argument("--bandwidth", default="10Mbps",
+    run.add_argument("--bandwidth", default="10Mbps", type=_unit_type("rate", "--bandwidth"),
                      help="bottleneck rate: 10Mbps, 10Mbit/s, or tc's 10mbit (default: 10Mbps)")
-    run.add_argument("--rtt", default="20ms", help="two-way propagation delay (default: 20ms)")
+    run.add_argument("--rtt", default="20ms", type=_unit_type("time", "--rtt"), help="two-way propagation delay (default: 20ms)")
     run.add_argument("--buffer", default="1BDP",
                      help="bottleneck buffer: packets, a size (64KB) or a BDP multiple "
                           "(default: 1BDP)")
@@ -73,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--loss", default="0",
                      help="random loss probability of data packets, e.g. 0.01 or 1%% "
                           "(default: 0)")
-    run.add_argument("--duration", default="60s", help="simulated time (default: 60s)")
+    run.add_argument("--duration", default="60s", type=_unit_type("time", "--duration"),
+                     help="simulated time (default: 60s)")
     run.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     run.add_argument("--mode", default="packet",
                      help="engine: packet (every segment) or fluid (rates and a queue "
@@ -84,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     stack = run.add_argument_group("TCP stack knobs (defaults: the scenario's)")
     stack.add_argument("--mss", type=int, help="segment payload, bytes (1460)")
     stack.add_argument("--initial-window", type=float, help="initial cwnd, segments (10)")
-    stack.add_argument("--min-rto", help="minimum retransmission timeout (200ms)")
+    stack.add_argument("--min-rto", type=_unit_type("time", "--min-rto"), help="minimum retransmission timeout (200ms)")
     stack.add_argument("--delayed-ack", action="store_true", default=None,
                        help="acknowledge every second segment")
     stack.add_argument("--sack", action="store_true", default=None,
@@ -117,12 +118,15 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--all", action="store_true",
                         help="pair every registered algorithm (many runs: without --all or "
                              "--algorithms the command says how many and stops)")
-    matrix.add_argument("--bandwidth", default="100Mbps", help="bottleneck rate")
-    matrix.add_argument("--rtt", default="1ms", help="two-way propagation delay")
+    matrix.add_argument("--bandwidth", default="100Mbps", type=_unit_type("rate", "--bandwidth"),
+                        help="bottleneck rate")
+    matrix.add_argument("--rtt", default="1ms", type=_unit_type("time", "--rtt"), help="two-way propagation delay")
     matrix.add_argument("--buffer", default="100",
                         help="bottleneck buffer (default 100 packets, a switch port's)")
-    matrix.add_argument("--delay", default="10s", help="start of the second flow")
-    matrix.add_argument("--duration", default="60s", help="simulated time per run")
+    matrix.add_argument("--delay", default="10s", type=_unit_type("time", "--delay"),
+                        help="start of the second flow")
+    matrix.add_argument("--duration", default="60s", type=_unit_type("time", "--duration"),
+                        help="simulated time per run")
     matrix.add_argument("--seed", type=int, default=1, help="random seed")
     matrix.add_argument("--csv", metavar="FILE", help="save the per-pair table as CSV")
     matrix.add_argument("--plot", metavar="FILE", help="save the heatmap to FILE")
@@ -161,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     experiment.add_argument("name", nargs="?", metavar="NAME",
                             help="the recipe ('ccsim experiment --list' names them)")
     experiment.add_argument("--list", action="store_true", help="list the recipes and exit")
-    experiment.add_argument("--duration", help="simulated time per run (default: the "
+    experiment.add_argument("--duration", type=_unit_type("time", "--duration"), help="simulated time per run (default: the "
                                                "recipe's)")
     experiment.add_argument("--mode", choices=["packet", "fluid"],
                             help="engine, for recipes that take one (default: packet)")
@@ -227,6 +231,45 @@ def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) ->
     return out
 
 
+# -- quantities on the command line ------------------------------------------------
+_UNIT_EXAMPLES = {"time": ("ms", "s", "ns, us, ms, s, min, h"),
+                  "rate": ("Mbps", "Gbps", "bps, kbps, Mbps, Gbps, Bps, MB/s, mbit, ..."),
+                  "size": ("B", "KB", "B, KB, MB, KiB, MiB, ..., or b for bits")}
+
+
+def _bare_number(text: str) -> bool:
+    """True for a plain number other than zero (``"20"``, ``"1e3"``), which a
+    command line cannot say the unit of."""
+    try:
+        return float(text) != 0.0
+    except ValueError:
+        return False
+
+
+def _require_unit(option: str, text: Any, kind: str) -> Any:
+    """Refuse ``--rtt 20``: in Python a bare number is seconds (or bit/s,
+    bytes), but typed on a command line it is as likely milliseconds, so the
+    unit must be written. Zero needs none."""
+    if isinstance(text, (int, float, str)) and not isinstance(text, bool) \
+            and _bare_number(str(text)):
+        a, b, units = _UNIT_EXAMPLES[kind]
+        raise ScenarioError(option, text, f"a {kind} with its unit, such as '{text}{a}' or "
+                                          f"'{text}{b}' (units: {units})",
+                            "a bare number is refused on the command line")
+    return text
+
+
+def _unit_type(kind: str, option: str) -> Any:
+    """An argparse ``type=`` that refuses a bare number for ``option``."""
+    def convert(text: str) -> str:
+        try:
+            return _require_unit(option, text, kind)
+        except ScenarioError as exc:  # argparse would print only "invalid value"
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = kind  # argparse names the type in its own messages
+    return convert
+
+
 # -- scenario from arguments -------------------------------------------------------
 _FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery", "overhead", "reverse")
 
@@ -268,7 +311,12 @@ def _flow(spec: str) -> Any:
         raise ScenarioError("flow.start", spec, "NAME@START with a start time, e.g. 'vegas@10s'")
     settings = _settings(rest, "flow") if colon else {}
     fields = {k: settings.pop(k) for k in _FLOW_FIELDS if k in settings}
+    for key, kind in (("start", "time"), ("stop", "time"), ("rtt", "time"),
+                      ("overhead", "time"), ("size", "size")):
+        if key in fields:
+            _require_unit(f"flow.{key}", fields[key], kind)
     if sep:
+        _require_unit("flow.start", start, "time")
         if "start" in fields:
             raise ScenarioError("flow.start", spec, "the start time once: NAME@START or start=")
         fields["start"] = start
@@ -281,14 +329,6 @@ def _queue(spec: str, field: str = "--queue") -> tuple[str, dict[str, Any]]:
     return kind.strip().lower(), (_settings(rest, field) if colon else {})
 
 
-def _probability(text: str) -> float:
-    """``"0.01"`` or ``"1%"`` → 0.01 (range checks are the scenario's)."""
-    try:
-        return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError:
-        raise ScenarioError("loss", text, "a probability such as 0.01 or '1%'") from None
-
-
 def _scenario(args: argparse.Namespace) -> Any:
     import dataclasses
 
@@ -299,7 +339,7 @@ def _scenario(args: argparse.Namespace) -> Any:
              if getattr(args, name) is not None}
     kind, queue_params = _queue(args.queue)
     sc = dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,
-                  queue=kind, loss=_probability(args.loss),
+                  queue=kind, loss=args.loss,
                   flows=[_flow(spec) for spec in args.flows], duration=args.duration,
                   seed=args.seed, **knobs)
     if queue_params:

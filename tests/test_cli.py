@@ -59,7 +59,7 @@ def test_run_defaults_are_the_documented_ones(capsys):
 
 
 def test_run_options_reach_the_scenario(capsys):
-    doc = run_json(capsys, "--flows", "newreno@0.5", "--bandwidth", "5Mbps", "--rtt", "40ms",
+    doc = run_json(capsys, "--flows", "newreno@0.5s", "--bandwidth", "5Mbps", "--rtt", "40ms",
                    "--buffer", "50", "--queue", "red", "--loss", "1%", "--seed", "7",
                    "--mss", "1000", "--initial-window", "4", "--min-rto", "1s",
                    "--delayed-ack", "--sack", *SHORT)
@@ -356,3 +356,32 @@ def test_per_flow_overhead_and_direction(capsys):
     assert main(["run", "--flows", "reno", "reno:reverse=true", "--duration", "1s"]) == 0
     out = capsys.readouterr().out
     assert "utilisation" in out and out.count("(reverse side ") == 2  # utilisation, Jain
+
+
+@pytest.mark.parametrize("command, argv, option", [
+    ("run", ["--rtt", "20"], "--rtt"),
+    ("run", ["--duration", "5"], "--duration"),
+    ("run", ["--bandwidth", "10"], "--bandwidth"),
+    ("run", ["--min-rto", "1"], "--min-rto"),
+    ("run", ["--flows", "reno@3", "reno"], "flow.start"),
+    ("run", ["--flows", "reno:rtt=40", "reno"], "flow.rtt"),
+    ("run", ["--flows", "reno:size=100000", "reno"], "flow.size"),
+    ("matrix", ["--algorithms", "reno", "cubic", "--delay", "10"], "--delay"),
+    ("experiment", ["kwon", "--duration", "10"], "--duration"),
+])
+def test_a_bare_number_for_a_time_rate_or_size_is_refused(capsys, command, argv, option):
+    # In Python a bare number is seconds; typed as `--rtt 20` it is as likely
+    # milliseconds (it meant a 16,667-packet buffer), so the unit is required.
+    code, captured = error_of(capsys, command, *argv)
+    assert code == 2
+    assert option in captured.err and "with its unit" in captured.err
+    assert captured.out == ""  # refused before anything ran
+
+
+def test_zero_needs_no_unit_and_units_are_accepted(capsys):
+    # zero is the same in every unit; the refusal is only for ambiguous numbers
+    rows = run_json(capsys, "--flows", "reno@0", "reno:rtt=30ms", "--rtt", "20ms",
+                    "--duration", "1s", "--loss", "0")
+    assert len(rows["summary"]) == 2
+    sc = ccsim.Scenario.from_dict(rows["scenario"])
+    assert sc.flows[1].rtt == 0.03 and sc.links[0].loss == 0.0
