@@ -47,7 +47,7 @@ import numpy as np
 import simpy
 
 from .. import algorithms
-from ..errors import ScenarioError
+from ..errors import CcsimError, ScenarioError, law_failure
 from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
 from ..results import Result, add_link_trace, build
@@ -478,6 +478,15 @@ class PacketEngine:
             self.bar = progress_bar(sc.duration, "packet run")
         try:
             self._loop(sc.duration)
+        except CcsimError:
+            raise
+        except Exception as exc:  # a law's own bug: say whose, where and when
+            laws = {id(s.cc): (s.cc.name or type(s.cc).__name__, f"flow {i}")
+                    for i, s in enumerate(self.senders)}
+            failure = law_failure(exc, laws, self.clock.now)
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             if self.bar is not None:
                 self.bar.update(sc.duration - self.bar.n)
