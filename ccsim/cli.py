@@ -231,6 +231,27 @@ def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) ->
     return out
 
 
+def _refuse_repeats(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """Refuse an option given twice (``--flows reno --flows cubic``), where
+    argparse would keep the last silently."""
+    dests = {}
+    for action in parser._actions:  # the options of every subcommand
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                dests.update({opt: a.dest for a in sub._actions for opt in a.option_strings})
+    seen: dict[str, str] = {}
+    for arg in argv:
+        option = arg.split("=", 1)[0]
+        dest = dests.get(option)
+        if dest is None:
+            continue
+        if dest in seen:
+            raise ScenarioError(option, "given twice", f"each option once; {option} takes all "
+                                "its values together, e.g. '--flows reno cubic'"
+                                if option == "--flows" else "each option once")
+        seen[dest] = option
+
+
 # -- quantities on the command line ------------------------------------------------
 _UNIT_EXAMPLES = {"time": ("ms", "s", "ns, us, ms, s, min, h"),
                   "rate": ("Mbps", "Gbps", "bps, kbps, Mbps, Gbps, Bps, MB/s, mbit, ..."),
@@ -769,6 +790,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors: argparse has printed
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
+        _refuse_repeats(parser, argv)
         return _COMMANDS[args.command](args)
     except CcsimError as exc:
         print(f"ccsim: error: {exc}", file=sys.stderr)

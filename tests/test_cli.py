@@ -385,3 +385,14 @@ def test_zero_needs_no_unit_and_units_are_accepted(capsys):
     assert len(rows["summary"]) == 2
     sc = ccsim.Scenario.from_dict(rows["scenario"])
     assert sc.flows[1].rtt == 0.03 and sc.links[0].loss == 0.0
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--flows", "reno", "--flows", "cubic"], "--flows"),
+    (["--rtt", "20ms", "--rtt=30ms"], "--rtt"),
+])
+def test_an_option_given_twice_is_refused_not_overwritten(capsys, argv, option):
+    # argparse keeps the last silently: `--flows reno --flows cubic` ran cubic alone
+    code, captured = error_of(capsys, "run", "--duration", "1s", *argv)
+    assert code == 2 and f"{option}='given twice'" in captured.err
+    assert captured.out == ""

@@ -112,3 +112,27 @@ def test_presets_are_renos_law_with_their_recovery():
         assert cls.preset and cls.recovery == name and cls.__mro__[1] is Reno
         assert vars(cls).get("on_ack") is None and vars(cls).get("on_loss") is None
     assert not ccsim.algorithms.get("ssdr").preset
+
+
+def test_a_segment_or_header_larger_than_an_ipv4_packet_is_refused():
+    # mss=10**7 used to be accepted and deliver nothing; above 65,495 to_pcap crashed
+    assert ccsim.dumbbell("10Mbps", "20ms", buffer=10, mss=65_495).mss == 65_495
+    with pytest.raises(ScenarioError, match=r"^mss=65496: at most 65495 bytes"):
+        ccsim.dumbbell("10Mbps", "20ms", buffer=10, mss=65_496)
+    with pytest.raises(ScenarioError, match=r"^header=1000000: at most 64075 bytes"):
+        ccsim.dumbbell("10Mbps", "20ms", buffer=10, header=10**6)
+
+
+def test_dropping_a_segment_past_a_sized_flows_end_is_refused():
+    flow = ccsim.Flow("reno", size=10 * 1460, drop_segments=(3, 10))
+    with pytest.raises(ScenarioError, match=r"flows\[0\].drop_segments.*0\.\.9"):
+        ccsim.dumbbell("10Mbps", "20ms", flows=[flow])
+    last = ccsim.Flow("reno", size=10 * 1460, drop_segments=(3, 9))  # the tenth segment: fine
+    assert ccsim.dumbbell("10Mbps", "20ms", flows=[last]).flows[0].drop_segments == (3, 9)
+
+
+def test_a_segment_chosen_for_dropping_but_never_sent_is_reported():
+    flow = ccsim.Flow("reno", drop_segments=(5, 10**9))
+    res = ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[flow], duration="1s"))
+    assert any("drop_segments [1000000000] were never sent" in w for w in res.warnings)
+    assert not any("[5" in w for w in res.warnings)  # segment 5 was sent, and dropped

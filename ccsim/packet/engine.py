@@ -517,6 +517,11 @@ class PacketEngine:
                             "data_packets": self.data_packets, **extra, "wall_time": wall},
                      events=(self.log.table(self.senders) if self.log is not None
                              else events_table(congestion_rows(self.senders))))
+        for i, (flow, s) in enumerate(zip(sc.flows, self.senders)):
+            unsent = [d for d in flow.drop_segments if d >= s.high_tx]
+            if unsent:  # asked for, but the run never got there: say so
+                res.warnings.append(f"flow {i}: drop_segments {unsent} were never sent (the "
+                                    f"flow sent segments 0..{s.high_tx - 1}), so not dropped")
         if self.two_way:  # the reverse flows' data, over the same interval as utilisation
             res.traces = add_link_trace(res.traces, "reverse_queue", self.times,
                                         self.reverse_queue)
