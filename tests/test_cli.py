@@ -396,3 +396,21 @@ def test_an_option_given_twice_is_refused_not_overwritten(capsys, argv, option):
     code, captured = error_of(capsys, "run", "--duration", "1s", *argv)
     assert code == 2 and f"{option}='given twice'" in captured.err
     assert captured.out == ""
+
+
+def test_a_sweep_file_names_a_misspelt_keyword_before_a_missing_one(capsys, tmp_path):
+    # `bandwith` used to surface as "dumbbell() missing ... 'bandwidth'"
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('bandwith = "10Mbps"\nrtt = "20ms"\nduration = "1s"\n[grid]\nseed = [1, 2]\n')
+    code, captured = error_of(capsys, "sweep", str(spec))
+    assert code == 2
+    assert "bandwith='10Mbps'" in captured.err and "did you mean 'bandwidth'?" in captured.err
+
+
+@pytest.mark.parametrize("content, where", [(b'a = "\xff"\n', "byte 5 is not UTF-8"),
+                                            (b"a = " + b"[" * 5000, "nested too deeply")])
+def test_a_sweep_file_that_does_not_parse_says_where(capsys, tmp_path, content, where):
+    spec = tmp_path / "sweep.toml"
+    spec.write_bytes(content)
+    code, captured = error_of(capsys, "sweep", str(spec))
+    assert code == 2 and "sweep file=" in captured.err and where in captured.err
