@@ -88,8 +88,8 @@ class AlgorithmError(CcsimError):
     def __init__(self, algorithm: str, flow: str, hook: str, time: float, error: str) -> None:
         self.algorithm, self.flow, self.hook, self.time, self.error = (
             algorithm, flow, hook, time, error)
-        super().__init__(f"algorithm {algorithm!r} ({flow}) raised {error} in {hook}() "
-                         f"at t={time:.6f} s")
+        super().__init__(f"algorithm {algorithm!r} raised {error} in {hook}() "
+                         f"({flow}, t={time:.6f} s)")
 
     def __reduce__(self) -> tuple[type, tuple[object, ...]]:
         return type(self), (self.algorithm, self.flow, self.hook, self.time, self.error)

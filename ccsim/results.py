@@ -2,7 +2,9 @@
 
 :class:`Result` is the same type for both engines. Its measurement interval
 is the time in which every flow was active (from the last start to the first
-end); ``share``, Jain's index, UF and utilisation are taken over it.
+end); ``goodput_bps``, ``share``, Jain's index, UF and utilisation are taken
+over it, so goodputs add up and shares are their ratios.
+``lifetime_goodput_bps`` is each flow's own average over its life.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
     import matplotlib.figure
 
 SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
-                   "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
-                   "mean_rtt", "fct")
+                   "share", "lifetime_goodput_bps", "delivered_bytes", "retransmits",
+                   "timeouts", "recoveries", "mean_rtt", "fct")
 SCENARIO_COLUMNS = ("bandwidth", "rtt", "buffer", "queue", "loss", "duration", "seed")
 """The scenario's parameters, on every row of :attr:`Result.summary`,
 :meth:`Result.to_pandas` and sweep tables, so that runs stack into one table:
@@ -49,10 +51,13 @@ class Result:
             ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``start`` as
             given, ``end`` the completion, stop or the duration); ``base_rtt``
             (two-way propagation delay, s); ``goodput_bps`` (payload delivered
-            in order between the flow's opening, ``start`` plus its start
-            jitter (:meth:`Scenario.flow_start`), and end, bit/s); ``share``
-            (of all flows' goodput
-            over the measurement interval); ``delivered_bytes``;
+            in order over the measurement interval, bit/s) and ``share`` (of
+            all flows' goodput over it), so that goodputs add up to what the
+            link carried and shares are their ratios;
+            ``lifetime_goodput_bps`` (payload delivered in order between the
+            flow's opening, ``start`` plus its start jitter
+            (:meth:`Scenario.flow_start`), and its end, bit/s: what a flow
+            alone for part of the run averaged); ``delivered_bytes``;
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
             s); ``fct`` (flow completion time of sized flows from their
@@ -307,7 +312,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             "start": flow.start,  # as given: the grid's value, the same for every seed
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
-            "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
+            "lifetime_goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
             "retransmits": raw["retransmits"],
             "timeouts": raw["timeouts"],
@@ -354,13 +359,13 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     """The summary table and the aggregate metrics, either engine.
 
     Args:
-        rows: per flow, every summary column but ``share``.
+        rows: per flow, every summary column but ``share`` and ``goodput_bps``.
         shared: bits each flow delivered over the interval ``[t0, t1]`` (s)
             in which all flows were active.
         link_bits: bits of data packets through the bottleneck over it.
     """
     share, metrics = shares_and_metrics(sc, shared, link_bits, t0, t1)
-    return summary_frame(sc, rows, share), metrics
+    return summary_frame(sc, rows, share, shared, t0, t1), metrics
 
 
 def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: float,
@@ -398,12 +403,17 @@ def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: f
     return share, metrics
 
 
-def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray) -> pd.DataFrame:
-    """The summary table: ``rows`` (every column but ``share``) with the
-    flows' shares and the scenario's parameters."""
+def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray,
+                  shared: np.ndarray, t0: float, t1: float) -> pd.DataFrame:
+    """The summary table: ``rows`` (every column but ``share`` and
+    ``goodput_bps``) with the flows' shares and goodputs over the measurement
+    interval ``[t0, t1]`` (s; ``shared``: bits each flow delivered over it)
+    and the scenario's parameters."""
     params = scenario_columns(sc)
-    for row, s in zip(rows, share):
+    span = t1 - t0
+    for row, s, bits in zip(rows, share, shared):
         row["share"] = float(s)
+        row["goodput_bps"] = float(bits) / span if span > 0 else math.nan
         row.update(params)
     summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
     summary.index.name = "flow"
