@@ -23,7 +23,9 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
+import textwrap
 from typing import Any, Sequence
 
 import numpy as np
@@ -557,7 +559,7 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
         cls = algorithms.get(name)
         # the docstring's first paragraph, whole: what the algorithm is and its source
         first = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
-        rows.append((name, cls.recovery, " ".join(first.split())))
+        rows.append((name, cls.recovery, _plain(" ".join(first.split()))))
     w_name = max([len("algorithm")] + [len(r[0]) for r in rows])
     w_rec = max([len("default recovery")] + [len(r[1]) for r in rows])
     indent = w_name + w_rec + 4
@@ -686,8 +688,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         table = exc.table
     wall = time.perf_counter() - started
     view = per_scenario(table)
+    if "share" in table.columns and len(view):  # each flow's share, by name, per run
+        shares = (table.sort_values("flow").groupby(["scenario", "mode"], sort=False)
+                  .apply(lambda g: " · ".join(
+                      f"{a} {'–' if s != s else f'{s:.0%}'}"
+                      for a, s in zip(g["algorithm"], g["share"])), include_groups=False)
+                  .rename("shares"))
+        view = view.join(shares, on=["scenario", "mode"])
     shown = ["scenario"] + table.attrs["ccsim.params"] + ["seed", "mode", "utilisation",
-                                                          "jain", "error"]
+                                                          "jain", "shares", "error"]
     with pd.option_context("display.max_rows", 40, "display.width", 120):
         print(view[[c for c in shown if c in view.columns]].to_string(index=False, max_rows=40))
     failed = view[view["error"] != ""]
@@ -727,16 +736,45 @@ def _print_agreement(table: pd.DataFrame) -> None:
               "weak: see the fluid_warning column")
 
 
+def _readable(value: Any, indent: str = "  ") -> str:
+    """A recipe's figure for reading: a number rounded, a dict or Series one
+    ``name: value`` line each (nested ones indented), never a raw dict."""
+    if isinstance(value, pd.Series):
+        value = value.to_dict()
+    if isinstance(value, dict):
+        return "".join(f"\n{indent}{k}:{_readable(v, indent + '  ')}" for k, v in value.items())
+    if isinstance(value, (float, np.floating)):
+        return " –" if math.isnan(value) else f" {value:.3g}"
+    return f" {value}"
+
+
+def _plain(text: str) -> str:
+    """reST roles and literals (``:func:`x```, ````x````) as their text."""
+    return re.sub(r"``([^`]+)``", r"\1", re.sub(r":\w+:`~?([^`]+)`", r"\1", text))
+
+
+def _first_sentence(doc: str) -> str:
+    """A docstring's first sentence as plain text."""
+    paragraph = _plain(" ".join(doc.split("\n\n", 1)[0].split()))
+    match = re.match(r"(.+?[.?!])(\s|$)", paragraph)
+    return match.group(1) if match else paragraph
+
+
 def _cmd_experiment(args: argparse.Namespace) -> int:
     import inspect
     import time
 
-    from .experiments import RECIPES
+    from .experiments import RECIPES, STUDIES
 
     if args.list:
         width = max(map(len, RECIPES))
+        columns = shutil.get_terminal_size((100, 24)).columns
         for name, recipe in RECIPES.items():
-            print(f"{name:<{width}}  {inspect.getdoc(recipe).splitlines()[0]}")
+            study, sentence = STUDIES[name], _first_sentence(inspect.getdoc(recipe))
+            text = (sentence if sentence.startswith(study.split(",")[0])  # names it already
+                    else f"{study}: {sentence[0].lower()}{sentence[1:]}")
+            lines = textwrap.wrap(text, max(columns - width - 2, 40))
+            print(f"{name:<{width}}  " + f"\n{'':<{width}}  ".join(lines))
         return 0
     if args.name not in RECIPES:
         raise ScenarioError("NAME", args.name, "one of: " + ", ".join(RECIPES))
@@ -764,9 +802,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             print(f"{verdict:>15}: {row.statement}")
     for key in ("agreement", "ordering", "exponent"):
         if key in res.data:
-            value = res.data[key]
-            text = value.to_string() if isinstance(value, pd.Series) else value
-            print(f"\n{key} with the paper: {text}")
+            print(f"\n{key} with the paper:{_readable(res.data[key])}")
     print(f"\n{time.perf_counter() - started:.0f} s")
     _save_outputs(res, args)
     return 0

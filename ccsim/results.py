@@ -198,20 +198,35 @@ class Result:
             for r in self.summary.itertuples())
         return f"<ccsim.Result {self.mode}: {self.describe()}; {flows}>"
 
+    def table(self) -> str:
+        """The summary as text in the units people read (goodput in Mbit/s,
+        share in %, RTT in ms), one line per flow, without the columns every
+        row shares: what ``print(res)`` shows under the scenario's line.
+        :attr:`summary` itself stays in SI units with every column."""
+        return display_summary(self).to_string(na_rep="–")
+
+    def _figures(self) -> str:
+        """Utilisation, Jain's index (and UF) over the measurement interval."""
+        m = self.metrics
+        t0, t1 = m.get("interval", (math.nan, math.nan))
+        figures = [f"utilisation {_fmt(m.get('utilisation', math.nan) * 100, '.1f')}%",
+                   f"Jain's index {_fmt(m.get('jain', math.nan), '.3f')}"]
+        if "uf" in m:
+            figures.append(f"UF {_fmt(m['uf'], '.1f')}%")
+        return f"over {_fmt(t0, '.3g')}–{_fmt(t1, '.3g')} s: " + ", ".join(figures)
+
+    def __str__(self) -> str:
+        return (f"ccsim {self.mode} run: {self.describe()}\n{self._figures()}\n"
+                f"{self.table()}")
+
     def _repr_html_(self) -> str:
         """The summary in the units people read (Mbit/s, %, ms) under a line
         describing the scenario; :attr:`summary` itself stays in SI units."""
         import html
 
-        table = display_summary(self)
-        m = self.metrics
-        figures = [f"utilisation {_fmt(m.get('utilisation', math.nan) * 100, '.1f')}%",
-                   f"Jain's index {_fmt(m.get('jain', math.nan), '.3f')}"]
-        if "uf" in m:
-            figures.append(f"UF {_fmt(m['uf'], '.1f')}%")
         return (f"<p><b>ccsim {html.escape(self.mode)} run</b>: "
-                f"{html.escape(self.describe())}<br>{html.escape(' · '.join(figures))}</p>"
-                + table.to_html(na_rep="–", escape=True))
+                f"{html.escape(self.describe())}<br>{html.escape(self._figures())}</p>"
+                + display_summary(self).to_html(na_rep="–", escape=True))
 
 
 def _fmt(value: Any, spec: str) -> str:

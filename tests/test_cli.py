@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import json  # noqa: E402
 import math  # noqa: E402
+import re  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
@@ -343,7 +344,7 @@ def test_algorithms_prints_whole_descriptions(capsys):
     out = " ".join(capsys.readouterr().out.split())
     for name in ccsim.algorithms.names():
         first = inspect.cleandoc(ccsim.algorithms.get(name).__doc__).split("\n\n")[0]
-        assert " ".join(first.split()) in out, name
+        assert " ".join(first.replace("``", "").split()) in out, name  # literals as text
 
 
 def test_per_flow_overhead_and_direction(capsys):
@@ -414,3 +415,73 @@ def test_a_sweep_file_that_does_not_parse_says_where(capsys, tmp_path, content, 
     spec.write_bytes(content)
     code, captured = error_of(capsys, "sweep", str(spec))
     assert code == 2 and "sweep file=" in captured.err and where in captured.err
+
+
+RECOVERY_WORDS = {"Reno fast recovery": "reno", "PRR recovery": "prr", "SACK recovery": "sack",
+                  "NewReno recovery": "newreno", "Vegas recovery": "vegas",
+                  "FACK recovery": "fack", "Rate-Halving recovery": "rate-halving",
+                  "Tahoe's recovery": "tahoe"}
+
+
+def test_algorithms_descriptions_name_the_recovery_their_column_gives(capsys):
+    # `ccsim algorithms` said "Reno fast recovery" for vegas, pseudo-rate and
+    # hybla, whose recovery column said vegas, vegas and prr
+    assert main(["algorithms"]) == 0
+    out = capsys.readouterr().out
+    text = {}
+    name = None
+    for line in out.splitlines()[1:]:
+        if not line or line.startswith(("recovery strategies", "combine")):
+            continue
+        if not line.startswith(" "):
+            name = line.split()[0]
+            text[name] = " ".join(line.split()[2:])
+        else:
+            text[name] += " " + line.strip()
+    assert "``" not in out and ":func:" not in out  # plain text, not reST
+    for name, description in text.items():
+        named = {rec for words, rec in RECOVERY_WORDS.items() if words in description}
+        assert named <= {ccsim.algorithms.get(name).recovery}, (name, description)
+
+
+def test_experiment_list_names_each_study_in_plain_whole_sentences(capsys, monkeypatch):
+    from ccsim.experiments import RECIPES, STUDIES
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["experiment", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out
+    assert set(STUDIES) == set(RECIPES)
+    entries = {}
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            name = line.split()[0]
+            entries[name] = line[len(name):].strip()
+        else:
+            entries[name] += " " + line.strip()
+    assert set(entries) == set(RECIPES)
+    for name, text in entries.items():
+        assert text.startswith(STUDIES[name].split(",")[0]), name  # the study, named
+        assert text.endswith((".", "?")), name  # a whole sentence, not cut mid-way
+    assert max(map(len, out.splitlines())) <= 80
+
+
+def test_recipe_figures_print_as_lines_not_raw_dicts():
+    from ccsim.cli import _readable
+
+    text = _readable({"biased": 0.75, "uf_rank": {2: 0.4, 4: math.nan}})
+    assert text.splitlines() == ["", "  biased: 0.75", "  uf_rank:", "    2: 0.4", "    4: –"]
+    assert "{" not in text and _readable(0.68751) == " 0.688"
+
+
+def test_sweep_prints_each_flows_share(capsys, tmp_path):
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('bandwidth = "10Mbps"\nrtt = "20ms"\nflows = ["reno", "cubic"]\n'
+                    'duration = "1s"\n[grid]\nbuffer = [10, 40]\n')
+    assert main(["sweep", str(spec), "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if "reno" in line and "cubic" in line]
+    assert len(rows) == 2
+    for line in rows:
+        reno, cubic = (int(x) for x in re.findall(r"(?:reno|cubic) (\d+)%", line))
+        assert 99 <= reno + cubic <= 101  # the shares of one run, rounded
