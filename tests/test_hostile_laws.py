@@ -116,12 +116,13 @@ HOSTILE_VALUES = st.sampled_from([math.nan, math.inf, -math.inf, 0.0, -1.0, 0.5,
 
 def _usable(attr: str, value: float) -> bool:
     """What a sender can work with: a window of at least one segment, a
-    positive threshold, a positive finite pacing rate (0 or None: unpaced)."""
+    positive threshold, a finite pacing rate of at least one 1500-byte packet
+    per max_rto (60 s by default: 200 bit/s; 0 or None: unpaced)."""
     if attr == "cwnd":
         return 1.0 <= value < math.inf
     if attr == "ssthresh":
         return value > 0.0
-    return value == 0.0 or 0.0 < value < math.inf
+    return value == 0.0 or 1500 * 8 / 60.0 <= value < math.inf
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -230,3 +231,13 @@ def test_an_exception_outside_every_law_is_not_blamed_on_one():
     except RuntimeError as exc:
         assert law_failure(exc, {id(law): ("reno", "flow 0")}, 1.0) is None
         assert law_failure(exc, {}, 1.0) is None
+
+
+def test_a_pacing_rate_too_slow_to_send_before_the_timer_is_refused(scratch_registry):
+    # pacing_rate=1e-300 used to stall the flow silently: one packet per 1e304 s
+    _law("hostile-crawling-pacing", on_ack=("pacing_rate", 1e-300))
+    with pytest.raises(AlgorithmStateError, match=r"pacing_rate=1e-300.*at least 200 bit/s"):
+        _run("hostile-crawling-pacing")
+    # one packet per 60 s (max_rto) is the slowest that still paces
+    _law("slow-but-alive-pacing", on_ack=("pacing_rate", 1500 * 8 / 60.0))
+    _run("slow-but-alive-pacing")

@@ -166,3 +166,9 @@ def test_text_that_does_not_parse_is_a_scenario_error_saying_where(reader, text,
     with pytest.raises(ScenarioError, match="as Scenario.to_") as err:
         reader(text)
     assert where in str(err.value)
+
+
+def test_a_min_rto_below_linuxs_floor_is_refused():
+    assert ccsim.dumbbell("10Mbps", "20ms", min_rto="1us").min_rto == 1e-6
+    with pytest.raises(ScenarioError, match=r"^min_rto='1ns': at least 1 µs"):
+        ccsim.dumbbell("10Mbps", "20ms", min_rto="1ns")

@@ -26,6 +26,8 @@ MAX_TRACE_ROWS = 20_000_000
 TRACE_BYTES_PER_ROW = 100
 """Peak memory to assemble one trace row (bytes; measured: 97 for a run's
 tidy traces, including the per-flow arrays they are built from)."""
+MIN_RTO_FLOOR = 1e-6
+"""Smallest ``min_rto`` (s): Linux's ``tcp_rto_min_us`` takes no less than 1 µs."""
 MAX_PACKET = 65_535
 """Bytes of the largest IPv4 packet (its 16-bit total length), headers included."""
 MAX_MSS = MAX_PACKET - 40
@@ -100,6 +102,9 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
              for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
     if times["max_rto"] < times["min_rto"]:
         raise ScenarioError("max_rto", sc.max_rto, f"≥ min_rto={times['min_rto']} s")
+    if times["min_rto"] < MIN_RTO_FLOOR:
+        raise ScenarioError("min_rto", sc.min_rto, "at least 1 µs, the floor of Linux's "
+                            "net.ipv4.tcp_rto_min_us (its default: 200 ms)")
     for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe"):
         if not isinstance(getattr(sc, name), bool):
             raise ScenarioTypeError(name, getattr(sc, name), "True or False")
