@@ -23,7 +23,9 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
+import textwrap
 from typing import Any, Sequence
 
 import numpy as np
@@ -60,9 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "recovery, overhead, reverse=true, and the algorithm's "
                           "parameters, e.g. reno "
                           "\"vegas@10s:rtt=40ms,alpha=3\" (default: reno reno)")
-    run.add_argument("--bandwidth", default="10Mbps",
+    run.add_argument("--bandwidth", default="10Mbps", type=_unit_type("rate", "--bandwidth"),
                      help="bottleneck rate: 10Mbps, 10Mbit/s, or tc's 10mbit (default: 10Mbps)")
-    run.add_argument("--rtt", default="20ms", help="two-way propagation delay (default: 20ms)")
+    run.add_argument("--rtt", default="20ms", type=_unit_type("time", "--rtt"), help="two-way propagation delay (default: 20ms)")
     run.add_argument("--buffer", default="1BDP",
                      help="bottleneck buffer: packets, a size (64KB) or a BDP multiple "
                           "(default: 1BDP)")
@@ -73,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--loss", default="0",
                      help="random loss probability of data packets, e.g. 0.01 or 1%% "
                           "(default: 0)")
-    run.add_argument("--duration", default="60s", help="simulated time (default: 60s)")
+    run.add_argument("--duration", default="60s", type=_unit_type("time", "--duration"),
+                     help="simulated time (default: 60s)")
     run.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     run.add_argument("--mode", default="packet",
                      help="engine: packet (every segment) or fluid (rates and a queue "
@@ -88,7 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     stack.add_argument("--mss", type=int, help="segment payload, bytes (1460)")
     stack.add_argument("--initial-window", type=float,
                        help="initial cwnd, segments (Linux, ns-3: 10)")
-    stack.add_argument("--min-rto", help="minimum retransmission timeout (Linux: 200ms)")
+    stack.add_argument("--min-rto", type=_unit_type("time", "--min-rto"),
+                       help="minimum retransmission timeout (Linux: 200ms)")
     stack.add_argument("--delayed-ack", action=argparse.BooleanOptionalAction, default=None,
                        help="acknowledge every second segment (Linux, ns-3: on)")
     stack.add_argument("--sack", action=argparse.BooleanOptionalAction, default=None,
@@ -121,12 +125,15 @@ def build_parser() -> argparse.ArgumentParser:
     matrix.add_argument("--all", action="store_true",
                         help="pair every registered algorithm (many runs: without --all or "
                              "--algorithms the command says how many and stops)")
-    matrix.add_argument("--bandwidth", default="100Mbps", help="bottleneck rate")
-    matrix.add_argument("--rtt", default="1ms", help="two-way propagation delay")
+    matrix.add_argument("--bandwidth", default="100Mbps", type=_unit_type("rate", "--bandwidth"),
+                        help="bottleneck rate")
+    matrix.add_argument("--rtt", default="1ms", type=_unit_type("time", "--rtt"), help="two-way propagation delay")
     matrix.add_argument("--buffer", default="100",
                         help="bottleneck buffer (default 100 packets, a switch port's)")
-    matrix.add_argument("--delay", default="10s", help="start of the second flow")
-    matrix.add_argument("--duration", default="60s", help="simulated time per run")
+    matrix.add_argument("--delay", default="10s", type=_unit_type("time", "--delay"),
+                        help="start of the second flow")
+    matrix.add_argument("--duration", default="60s", type=_unit_type("time", "--duration"),
+                        help="simulated time per run")
     matrix.add_argument("--seed", type=int, default=1, help="random seed")
     matrix.add_argument("--csv", metavar="FILE", help="save the per-pair table as CSV")
     matrix.add_argument("--plot", metavar="FILE", help="save the heatmap to FILE")
@@ -165,7 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     experiment.add_argument("name", nargs="?", metavar="NAME",
                             help="the recipe ('ccsim experiment --list' names them)")
     experiment.add_argument("--list", action="store_true", help="list the recipes and exit")
-    experiment.add_argument("--duration", help="simulated time per run (default: the "
+    experiment.add_argument("--duration", type=_unit_type("time", "--duration"), help="simulated time per run (default: the "
                                                "recipe's)")
     experiment.add_argument("--mode", choices=["packet", "fluid"],
                             help="engine, for recipes that take one (default: packet)")
@@ -231,6 +238,66 @@ def _attach_negative_values(parser: argparse.ArgumentParser, argv: list[str]) ->
     return out
 
 
+def _refuse_repeats(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """Refuse an option given twice (``--flows reno --flows cubic``), where
+    argparse would keep the last silently."""
+    dests = {}
+    for action in parser._actions:  # the options of every subcommand
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                dests.update({opt: a.dest for a in sub._actions for opt in a.option_strings})
+    seen: dict[str, str] = {}
+    for arg in argv:
+        option = arg.split("=", 1)[0]
+        dest = dests.get(option)
+        if dest is None:
+            continue
+        if dest in seen:
+            raise ScenarioError(option, "given twice", f"each option once; {option} takes all "
+                                "its values together, e.g. '--flows reno cubic'"
+                                if option == "--flows" else "each option once")
+        seen[dest] = option
+
+
+# -- quantities on the command line ------------------------------------------------
+_UNIT_EXAMPLES = {"time": ("ms", "s", "ns, us, ms, s, min, h"),
+                  "rate": ("Mbps", "Gbps", "bps, kbps, Mbps, Gbps, Bps, MB/s, mbit, ..."),
+                  "size": ("B", "KB", "B, KB, MB, KiB, MiB, ..., or b for bits")}
+
+
+def _bare_number(text: str) -> bool:
+    """True for a plain number other than zero (``"20"``, ``"1e3"``), which a
+    command line cannot say the unit of."""
+    try:
+        return float(text) != 0.0
+    except ValueError:
+        return False
+
+
+def _require_unit(option: str, text: Any, kind: str) -> Any:
+    """Refuse ``--rtt 20``: in Python a bare number is seconds (or bit/s,
+    bytes), but typed on a command line it is as likely milliseconds, so the
+    unit must be written. Zero needs none."""
+    if isinstance(text, (int, float, str)) and not isinstance(text, bool) \
+            and _bare_number(str(text)):
+        a, b, units = _UNIT_EXAMPLES[kind]
+        raise ScenarioError(option, text, f"a {kind} with its unit, such as '{text}{a}' or "
+                                          f"'{text}{b}' (units: {units})",
+                            "a bare number is refused on the command line")
+    return text
+
+
+def _unit_type(kind: str, option: str) -> Any:
+    """An argparse ``type=`` that refuses a bare number for ``option``."""
+    def convert(text: str) -> str:
+        try:
+            return _require_unit(option, text, kind)
+        except ScenarioError as exc:  # argparse would print only "invalid value"
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = kind  # argparse names the type in its own messages
+    return convert
+
+
 # -- scenario from arguments -------------------------------------------------------
 _FLOW_FIELDS = ("start", "stop", "size", "rtt", "recovery", "overhead", "reverse")
 
@@ -272,7 +339,12 @@ def _flow(spec: str) -> Any:
         raise ScenarioError("flow.start", spec, "NAME@START with a start time, e.g. 'vegas@10s'")
     settings = _settings(rest, "flow") if colon else {}
     fields = {k: settings.pop(k) for k in _FLOW_FIELDS if k in settings}
+    for key, kind in (("start", "time"), ("stop", "time"), ("rtt", "time"),
+                      ("overhead", "time"), ("size", "size")):
+        if key in fields:
+            _require_unit(f"flow.{key}", fields[key], kind)
     if sep:
+        _require_unit("flow.start", start, "time")
         if "start" in fields:
             raise ScenarioError("flow.start", spec, "the start time once: NAME@START or start=")
         fields["start"] = start
@@ -285,14 +357,6 @@ def _queue(spec: str, field: str = "--queue") -> tuple[str, dict[str, Any]]:
     return kind.strip().lower(), (_settings(rest, field) if colon else {})
 
 
-def _probability(text: str) -> float:
-    """``"0.01"`` or ``"1%"`` → 0.01 (range checks are the scenario's)."""
-    try:
-        return float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
-    except ValueError:
-        raise ScenarioError("loss", text, "a probability such as 0.01 or '1%'") from None
-
-
 def _scenario(args: argparse.Namespace) -> Any:
     import dataclasses
 
@@ -303,7 +367,7 @@ def _scenario(args: argparse.Namespace) -> Any:
              if getattr(args, name) is not None}
     kind, queue_params = _queue(args.queue)
     sc = dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,
-                  queue=kind, loss=_probability(args.loss),
+                  queue=kind, loss=args.loss,
                   flows=[_flow(spec) for spec in args.flows], duration=args.duration,
                   seed=args.seed, **knobs)
     if queue_params:
@@ -500,7 +564,7 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
         cls = algorithms.get(name)
         # the docstring's first paragraph, whole: what the algorithm is and its source
         first = inspect.cleandoc(cls.__doc__ or "").split("\n\n")[0]
-        rows.append((name, cls.recovery, " ".join(first.split())))
+        rows.append((name, cls.recovery, _plain(" ".join(first.split()))))
     w_name = max([len("algorithm")] + [len(r[0]) for r in rows])
     w_rec = max([len("default recovery")] + [len(r[1]) for r in rows])
     indent = w_name + w_rec + 4
@@ -629,8 +693,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         table = exc.table
     wall = time.perf_counter() - started
     view = per_scenario(table)
+    if "share" in table.columns and len(view):  # each flow's share, by name, per run
+        shares = (table.sort_values("flow").groupby(["scenario", "mode"], sort=False)
+                  .apply(lambda g: " · ".join(
+                      f"{a} {'–' if s != s else f'{s:.0%}'}"
+                      for a, s in zip(g["algorithm"], g["share"])), include_groups=False)
+                  .rename("shares"))
+        view = view.join(shares, on=["scenario", "mode"])
     shown = ["scenario"] + table.attrs["ccsim.params"] + ["seed", "mode", "utilisation",
-                                                          "jain", "error"]
+                                                          "jain", "shares", "error"]
     with pd.option_context("display.max_rows", 40, "display.width", 120):
         print(view[[c for c in shown if c in view.columns]].to_string(index=False, max_rows=40))
     failed = view[view["error"] != ""]
@@ -670,16 +741,45 @@ def _print_agreement(table: pd.DataFrame) -> None:
               "weak: see the fluid_warning column")
 
 
+def _readable(value: Any, indent: str = "  ") -> str:
+    """A recipe's figure for reading: a number rounded, a dict or Series one
+    ``name: value`` line each (nested ones indented), never a raw dict."""
+    if isinstance(value, pd.Series):
+        value = value.to_dict()
+    if isinstance(value, dict):
+        return "".join(f"\n{indent}{k}:{_readable(v, indent + '  ')}" for k, v in value.items())
+    if isinstance(value, (float, np.floating)):
+        return " –" if math.isnan(value) else f" {value:.3g}"
+    return f" {value}"
+
+
+def _plain(text: str) -> str:
+    """reST roles and literals (``:func:`x```, ````x````) as their text."""
+    return re.sub(r"``([^`]+)``", r"\1", re.sub(r":\w+:`~?([^`]+)`", r"\1", text))
+
+
+def _first_sentence(doc: str) -> str:
+    """A docstring's first sentence as plain text."""
+    paragraph = _plain(" ".join(doc.split("\n\n", 1)[0].split()))
+    match = re.match(r"(.+?[.?!])(\s|$)", paragraph)
+    return match.group(1) if match else paragraph
+
+
 def _cmd_experiment(args: argparse.Namespace) -> int:
     import inspect
     import time
 
-    from .experiments import RECIPES
+    from .experiments import RECIPES, STUDIES
 
     if args.list:
         width = max(map(len, RECIPES))
+        columns = shutil.get_terminal_size((100, 24)).columns
         for name, recipe in RECIPES.items():
-            print(f"{name:<{width}}  {inspect.getdoc(recipe).splitlines()[0]}")
+            study, sentence = STUDIES[name], _first_sentence(inspect.getdoc(recipe))
+            text = (sentence if sentence.startswith(study.split(",")[0])  # names it already
+                    else f"{study}: {sentence[0].lower()}{sentence[1:]}")
+            lines = textwrap.wrap(text, max(columns - width - 2, 40))
+            print(f"{name:<{width}}  " + f"\n{'':<{width}}  ".join(lines))
         return 0
     if args.name not in RECIPES:
         raise ScenarioError("NAME", args.name, "one of: " + ", ".join(RECIPES))
@@ -707,9 +807,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
             print(f"{verdict:>15}: {row.statement}")
     for key in ("agreement", "ordering", "exponent"):
         if key in res.data:
-            value = res.data[key]
-            text = value.to_string() if isinstance(value, pd.Series) else value
-            print(f"\n{key} with the paper: {text}")
+            print(f"\n{key} with the paper:{_readable(res.data[key])}")
     print(f"\n{time.perf_counter() - started:.0f} s")
     _save_outputs(res, args)
     return 0
@@ -733,6 +831,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, usage errors: argparse has printed
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
+        _refuse_repeats(parser, argv)
         return _COMMANDS[args.command](args)
     except CcsimError as exc:
         print(f"ccsim: error: {exc}", file=sys.stderr)

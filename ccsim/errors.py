@@ -77,6 +77,59 @@ class AlgorithmStateError(CcsimError):
                             self.allowed)
 
 
+class AlgorithmError(CcsimError):
+    """A window law raised an exception of its own (say ``ZeroDivisionError``
+    in ``on_ack``); the original is chained as ``__cause__``.
+
+    ``.algorithm``, ``.flow`` (which flow, e.g. ``"flow 1"``), ``.hook`` and
+    ``.time`` (simulated s, ``nan`` when unknown) hold the parts of the message.
+    """
+
+    def __init__(self, algorithm: str, flow: str, hook: str, time: float, error: str) -> None:
+        self.algorithm, self.flow, self.hook, self.time, self.error = (
+            algorithm, flow, hook, time, error)
+        super().__init__(f"algorithm {algorithm!r} raised {error} in {hook}() "
+                         f"({flow}, t={time:.6f} s)")
+
+    def __reduce__(self) -> tuple[type, tuple[object, ...]]:
+        return type(self), (self.algorithm, self.flow, self.hook, self.time, self.error)
+
+
+def _method_name(cls: type, code: object) -> str:
+    """The name ``cls`` knows the function of ``code`` by (a hook may be
+    defined under another name and assigned), else the code's own name."""
+    for klass in cls.__mro__:
+        for name, value in vars(klass).items():
+            if getattr(value, "__code__", None) is code:
+                return name
+    return getattr(code, "co_name", "?")
+
+
+def law_failure(exc: BaseException, laws: dict[int, tuple[str, str]],
+                now: float) -> AlgorithmError | None:
+    """The :class:`AlgorithmError` for ``exc`` if it was raised inside one of
+    ``laws`` (``id(law)`` → (algorithm, flow)), else None.
+
+    The hook is the outermost frame of the traceback whose ``self`` is a law
+    (what the engine called); the time is its event's ``now`` when the hook
+    got one, else ``now`` (the engine's clock, s).
+    """
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        owner = frame.f_locals.get("self")
+        if owner is not None and id(owner) in laws:
+            algorithm, flow = laws[id(owner)]
+            names = frame.f_code.co_varnames
+            event = frame.f_locals.get(names[1]) if frame.f_code.co_argcount > 1 else None
+            at = getattr(event, "now", now)
+            return AlgorithmError(algorithm, flow, _method_name(type(owner), frame.f_code),
+                                  float(at) if isinstance(at, (int, float)) else now,
+                                  f"{type(exc).__name__}: {exc}")
+        tb = tb.tb_next
+    return None
+
+
 class IdenticalSeedsWarning(UserWarning):
     """:func:`ccsim.aggregate` found a group whose seeds all gave the same
     numbers: its interval is zero wide because nothing in the runs depended

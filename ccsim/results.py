@@ -2,7 +2,9 @@
 
 :class:`Result` is the same type for both engines. Its measurement interval
 is the time in which every flow was active (from the last start to the first
-end); ``share``, Jain's index, UF and utilisation are taken over it.
+end); ``goodput_bps``, ``share``, Jain's index, UF and utilisation are taken
+over it, so goodputs add up and shares are their ratios.
+``lifetime_goodput_bps`` is each flow's own average over its life.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
     import matplotlib.figure
 
 SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
-                   "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
-                   "mean_rtt", "fct")
+                   "share", "lifetime_goodput_bps", "delivered_bytes", "retransmits",
+                   "timeouts", "recoveries", "mean_rtt", "fct")
 SIZE_COLUMNS = ("size", "finished", "udp_loss")
 """Per flow, after :data:`SUMMARY_COLUMNS`: ``size`` (bytes; NaN for a bulk
 flow) and ``finished`` (its last byte acknowledged before the end; always
@@ -54,10 +56,13 @@ class Result:
             ``algorithm``, ``recovery``; ``start``, ``end`` (s; ``start`` as
             given, ``end`` the completion, stop or the duration); ``base_rtt``
             (two-way propagation delay, s); ``goodput_bps`` (payload delivered
-            in order between the flow's opening, ``start`` plus its start
-            jitter (:meth:`Scenario.flow_start`), and end, bit/s); ``share``
-            (of all flows' goodput
-            over the measurement interval); ``delivered_bytes``;
+            in order over the measurement interval, bit/s) and ``share`` (of
+            all flows' goodput over it), so that goodputs add up to what the
+            link carried and shares are their ratios;
+            ``lifetime_goodput_bps`` (payload delivered in order between the
+            flow's opening, ``start`` plus its start jitter
+            (:meth:`Scenario.flow_start`), and its end, bit/s: what a flow
+            alone for part of the run averaged); ``delivered_bytes``;
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
             s); ``fct`` (flow completion time of sized flows from their
@@ -217,20 +222,35 @@ class Result:
             for r in self.summary.itertuples())
         return f"<ccsim.Result {self.mode}: {self.describe()}; {flows}>"
 
+    def table(self) -> str:
+        """The summary as text in the units people read (goodput in Mbit/s,
+        share in %, RTT in ms), one line per flow, without the columns every
+        row shares: what ``print(res)`` shows under the scenario's line.
+        :attr:`summary` itself stays in SI units with every column."""
+        return display_summary(self).to_string(na_rep="–")
+
+    def _figures(self) -> str:
+        """Utilisation, Jain's index (and UF) over the measurement interval."""
+        m = self.metrics
+        t0, t1 = m.get("interval", (math.nan, math.nan))
+        figures = [f"utilisation {_fmt(m.get('utilisation', math.nan) * 100, '.1f')}%",
+                   f"Jain's index {_fmt(m.get('jain', math.nan), '.3f')}"]
+        if "uf" in m:
+            figures.append(f"UF {_fmt(m['uf'], '.1f')}%")
+        return f"over {_fmt(t0, '.3g')}–{_fmt(t1, '.3g')} s: " + ", ".join(figures)
+
+    def __str__(self) -> str:
+        return (f"ccsim {self.mode} run: {self.describe()}\n{self._figures()}\n"
+                f"{self.table()}")
+
     def _repr_html_(self) -> str:
         """The summary in the units people read (Mbit/s, %, ms) under a line
         describing the scenario; :attr:`summary` itself stays in SI units."""
         import html
 
-        table = display_summary(self)
-        m = self.metrics
-        figures = [f"utilisation {_fmt(m.get('utilisation', math.nan) * 100, '.1f')}%",
-                   f"Jain's index {_fmt(m.get('jain', math.nan), '.3f')}"]
-        if "uf" in m:
-            figures.append(f"UF {_fmt(m['uf'], '.1f')}%")
         return (f"<p><b>ccsim {html.escape(self.mode)} run</b>: "
-                f"{html.escape(self.describe())}<br>{html.escape(' · '.join(figures))}</p>"
-                + table.to_html(na_rep="–", escape=True))
+                f"{html.escape(self.describe())}<br>{html.escape(self._figures())}</p>"
+                + display_summary(self).to_html(na_rep="–", escape=True))
 
 
 def _fmt(value: Any, spec: str) -> str:
@@ -334,7 +354,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             "start": flow.start,  # as given: the grid's value, the same for every seed
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
-            "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
+            "lifetime_goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
             "retransmits": raw["retransmits"],
             "timeouts": raw["timeouts"],
@@ -384,13 +404,13 @@ def summarise(sc: Scenario, rows: list[dict[str, Any]], shared: np.ndarray, link
     """The summary table and the aggregate metrics, either engine.
 
     Args:
-        rows: per flow, every summary column but ``share``.
+        rows: per flow, every summary column but ``share`` and ``goodput_bps``.
         shared: bits each flow delivered over the interval ``[t0, t1]`` (s)
             in which all flows were active.
         link_bits: bits of data packets through the bottleneck over it.
     """
     share, metrics = shares_and_metrics(sc, shared, link_bits, t0, t1)
-    return summary_frame(sc, rows, share), metrics
+    return summary_frame(sc, rows, share, shared, t0, t1), metrics
 
 
 def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: float,
@@ -431,12 +451,17 @@ def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: f
     return share, metrics
 
 
-def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray) -> pd.DataFrame:
-    """The summary table: ``rows`` (every column but ``share``) with the
-    flows' shares and the scenario's parameters."""
+def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray,
+                  shared: np.ndarray, t0: float, t1: float) -> pd.DataFrame:
+    """The summary table: ``rows`` (every column but ``share`` and
+    ``goodput_bps``) with the flows' shares and goodputs over the measurement
+    interval ``[t0, t1]`` (s; ``shared``: bits each flow delivered over it)
+    and the scenario's parameters."""
     params = scenario_columns(sc)
-    for flow, row, s in zip(sc.flows, rows, share):
+    span = t1 - t0
+    for flow, row, s, bits in zip(sc.flows, rows, share, shared):
         row["share"] = float(s)
+        row["goodput_bps"] = float(bits) / span if span > 0 else math.nan
         row["size"] = math.nan if flow.size is None else float(flow.size)
         row["finished"] = flow.size is not None and not math.isnan(row["fct"])
         row.setdefault("udp_loss", math.nan)

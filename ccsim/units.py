@@ -116,6 +116,29 @@ def parse_size(value: object, field: str) -> float:
     return number * _SIZE_UNITS[unit] if unit else number
 
 
+def parse_probability(value: object, field: str) -> float:
+    """Parse a probability: a number, or a string ``"0.01"`` or ``"1%"`` (percent).
+
+    ``parse_probability("1%", f) == 0.01``, ``parse_probability("0", f) == 0.0``. Only the
+    form is checked here; the range is the caller's (a loss rate must be below 1).
+    """
+    allowed = "a probability such as 0.01, '0.01' or '1%'"
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, str)):
+        raise ScenarioTypeError(field, value, allowed)
+    if isinstance(value, str):
+        text = value.strip()
+        percent = text.endswith("%")
+        match = _QUANTITY.fullmatch(text[:-1] if percent else text)
+        if match is None or match[2]:
+            raise UnitError(field, value, allowed)
+        number = float(match[1]) / (100.0 if percent else 1.0)
+    else:
+        number = float(value)
+    if not math.isfinite(number):
+        raise ScenarioError(field, value, allowed)
+    return number
+
+
 def parse_buffer(value: object, field: str) -> tuple[float, str]:
     """Parse a buffer spec into (amount, kind), kind one of ``"packets"``, ``"bytes"``, ``"bdp"``.
 

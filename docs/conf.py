@@ -31,6 +31,11 @@ exclude_patterns = ["_build", "_ext", "Thumbs.db", ".DS_Store"]
 
 # notebooks are shown with the outputs stored in them; CI executes them apart
 nb_execution_mode = "off"
+# no scripts from a CDN: the site reads offline and loads without console
+# errors (widgets need a kernel anyway; no page uses TeX math)
+nb_ipywidgets_js = {}
+html_static_path = ["_static"]
+html_css_files = ["ccsim.css"]
 myst_enable_extensions = ["dollarmath"]
 myst_heading_anchors = 3
 
@@ -40,6 +45,8 @@ autodoc_default_options = {"members": True, "undoc-members": False}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 
-html_theme = "alabaster"
+# furo: a theme scientific-Python readers know, with a content column that
+# scrolls wide code and tables instead of cutting them
+html_theme = "furo"
 html_title = f"ccsim {release}"
 napoleon_use_ivar = True   # "Attributes:" as fields: no duplicate of the dataclass fields

@@ -240,10 +240,10 @@ LAYERS = (
     ("ccsim.sweeps", "ccsim.run"),                            # many scenarios / one
     ("ccsim.packet", "ccsim.fluid"),                          # the engines
     ("ccsim.results", "ccsim.metrics", "ccsim.plot", "ccsim.pcap"),  # what came out
-    ("ccsim.scenario", "ccsim.units"),                        # what to simulate
+    ("ccsim.scenario",),                                      # what to simulate
     ("ccsim.algorithms", "ccsim.recovery", "ccsim.queues", "ccsim.testing"),  # no engine
-    ("ccsim.errors", "ccsim._registry", "ccsim._progress", "ccsim._version",
-     "ccsim._splitmix"),  # for all
+    ("ccsim.errors", "ccsim.units", "ccsim._registry", "ccsim._progress", "ccsim._version",
+     "ccsim._splitmix"),  # for all (units: a queue's size reads as a scenario's does)
 )
 """ccsim's layers, top down, as in the design's picture: a module imports
 only from its own layer and those below. The testing kit drives window laws

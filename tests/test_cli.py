@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import json  # noqa: E402
 import math  # noqa: E402
+import re  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 
@@ -59,7 +60,7 @@ def test_run_defaults_are_the_documented_ones(capsys):
 
 
 def test_run_options_reach_the_scenario(capsys):
-    doc = run_json(capsys, "--flows", "newreno@0.5", "--bandwidth", "5Mbps", "--rtt", "40ms",
+    doc = run_json(capsys, "--flows", "newreno@0.5s", "--bandwidth", "5Mbps", "--rtt", "40ms",
                    "--buffer", "50", "--queue", "red", "--loss", "1%", "--seed", "7",
                    "--mss", "1000", "--initial-window", "4", "--min-rto", "1s",
                    "--delayed-ack", "--sack", *SHORT)
@@ -343,7 +344,7 @@ def test_algorithms_prints_whole_descriptions(capsys):
     out = " ".join(capsys.readouterr().out.split())
     for name in ccsim.algorithms.names():
         first = inspect.cleandoc(ccsim.algorithms.get(name).__doc__).split("\n\n")[0]
-        assert " ".join(first.split()) in out, name
+        assert " ".join(first.replace("``", "").split()) in out, name  # literals as text
 
 
 def test_per_flow_overhead_and_direction(capsys):
@@ -356,3 +357,131 @@ def test_per_flow_overhead_and_direction(capsys):
     assert main(["run", "--flows", "reno", "reno:reverse=true", "--duration", "1s"]) == 0
     out = capsys.readouterr().out
     assert "utilisation" in out and out.count("(reverse side ") == 2  # utilisation, Jain
+
+
+@pytest.mark.parametrize("command, argv, option", [
+    ("run", ["--rtt", "20"], "--rtt"),
+    ("run", ["--duration", "5"], "--duration"),
+    ("run", ["--bandwidth", "10"], "--bandwidth"),
+    ("run", ["--min-rto", "1"], "--min-rto"),
+    ("run", ["--flows", "reno@3", "reno"], "flow.start"),
+    ("run", ["--flows", "reno:rtt=40", "reno"], "flow.rtt"),
+    ("run", ["--flows", "reno:size=100000", "reno"], "flow.size"),
+    ("matrix", ["--algorithms", "reno", "cubic", "--delay", "10"], "--delay"),
+    ("experiment", ["kwon", "--duration", "10"], "--duration"),
+])
+def test_a_bare_number_for_a_time_rate_or_size_is_refused(capsys, command, argv, option):
+    # In Python a bare number is seconds; typed as `--rtt 20` it is as likely
+    # milliseconds (it meant a 16,667-packet buffer), so the unit is required.
+    code, captured = error_of(capsys, command, *argv)
+    assert code == 2
+    assert option in captured.err and "with its unit" in captured.err
+    assert captured.out == ""  # refused before anything ran
+
+
+def test_zero_needs_no_unit_and_units_are_accepted(capsys):
+    # zero is the same in every unit; the refusal is only for ambiguous numbers
+    rows = run_json(capsys, "--flows", "reno@0", "reno:rtt=30ms", "--rtt", "20ms",
+                    "--duration", "1s", "--loss", "0")
+    assert len(rows["summary"]) == 2
+    sc = ccsim.Scenario.from_dict(rows["scenario"])
+    assert sc.flows[1].rtt == 0.03 and sc.links[0].loss == 0.0
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["--flows", "reno", "--flows", "cubic"], "--flows"),
+    (["--rtt", "20ms", "--rtt=30ms"], "--rtt"),
+])
+def test_an_option_given_twice_is_refused_not_overwritten(capsys, argv, option):
+    # argparse keeps the last silently: `--flows reno --flows cubic` ran cubic alone
+    code, captured = error_of(capsys, "run", "--duration", "1s", *argv)
+    assert code == 2 and f"{option}='given twice'" in captured.err
+    assert captured.out == ""
+
+
+def test_a_sweep_file_names_a_misspelt_keyword_before_a_missing_one(capsys, tmp_path):
+    # `bandwith` used to surface as "dumbbell() missing ... 'bandwidth'"
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('bandwith = "10Mbps"\nrtt = "20ms"\nduration = "1s"\n[grid]\nseed = [1, 2]\n')
+    code, captured = error_of(capsys, "sweep", str(spec))
+    assert code == 2
+    assert "bandwith='10Mbps'" in captured.err and "did you mean 'bandwidth'?" in captured.err
+
+
+@pytest.mark.parametrize("content, where", [(b'a = "\xff"\n', "byte 5 is not UTF-8"),
+                                            (b"a = " + b"[" * 5000, "nested too deeply")])
+def test_a_sweep_file_that_does_not_parse_says_where(capsys, tmp_path, content, where):
+    spec = tmp_path / "sweep.toml"
+    spec.write_bytes(content)
+    code, captured = error_of(capsys, "sweep", str(spec))
+    assert code == 2 and "sweep file=" in captured.err and where in captured.err
+
+
+RECOVERY_WORDS = {"Reno fast recovery": "reno", "PRR recovery": "prr", "SACK recovery": "sack",
+                  "NewReno recovery": "newreno", "Vegas recovery": "vegas",
+                  "FACK recovery": "fack", "Rate-Halving recovery": "rate-halving",
+                  "Tahoe's recovery": "tahoe"}
+
+
+def test_algorithms_descriptions_name_the_recovery_their_column_gives(capsys):
+    # `ccsim algorithms` said "Reno fast recovery" for vegas, pseudo-rate and
+    # hybla, whose recovery column said vegas, vegas and prr
+    assert main(["algorithms"]) == 0
+    out = capsys.readouterr().out
+    text = {}
+    name = None
+    for line in out.splitlines()[1:]:
+        if not line or line.startswith(("recovery strategies", "combine")):
+            continue
+        if not line.startswith(" "):
+            name = line.split()[0]
+            text[name] = " ".join(line.split()[2:])
+        else:
+            text[name] += " " + line.strip()
+    assert "``" not in out and ":func:" not in out  # plain text, not reST
+    for name, description in text.items():
+        named = {rec for words, rec in RECOVERY_WORDS.items() if words in description}
+        assert named <= {ccsim.algorithms.get(name).recovery}, (name, description)
+
+
+def test_experiment_list_names_each_study_in_plain_whole_sentences(capsys, monkeypatch):
+    from ccsim.experiments import RECIPES, STUDIES
+
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["experiment", "--list"]) == 0
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out
+    assert set(STUDIES) == set(RECIPES)
+    entries = {}
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            name = line.split()[0]
+            entries[name] = line[len(name):].strip()
+        else:
+            entries[name] += " " + line.strip()
+    assert set(entries) == set(RECIPES)
+    for name, text in entries.items():
+        assert text.startswith(STUDIES[name].split(",")[0]), name  # the study, named
+        assert text.endswith((".", "?")), name  # a whole sentence, not cut mid-way
+    assert max(map(len, out.splitlines())) <= 80
+
+
+def test_recipe_figures_print_as_lines_not_raw_dicts():
+    from ccsim.cli import _readable
+
+    text = _readable({"biased": 0.75, "uf_rank": {2: 0.4, 4: math.nan}})
+    assert text.splitlines() == ["", "  biased: 0.75", "  uf_rank:", "    2: 0.4", "    4: –"]
+    assert "{" not in text and _readable(0.68751) == " 0.688"
+
+
+def test_sweep_prints_each_flows_share(capsys, tmp_path):
+    spec = tmp_path / "sweep.toml"
+    spec.write_text('bandwidth = "10Mbps"\nrtt = "20ms"\nflows = ["reno", "cubic"]\n'
+                    'duration = "1s"\n[grid]\nbuffer = [10, 40]\n')
+    assert main(["sweep", str(spec), "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if "reno" in line and "cubic" in line]
+    assert len(rows) == 2
+    for line in rows:
+        reno, cubic = (int(x) for x in re.findall(r"(?:reno|cubic) (\d+)%", line))
+        assert 99 <= reno + cubic <= 101  # the shares of one run, rounded

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import ccsim
 from ccsim.algorithms import CongestionControl, register
 from ccsim.algorithms.reno import Reno
-from ccsim.errors import AlgorithmStateError, ScenarioError
+from ccsim.errors import AlgorithmStateError, ScenarioError, law_failure
 from wall import wall_limit
 
 WALL_LIMIT = 20  # s; each run below takes well under a second when the engine is sound
@@ -116,12 +116,13 @@ HOSTILE_VALUES = st.sampled_from([math.nan, math.inf, -math.inf, 0.0, -1.0, 0.5,
 
 def _usable(attr: str, value: float) -> bool:
     """What a sender can work with: a window of at least one segment, a
-    positive threshold, a positive finite pacing rate (0 or None: unpaced)."""
+    positive threshold, a finite pacing rate of at least one 1500-byte packet
+    per max_rto (60 s by default: 200 bit/s; 0 or None: unpaced)."""
     if attr == "cwnd":
         return 1.0 <= value < math.inf
     if attr == "ssthresh":
         return value > 0.0
-    return value == 0.0 or 0.0 < value < math.inf
+    return value == 0.0 or 1500 * 8 / 60.0 <= value < math.inf
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -184,3 +185,59 @@ def test_any_hostile_law_gets_a_clear_error_or_a_sane_result_never_a_hang(
 
 def test_the_base_class_declares_what_the_checks_rely_on():
     assert CongestionControl.pacing_rate is None
+
+
+def _crashing_law(name: str, hook: str, after: float):
+    """A Reno whose ``hook`` divides by zero once the event's time passes
+    ``after`` (s), through a helper method (not the hook itself)."""
+    def method(self, event):
+        getattr(Reno, hook)(self, event)
+        if event.now > after:
+            self._helper()
+
+    def _helper(self):
+        return 1 / 0
+
+    return register(type(f"Crashing_{hook}", (Reno,),
+                         {"name": name, "properties": (), hook: method, "_helper": _helper}))
+
+
+@pytest.mark.parametrize("mode", ["packet", "fluid"])
+@pytest.mark.parametrize("hook", ["on_ack", "on_loss"])
+def test_a_window_laws_own_exception_says_whose_where_and_when(scratch_registry, hook, mode):
+    _crashing_law("crashy", hook, after=0.5)
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=10, flows=["reno", "crashy"], duration="5s")
+    with wall_limit(WALL_LIMIT), pytest.raises(ccsim.errors.AlgorithmError) as err:
+        ccsim.run(sc, mode=mode)
+    e = err.value
+    # the hook the engine called, not the helper that raised; the flow that
+    # runs the law; a time from the simulation, after the law began to fail
+    assert (e.algorithm, e.flow, e.hook) == ("crashy", "flow 1", hook)
+    assert 0.5 < e.time <= 5.0
+    assert isinstance(e.__cause__, ZeroDivisionError)
+    assert "ZeroDivisionError" in str(e) and f"{hook}()" in str(e) and "flow 1" in str(e)
+
+
+def test_an_exception_outside_every_law_is_not_blamed_on_one():
+    # an engine bug (no law's frame in the traceback) surfaces as it is
+    law = Reno()
+
+    class Engine:
+        def step(self):
+            law.start(10, 1460)  # a law called before, and returned
+            raise RuntimeError("engine bug")
+    try:
+        Engine().step()
+    except RuntimeError as exc:
+        assert law_failure(exc, {id(law): ("reno", "flow 0")}, 1.0) is None
+        assert law_failure(exc, {}, 1.0) is None
+
+
+def test_a_pacing_rate_too_slow_to_send_before_the_timer_is_refused(scratch_registry):
+    # pacing_rate=1e-300 used to stall the flow silently: one packet per 1e304 s
+    _law("hostile-crawling-pacing", on_ack=("pacing_rate", 1e-300))
+    with pytest.raises(AlgorithmStateError, match=r"pacing_rate=1e-300.*at least 200 bit/s"):
+        _run("hostile-crawling-pacing")
+    # one packet per 60 s (max_rto) is the slowest that still paces
+    _law("slow-but-alive-pacing", on_ack=("pacing_rate", 1500 * 8 / 60.0))
+    _run("slow-but-alive-pacing")

@@ -112,3 +112,63 @@ def test_presets_are_renos_law_with_their_recovery():
         assert cls.preset and cls.recovery == name and cls.__mro__[1] is Reno
         assert vars(cls).get("on_ack") is None and vars(cls).get("on_loss") is None
     assert not ccsim.algorithms.get("ssdr").preset
+
+
+def test_a_segment_or_header_larger_than_an_ipv4_packet_is_refused():
+    # mss=10**7 used to be accepted and deliver nothing; above 65,495 to_pcap crashed
+    assert ccsim.dumbbell("10Mbps", "20ms", buffer=10, mss=65_495).mss == 65_495
+    with pytest.raises(ScenarioError, match=r"^mss=65496: at most 65495 bytes"):
+        ccsim.dumbbell("10Mbps", "20ms", buffer=10, mss=65_496)
+    with pytest.raises(ScenarioError, match=r"^header=1000000: at most 64075 bytes"):
+        ccsim.dumbbell("10Mbps", "20ms", buffer=10, header=10**6)
+
+
+def test_dropping_a_segment_past_a_sized_flows_end_is_refused():
+    flow = ccsim.Flow("reno", size=10 * 1460, drop_segments=(3, 10))
+    with pytest.raises(ScenarioError, match=r"flows\[0\].drop_segments.*0\.\.9"):
+        ccsim.dumbbell("10Mbps", "20ms", flows=[flow])
+    last = ccsim.Flow("reno", size=10 * 1460, drop_segments=(3, 9))  # the tenth segment: fine
+    assert ccsim.dumbbell("10Mbps", "20ms", flows=[last]).flows[0].drop_segments == (3, 9)
+
+
+def test_a_segment_chosen_for_dropping_but_never_sent_is_reported():
+    flow = ccsim.Flow("reno", drop_segments=(5, 10**9))
+    res = ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[flow], duration="1s"))
+    assert any("drop_segments [1000000000] were never sent" in w for w in res.warnings)
+    assert not any("[5" in w for w in res.warnings)  # segment 5 was sent, and dropped
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"links": [{"rate": 1e7}], "flows": [{"algorithm": "reno"}], "duration": 1},
+     r"^links\[0\]\.delay='missing': links\[0\] needs 'rate', 'delay'"),
+    ({"links": [{"rate": 1e7, "delay": 0.01}], "duration": 1},
+     r"^scenario\.flows='missing'"),
+    ({"links": [{"rate": 1e7, "delay": 0.01}], "flows": [{"rate": 1}], "duration": 1},
+     r"^flows\[0\]\.rate=1"),
+    ({"links": [{"rate": 1e7, "delay": 0.01}], "flows": [{"start": 1}], "duration": 1},
+     r"^flows\[0\]\.algorithm='missing'"),
+    ({"schema": 2}, r"^schema=2: 1, the layout this version of ccsim writes and reads"),
+])
+def test_a_stored_scenario_names_the_missing_or_wrong_key(data, message):
+    # a missing key used to read `scenario="Link.__init__() missing 1 required ..."`
+    with pytest.raises((ScenarioError, ScenarioTypeError), match=message) as err:
+        Scenario.from_dict(data)
+    assert "__init__" not in str(err.value)
+
+
+@pytest.mark.parametrize("reader, text, where", [
+    (Scenario.from_json, '{"links": [1,', "line 1, column 14"),
+    (Scenario.from_json, "[" * 100_000, "nested too deeply"),
+    (Scenario.from_json, b'\xff{"a": 1}', "byte 0: not UTF-8 text"),
+    (Scenario.from_toml, "duration = \n", "TOML"),
+])
+def test_text_that_does_not_parse_is_a_scenario_error_saying_where(reader, text, where):
+    with pytest.raises(ScenarioError, match="as Scenario.to_") as err:
+        reader(text)
+    assert where in str(err.value)
+
+
+def test_a_min_rto_below_linuxs_floor_is_refused():
+    assert ccsim.dumbbell("10Mbps", "20ms", min_rto="1us").min_rto == 1e-6
+    with pytest.raises(ScenarioError, match=r"^min_rto='1ns': at least 1 µs"):
+        ccsim.dumbbell("10Mbps", "20ms", min_rto="1ns")

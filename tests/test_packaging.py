@@ -73,3 +73,23 @@ def test_importing_ccsim_leaves_plotting_and_clusters_for_later():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.strip() == "[]"
+
+
+def test_every_jupyter_command_the_docs_give_is_installed_by_the_notebook_extra():
+    # A reader who follows the notebooks' README must get working commands:
+    # each `jupyter <sub>` it names comes from a package in ccsim[notebook].
+    cfg = configparser.ConfigParser()
+    cfg.read(ROOT / "setup.cfg")
+    extra = cfg["options.extras_require"]["notebook"]
+    provider = {"lab": "jupyterlab", "nbconvert": "nbconvert", "notebook": "notebook",
+                "execute": "nbclient"}
+    texts = [ROOT / "README.md", ROOT / "notebooks" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    named = {(path.name, sub) for path in texts
+             for sub in re.findall(r"jupyter[ -](\w+)", path.read_text())}
+    assert ("README.md", "lab") in named and ("README.md", "nbconvert") in named
+    for where, sub in sorted(named):
+        assert sub in provider, f"{where} names `jupyter {sub}`, which no known package provides"
+        assert provider[sub] in extra, f"{where} names `jupyter {sub}`; ccsim[notebook] lacks {provider[sub]}"
+    assert "ipykernel" in extra  # a kernel to run them with
+    notebooks_readme = (ROOT / "notebooks" / "README.md").read_text()
+    assert 'pip install ".[notebook]"' in notebooks_readme

@@ -131,7 +131,7 @@ def test_sized_flow_completes_in_slow_start_rounds():
     rounds = math.ceil(math.log2(segments / 10 + 1))
     tx = 1500 * 8 / 1e9
     assert rounds * 0.05 <= row.fct <= rounds * 0.05 + segments * tx
-    assert row.goodput_bps == pytest.approx(size * 8 / row.fct)
+    assert row.lifetime_goodput_bps == pytest.approx(size * 8 / row.fct)
     assert row.delivered_bytes == size
     assert row.end == pytest.approx(sc.flow_start(0) + row.fct)  # fct: from its opening
 

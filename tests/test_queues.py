@@ -387,3 +387,17 @@ def test_pie_holds_the_queue_delay_near_its_reference():
     assert 0.0075 <= np.median(d) <= 0.03
     again = ccsim.run(sc)  # its random drops come from the link's seeded generator
     assert again.summary.equals(r.summary)
+
+
+def test_a_drop_tail_buffer_reads_sizes_as_a_scenarios_buffer_does():
+    # DropTail("64KB") used to say only "a buffer > 0"
+    from ccsim.errors import ScenarioError
+    assert ccsim.DropTail("64KB") == ccsim.DropTail(64_000, unit="bytes")
+    assert ccsim.DropTail("100 packets") == ccsim.DropTail(100)
+    with pytest.raises(ScenarioError, match="no bandwidth-delay product.*dumbbell"):
+        ccsim.DropTail("1BDP")
+    with pytest.raises(ScenarioError, match="unit='bytes'"):
+        ccsim.DropTail("100 packets", unit="bytes")
+    with pytest.raises(ScenarioError, match=r"queue.limit=-3.0: a buffer > 0: packets \(100\), "
+                                            r"or a size such as '64KB'"):
+        ccsim.DropTail(-3)

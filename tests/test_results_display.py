@@ -71,3 +71,18 @@ def test_build_takes_per_flow_event_lists():
     empty = build(sc, "packet", **kw).events  # an engine that records none
     assert list(empty.columns) == list(EVENT_COLUMNS) and len(empty) == 0
     assert ccsim.Result(sc, "packet", res.summary, res.metrics, res.traces).events.empty
+
+
+def test_print_of_a_result_shows_goodput_and_share_in_a_terminals_width():
+    # print(res.summary) in a script hid goodput and share behind "..."
+    res = ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "vegas"], duration="3s"))
+    text = str(res)
+    lines = text.splitlines()
+    assert lines[0] == f"ccsim packet run: {res.describe()}"
+    assert lines[1].startswith("over ") and "utilisation" in lines[1]
+    assert "goodput (Mbit/s)" in lines[2] and "share (%)" in lines[2] and "..." not in text
+    assert res.table() in text
+    for flow, row in res.summary.iterrows():  # each flow's figures, as the summary has them
+        line = next(l for l in lines if l.split()[:2] == [str(flow), row.algorithm])
+        assert f"{row.goodput_bps / 1e6:.3f}" in line and f"{row.share * 100:.1f}" in line
+    assert max(map(len, lines)) <= 120

@@ -275,8 +275,10 @@ def test_delivery_rate_is_sampled_only_for_laws_that_ask(scratch_registry):
                                                             "samples_delivery_rate": True}))
     for mode in ("packet", "fluid"):
         sc = ccsim.dumbbell("10Mbps", "40ms", flows=["reads-unasked"], duration="2s")
-        with pytest.raises(TypeError, match="samples_delivery_rate = True"):
+        with pytest.raises(ccsim.errors.AlgorithmError, match="samples_delivery_rate = True") \
+                as err:
             ccsim.run(sc, mode=mode)
+        assert isinstance(err.value.__cause__, TypeError)
         rates.clear()
         ccsim.run(sc.replace(flows=["reads-asked"]), mode=mode)
         assert len(rates) > 10 and all(r is not None and 0 < r for r in rates)

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from ccsim.errors import (CcsimError, ScenarioError, ScenarioTypeError, UnitError,
                           UnknownAlgorithmError)
-from ccsim.units import (format_rate, format_size, format_time, parse_buffer, parse_rate,
-                         parse_size, parse_time)
+from ccsim.units import (format_rate, format_size, format_time, parse_buffer, parse_probability,
+                         parse_rate, parse_size, parse_time)
 
 
 @pytest.mark.parametrize("value, expected", [
@@ -164,3 +164,28 @@ def test_parse_time_ms_roundtrip(x):
 @given(st.floats(min_value=1, max_value=1e12))
 def test_format_rate_roundtrip(x):
     assert math.isclose(parse_rate(format_rate(x), "r"), x, rel_tol=0.005)
+
+
+@pytest.mark.parametrize("value, expected", [
+    (0.01, 0.01), ("0.01", 0.01), ("1%", 0.01), (" 2.5 % ", 0.025), ("0", 0.0), ("1e-3", 0.001)])
+def test_parse_probability(value, expected):
+    assert parse_probability(value, "loss") == pytest.approx(expected, rel=1e-15)
+
+
+@pytest.mark.parametrize("value, error", [
+    ("often", UnitError), ("1 percent", UnitError), ("1ms", UnitError), ("%", UnitError),
+    (True, ScenarioTypeError), (None, ScenarioTypeError), ("nan", ScenarioError)])
+def test_parse_probability_refuses(value, error):
+    with pytest.raises(error, match="loss"):
+        parse_probability(value, "loss")
+
+
+def test_loss_takes_percent_in_python_and_toml():
+    import ccsim
+    a = ccsim.dumbbell("10Mbps", "20ms", loss="1%")
+    assert a.links[0].loss == 0.01 and a == ccsim.dumbbell("10Mbps", "20ms", loss=0.01)
+    assert ccsim.dumbbell("10Mbps", "20ms", loss="0").links[0].loss == 0.0
+    toml = a.to_toml().replace("loss = 0.01", 'loss = "1%"')
+    assert 'loss = "1%"' in toml and ccsim.Scenario.from_toml(toml) == a
+    with pytest.raises(ScenarioError, match=r"loss='100%'.*\[0, 1\)"):
+        ccsim.dumbbell("10Mbps", "20ms", loss="100%")

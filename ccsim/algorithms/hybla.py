@@ -70,7 +70,8 @@ LINUX_CWND_CLAMP = 65535.0
 
 @register
 class Hybla(Reno):
-    """TCP Hybla window law with Reno fast recovery and Reno's decrease."""
+    """TCP Hybla window law (Caini & Firrincieli 2004) with Reno's decrease and
+    PRR recovery, as Linux runs it."""
 
     name = "hybla"
     param_space = {"rtt0": (0.005, 0.5)}  # valid keyword ranges

@@ -84,7 +84,7 @@ def _direct_drop_to_bound(before: dict, event: object, after: dict) -> str | Non
 
 @register
 class PseudoRate(CongestionControl):
-    """Pseudo-Rate window law (reconstructed) with Reno fast recovery."""
+    """Pseudo-Rate window law (reconstructed) with Vegas recovery, as Lai & Yao ran it."""
 
     name = "pseudo-rate"
     recovery = "vegas"  # Vegas-derived, pre-SACK (Lai & Yao): Vegas recovery, see ccsim.recovery.vegas

@@ -165,7 +165,7 @@ def _one_segment_per_round(before: dict, event: object, after: dict) -> str | No
 
 @register
 class Vegas(Reno):
-    """TCP Vegas window law (Brakmo & Peterson 1995) with Reno fast recovery."""
+    """TCP Vegas window law (Brakmo & Peterson 1995) with their recovery (§3.1), as ns-2 runs it."""
 
     name = "vegas"
     recovery = "vegas"  # Brakmo & Peterson §3.1 (ccsim.recovery.vegas), as ns-2 (Zhang & Bian; Lai & Yao)

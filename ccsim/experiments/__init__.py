@@ -34,8 +34,25 @@ RECIPES = {f.__name__.replace("_", "-"): f for f in (
     utilisation_under_loss, rtt_bias, queue_fairness, competition, delay_queue_loss)}
 """Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
 
+STUDIES = {
+    "pairwise-matrix": "Esterhuizen & Krzesinski, Table I",
+    "start-order": "Esterhuizen & Krzesinski, Table I",
+    "multiple-drops": "Fall & Floyd 1996",
+    "link-errors": "Lai & Yao, Fig. 5",
+    "unfairness": "Lai & Yao, Table 2",
+    "new-arrival": "Lai & Yao, Table 3",
+    "reno-interop": "Lai & Yao, Table 4",
+    "utilisation-under-loss": "Zhang & Bian",
+    "rtt-bias": "Zhang & Bian",
+    "queue-fairness": "Zhang & Bian",
+    "competition": "Zhang & Bian",
+    "delay-queue-loss": "Kwon",
+}
+"""Recipe name → the published study it reproduces (``ccsim experiment --list``)."""
+
 __all__ = [
     "RECIPES",
+    "STUDIES",
     "ExperimentResult",
     "competition",
     "delay_queue_loss",

@@ -67,7 +67,7 @@ import numpy as np
 
 from ..algorithms import get as get_algorithm
 from ..algorithms.fluid import FlowArrays, FluidLaw
-from ..errors import CcsimError, ScenarioError
+from ..errors import CcsimError, ScenarioError, law_failure
 from ..recovery import get as get_recovery
 from ..scenario import RED, DropTail, Scenario
 from . import draws
@@ -461,7 +461,8 @@ class FluidEngine:
                                  np.array([where[e[3]] for e in entries[k:hi]]))
             if law_cls is None:
                 law = HookLaw(cc, [self.law_flows[e[1]][e[2]] for e in entries[k:hi]],
-                              [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]])
+                              [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]],
+                              where=[(e[1], e[2]) for e in entries[k:hi]])
             else:
                 law = law_cls(view if view is not None else cc)
             g = _Group(law, k, hi, cls.__name__, view)
@@ -544,9 +545,17 @@ class FluidEngine:
 
             bar = progress_bar(total, f"fluid batch of {self.S}")
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            while self._step():
-                if bar is not None:
-                    bar.update(float((self.t / self.duration).min()) * total - bar.n)
+            try:
+                while self._step():
+                    if bar is not None:
+                        bar.update(float((self.t / self.duration).min()) * total - bar.n)
+            except CcsimError:
+                raise
+            except Exception as exc:  # a law's own bug (hooks route): whose, where, when
+                failure = law_failure(exc, self._hook_laws(), float(self.t.min()))
+                if failure is None:
+                    raise
+                raise failure from exc
         if bar is not None:
             bar.update(total - bar.n)
             bar.close()
@@ -554,6 +563,16 @@ class FluidEngine:
         from .results import assemble_batch
 
         return assemble_batch(self, wall / self.S)
+
+    def _hook_laws(self) -> dict[int, tuple[str, str]]:
+        """Every window law run through its hooks: ``id(law)`` → (algorithm,
+        which flow of which scenario)."""
+        out = {}
+        for g in self.groups:
+            for law, (i, j) in zip(getattr(g.law, "laws", ()), getattr(g.law, "where", ())):
+                where = f"flow {j}" if self.S == 1 else f"scenario {i}, flow {j}"
+                out[id(law)] = (law.name or type(law).__name__, where)
+        return out
 
     def _step(self) -> bool:
         """Advance every live scenario by its own step; False once all are done."""

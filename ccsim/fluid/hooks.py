@@ -44,13 +44,17 @@ class HookLaw(FluidLaw):
         flows: the group's :class:`~ccsim.Flow` objects, in slice order.
         packet_bits: bits of one full data packet of each flow (for
             converting ``pacing_rate``, bit/s, to segments per second).
+        where: (scenario, flow) indices of each flow in the batch, to say
+            whose law failed when one raises.
     """
 
     paces = True  # a class may set pacing_rate in any hook
 
-    def __init__(self, cc: Any, flows: Sequence[Any], packet_bits: Sequence[float]) -> None:
+    def __init__(self, cc: Any, flows: Sequence[Any], packet_bits: Sequence[float],
+                 where: Sequence[tuple[int, int]] = ()) -> None:
         super().__init__(cc)
         self.laws = [flow.make_algorithm() for flow in flows]
+        self.where = list(where)
         self.packet_bits = list(packet_bits)
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, if the law reads it

@@ -30,9 +30,9 @@ class FluidResult(Result):
 
     def __init__(self, e: "FluidEngine | None" = None, s: int = 0,
                  metrics: dict[str, Any] | None = None, share: np.ndarray | None = None,
-                 **fields: Any) -> None:
+                 shared: np.ndarray | None = None, **fields: Any) -> None:
         self._tables: dict[str, pd.DataFrame] = {}
-        self._source: tuple[Any, int, np.ndarray] | None = None
+        self._source: tuple[Any, int, np.ndarray, np.ndarray] | None = None
         if e is None:  # a Result's own fields (dataclasses.replace)
             Result.__init__(self, metrics=metrics, **fields)
             return
@@ -40,7 +40,7 @@ class FluidResult(Result):
         self.mode = "fluid"
         self.metrics = metrics
         self.warnings = weak_regimes(self.scenario)
-        self._source = (e, s, share)
+        self._source = (e, s, share, shared)
 
     @property
     def built(self) -> tuple[str, ...]:
@@ -50,9 +50,10 @@ class FluidResult(Result):
 
     def _table(self, name: str) -> pd.DataFrame:
         if name not in self._tables:
-            e, s, share = self._source
+            e, s, share, shared = self._source
             idx = e.order[s]
-            self._tables[name] = (_summary(e, s, idx, share) if name == "summary" else
+            self._tables[name] = (_summary(e, s, idx, share, shared, self.metrics["interval"])
+                                  if name == "summary" else
                                   _traces(e, s, idx) if name == "traces" else _events(e, idx))
             if len(self._tables) == 3:
                 self._source = None  # everything built: let the batch go
@@ -99,11 +100,12 @@ def assemble_batch(e: "FluidEngine", wall_time: float) -> list[Result]:
                         "steps": steps[s], "batch": e.S, "wall_time": wall_time})
         if any(flow.ecn for flow in sc.flows):  # CE marks, as the packet engine reports them
             metrics["marks"] = int(round(float(e.marks[s])))
-        out.append(FluidResult(e, s, metrics, share))
+        out.append(FluidResult(e, s, metrics, share, bits[e.order[s]]))
     return out
 
 
-def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray) -> pd.DataFrame:
+def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray, shared: np.ndarray,
+             interval: tuple[float, float]) -> pd.DataFrame:
     """Scenario ``s``'s summary table (flows ``idx`` of the batch)."""
     sc = e.scenarios[s]
     rows = []
@@ -119,7 +121,7 @@ def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray) -> pd
         rows.append({
             "algorithm": flow.algorithm, "recovery": sc.flow_stack(int(e.jidx[i])).recovery, "start": flow.start,
             "end": end, "base_rtt": sc.flow_rtt(int(e.jidx[i])),
-            "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
+            "lifetime_goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,
             "retransmits": int(e.retransmits[i]), "timeouts": int(e.timeouts[i]),
             "recoveries": int(e.recoveries[i]),
@@ -127,7 +129,7 @@ def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray) -> pd
             "fct": float(done - start) if flow.size is not None and not math.isnan(done)
             else math.nan,
         })
-    return summary_frame(sc, rows, share)
+    return summary_frame(sc, rows, share, shared, *interval)
 
 
 def _events(e: "FluidEngine", idx: np.ndarray):

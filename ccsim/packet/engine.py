@@ -47,8 +47,8 @@ import numpy as np
 import simpy
 
 from .. import algorithms
+from ..errors import CcsimError, ScenarioError, law_failure
 from ..recovery import get as get_recovery
-from ..errors import ScenarioError
 from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
 from ..results import Result, add_link_trace, build
@@ -583,10 +583,18 @@ class PacketEngine:
             start_processes(self, self.processes)
         try:
             self._loop(sc.duration)
-        except Exception:
+        except Exception as exc:
             if self.process_error is not None:  # a user's process raised it: as it was
                 raise self.process_error from None
-            raise
+            if isinstance(exc, CcsimError):
+                raise
+            # a law's own bug: say whose, where and when
+            laws = {id(s.cc): (s.cc.name or type(s.cc).__name__, f"flow {i}")
+                    for i, s in enumerate(self.senders) if getattr(s, "cc", None) is not None}
+            failure = law_failure(exc, laws, self.clock.now)
+            if failure is None:
+                raise
+            raise failure from exc
         finally:
             if self.bar is not None:
                 self.bar.update(sc.duration - self.bar.n)
@@ -618,6 +626,11 @@ class PacketEngine:
                             "data_packets": self.data_packets, **extra, "wall_time": wall},
                      events=(self.log.table(self.senders) if self.log is not None
                              else events_table(congestion_rows(self.senders))))
+        for i, (flow, s) in enumerate(zip(sc.flows, self.senders)):
+            unsent = [d for d in flow.drop_segments if d >= s.high_tx]
+            if unsent:  # asked for, but the run never got there: say so
+                res.warnings.append(f"flow {i}: drop_segments {unsent} were never sent (the "
+                                    f"flow sent segments 0..{s.high_tx - 1}), so not dropped")
         if self.two_way:  # the reverse flows' data, over the same interval as utilisation
             res.traces = add_link_trace(res.traces, "reverse_queue", self.times,
                                         self.reverse_queue)

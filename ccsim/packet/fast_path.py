@@ -195,7 +195,7 @@ class FastSender(Sender):
         self.transmit_at(nxt, now)
         self.snd_nxt = nxt + 1
         rate = self.cc.pacing_rate
-        if not 0.0 < rate < _INF:
+        if not pacer.slowest <= rate < _INF:
             self.paced(now)  # raises
         pacer.next_send = at = now + pacer.packet_bits / rate
         pacer.waiting = True

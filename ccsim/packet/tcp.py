@@ -91,7 +91,7 @@ class Sender:
         # the parts
         self.rtt = RttEstimator(initial_rto, min_rto, max_rto, rtt_granularity)
         self.timer = RetransmissionTimer(clock, self._timer_expired)
-        self.pacer = Pacer(clock, self._paced_wake, packet_bits)
+        self.pacer = Pacer(clock, self._paced_wake, packet_bits, longest_gap=max_rto)
         self.scoreboard = Scoreboard() if recovery.uses_sack else None
         detector = recovery.detector  # a loss detector of the strategy's, if it has one
         self.detector = detector() if detector is not None else None
@@ -520,9 +520,11 @@ class Sender:
     def paced(self, now: float) -> None:
         """A paced segment went out at ``now``: the next waits one interval."""
         rate = self.cc.pacing_rate
-        if not valid_pacing_rate(rate):
+        if not valid_pacing_rate(rate, self.pacer.slowest):
             self.law_error(None, "pacing_rate", rate,
-                           "a finite rate > 0 bit/s, or None for no pacing")
+                           f"a finite rate of at least {self.pacer.slowest:.4g} bit/s (one "
+                           f"packet per max_rto={self.rtt.max_rto:g} s; slower, the flow "
+                           "stalls past its own timer), or None for no pacing")
         self.pacer.sent(now, rate)
 
     def _paced_wake(self) -> None:

@@ -76,16 +76,21 @@ class Pacer:
     Attributes:
         next_send: the earliest time the next segment may go (s).
         waiting: a wake-up is scheduled.
+        slowest: the lowest rate that can pace (bit/s): one packet per
+            ``longest_gap`` seconds (the sender's longest RTO). Slower, the
+            sender would sit silent past its own timer: a stalled flow.
     """
 
-    __slots__ = ("clock", "wake", "packet_bits", "next_send", "waiting")
+    __slots__ = ("clock", "wake", "packet_bits", "next_send", "waiting", "slowest")
 
-    def __init__(self, clock: "Clock", wake: Callable[[], None], packet_bits: float) -> None:
+    def __init__(self, clock: "Clock", wake: Callable[[], None], packet_bits: float,
+                 longest_gap: float = math.inf) -> None:
         self.clock = clock
         self.wake = wake
         self.packet_bits = packet_bits  # one full packet on the wire (bits)
         self.next_send = 0.0
         self.waiting = False
+        self.slowest = packet_bits / longest_gap
 
     def blocked(self, now: float) -> bool:
         """Whether a segment must wait at ``now`` (s)."""
@@ -94,7 +99,7 @@ class Pacer:
     def sent(self, now: float, rate: float) -> None:
         """A segment went out at ``now`` (s) at ``rate`` (bit/s): the next may go
         one packet time later, when the sender is woken. ``rate`` must be
-        finite and positive (the sender checks it)."""
+        finite and at least :attr:`slowest` (the sender checks it)."""
         self.next_send = now + self.packet_bits / rate
         self.waiting = True
         self.clock.schedule(self.next_send, self._wake, None)
@@ -104,6 +109,7 @@ class Pacer:
         self.wake()
 
 
-def valid_pacing_rate(rate: float) -> bool:
-    """Whether a window law's ``pacing_rate`` (bit/s) can space segments."""
-    return 0.0 < rate < math.inf
+def valid_pacing_rate(rate: float, slowest: float) -> bool:
+    """Whether a window law's ``pacing_rate`` (bit/s) can space segments:
+    finite, and at least ``slowest`` (bit/s, positive)."""
+    return slowest <= rate < math.inf

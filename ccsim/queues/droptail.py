@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ScenarioError
+from ..units import parse_buffer
 from .base import DROP, ENQUEUE, LinkView, QueueDiscipline, QueueState, real, register
 
 
@@ -37,7 +38,19 @@ class DropTail(QueueDiscipline):
     def __post_init__(self) -> None:
         if self.unit not in ("packets", "bytes"):
             raise ScenarioError("queue.unit", self.unit, "'packets' or 'bytes'")
-        limit = real(self, "limit", "a buffer > 0", lambda v: v > 0)
+        if isinstance(self.limit, str):  # "64KB", "100 packets", as a scenario's buffer reads
+            amount, kind = parse_buffer(self.limit, "queue.limit")
+            if kind == "bdp":
+                raise ScenarioError("queue.limit", self.limit, "packets or a size: a queue "
+                                    "alone has no bandwidth-delay product",
+                                    "give the multiple to the builder: dumbbell(buffer='1BDP')")
+            if kind == "packets" and self.unit == "bytes":
+                raise ScenarioError("queue.limit", self.limit, "a size such as '64KB' with "
+                                    "unit='bytes'", "or a number of bytes, or leave unit out")
+            object.__setattr__(self, "unit", kind)
+            object.__setattr__(self, "limit", amount)
+        limit = real(self, "limit", "a buffer > 0: packets (100), or a size such as '64KB'",
+                     lambda v: v > 0)
         if self.unit == "packets" and not limit.is_integer():
             raise ScenarioError("queue.limit", self.limit, "a whole number of packets")
 

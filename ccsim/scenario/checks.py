@@ -11,7 +11,7 @@ import numbers
 from typing import Any
 
 from ..errors import ScenarioError, ScenarioTypeError
-from ..units import parse_size, parse_time
+from ..units import parse_probability, parse_size, parse_time
 
 
 def real(value: Any, field: str, allowed: str) -> float:
@@ -34,12 +34,12 @@ def positive_number(value: Any, field: str, what: str = "a number") -> float:
 
 
 def probability(value: Any, field: str) -> float:
-    """A probability in [0, 1), as a float."""
-    allowed = "a probability in [0, 1)"
-    value = real(value, field, allowed)
-    if not 0.0 <= value < 1.0:
+    """A probability in [0, 1), as a float: a number, ``"0.01"`` or ``"1%"``."""
+    allowed = "a probability in [0, 1), such as 0.01 or '1%'"
+    number = parse_probability(value, field)
+    if not 0.0 <= number < 1.0:
         raise ScenarioError(field, value, allowed)
-    return value
+    return number
 
 
 def whole_bytes(value: Any, field: str, minimum: int) -> int:

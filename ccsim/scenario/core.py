@@ -339,7 +339,11 @@ class Scenario:
     @classmethod
     def from_json(cls, text: str) -> "Scenario":
         """Inverse of :meth:`to_json`."""
-        return cls.from_dict(json.loads(text))
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
+            raise serial.parse_error("JSON", exc) from None
+        return cls.from_dict(data)
 
     def to_toml(self) -> str:
         """TOML text of :meth:`to_dict` (``None`` values are left out)."""
@@ -350,7 +354,11 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str) -> "Scenario":
         """Inverse of :meth:`to_toml`."""
-        return cls.from_dict(tomllib.loads(text))
+        try:
+            data = tomllib.loads(text)
+        except (ValueError, RecursionError) as exc:  # TOMLDecodeError
+            raise serial.parse_error("TOML", exc) from None
+        return cls.from_dict(data)
 
     @property
     def key(self) -> str:

@@ -63,18 +63,26 @@ def to_dict(sc: "Scenario") -> dict[str, Any]:
 
 def from_dict(cls: "type[Scenario]", data: Mapping[str, Any]) -> "Scenario":
     """See :meth:`Scenario.from_dict`; ``cls`` builds the result."""
+    if not isinstance(data, Mapping):
+        raise ScenarioTypeError("scenario", data, "a dict as written by Scenario.to_dict()")
     data = dict(data)
     schema = data.pop("schema", SCHEMA)
     if schema != SCHEMA:
-        raise ScenarioError("schema", schema, f"{SCHEMA}")
+        raise ScenarioError("schema", schema, f"{SCHEMA}, the layout this version of ccsim "
+                                              "writes and reads (Scenario.to_dict())")
+    required(data, ("links", "flows", "duration"), "scenario")
     known_keys(data, [f.name for f in dataclasses.fields(cls)], "scenario",
                "builder keywords such as 'bandwidth' are not stored: build with "
                "ccsim.dumbbell(...) or change one with Scenario.replace(...)")
     try:
         links = []
         for i, spec in enumerate(data.pop("links")):
+            if not isinstance(spec, Mapping):
+                raise ScenarioTypeError(f"links[{i}]", spec, "a dict with rate, delay, and "
+                                        "optionally queue and loss")
             spec = dict(spec)
             known_keys(spec, ["rate", "delay", "queue", "loss", "jitter"], f"links[{i}]")
+            required(spec, ("rate", "delay"), f"links[{i}]")
             queue = dict(spec.pop("queue", {"kind": "droptail", "limit": 1000}))
             kind = queue.pop("kind", "droptail")
             if kind not in QUEUES.names():
@@ -83,14 +91,18 @@ def from_dict(cls: "type[Scenario]", data: Mapping[str, Any]) -> "Scenario":
             links.append(Link(queue=QUEUES.get(kind)(**queue), **spec))
         flows = []
         for i, spec in enumerate(data.pop("flows")):
+            if not isinstance(spec, Mapping):
+                raise ScenarioTypeError(f"flows[{i}]", spec, "a dict of Flow fields with at "
+                                        "least 'algorithm'")
             known_keys(spec, [f.name for f in dataclasses.fields(Flow)], f"flows[{i}]")
+            required(spec, ("algorithm",), f"flows[{i}]")
             flows.append(Flow(**spec))
         return cls(links=tuple(links), flows=tuple(flows), **data)
-    except (KeyError, TypeError) as exc:
+    except TypeError as exc:
         if isinstance(exc, ScenarioTypeError):
             raise
-        raise ScenarioTypeError("scenario", exc.args[0] if exc.args else None,
-                                "a dict as written by Scenario.to_dict()") from None
+        raise ScenarioTypeError("scenario", type(data).__name__, "a dict as written by "
+                                "Scenario.to_dict()", str(exc)) from None
 
 
 def without_none(x: Any) -> Any:
@@ -107,6 +119,28 @@ def key(sc: "Scenario") -> str:
     """See :attr:`Scenario.key`."""
     text = json.dumps(sc.to_dict(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def required(data: Mapping[str, Any], names: tuple[str, ...], where: str) -> None:
+    """Refuse ``data`` without one of ``names``, naming the first missing."""
+    missing = [name for name in names if name not in data]
+    if missing:
+        raise ScenarioTypeError(f"{where}.{missing[0]}", "missing",
+                                f"{where} needs " + ", ".join(repr(n) for n in names))
+
+
+def parse_error(kind: str, exc: Exception, source: str = "text") -> ScenarioError:
+    """A :class:`~ccsim.ScenarioError` for JSON or TOML that does not parse:
+    where (line and column, when the parser says) and what."""
+    line = getattr(exc, "lineno", None)
+    where = f"line {line}, column {getattr(exc, 'colno', '?')}: " if line else ""
+    message = getattr(exc, "msg", None) or str(exc)
+    if isinstance(exc, UnicodeDecodeError):
+        where, message = f"byte {exc.start}: ", "not UTF-8 text"
+    elif isinstance(exc, RecursionError):
+        message = "nested too deeply"
+    return ScenarioError(source, f"{kind} text", f"a scenario as {kind}, as Scenario.to_"
+                         f"{kind.lower()}() writes it", where + message)
 
 
 def known_keys(data: Mapping[str, Any], known: list[str], where: str,

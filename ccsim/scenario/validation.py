@@ -7,6 +7,7 @@ the value and what is allowed.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, Iterable
 
 from ..errors import ScenarioError, ScenarioTypeError
@@ -26,6 +27,12 @@ MAX_TRACE_ROWS = 20_000_000
 TRACE_BYTES_PER_ROW = 100
 """Peak memory to assemble one trace row (bytes; measured: 97 for a run's
 tidy traces, including the per-flow arrays they are built from)."""
+MIN_RTO_FLOOR = 1e-6
+"""Smallest ``min_rto`` (s): Linux's ``tcp_rto_min_us`` takes no less than 1 µs."""
+MAX_PACKET = 65_535
+"""Bytes of the largest IPv4 packet (its 16-bit total length), headers included."""
+MAX_MSS = MAX_PACKET - 40
+"""Largest segment payload (bytes): an IPv4 packet less 20 bytes of IP and 20 of TCP header."""
 
 
 def normalised(sc: "Scenario") -> dict[str, Any]:
@@ -46,7 +53,21 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
     if sc.topology not in ("dumbbell", "path", "parking_lot"):
         raise ScenarioError("topology", sc.topology, "'dumbbell', 'path' or 'parking_lot'")
     mss, header = whole_bytes(sc.mss, "mss", 1), whole_bytes(sc.header, "header", 0)
+    if mss > MAX_MSS:
+        raise ScenarioError("mss", sc.mss, f"at most {MAX_MSS} bytes (an IPv4 packet's 65,535 "
+                                           "bytes less 40 of IP and TCP headers)")
     packet = mss + header
+    if packet > MAX_PACKET:
+        raise ScenarioError("header", sc.header, f"at most {MAX_PACKET - mss} bytes: with mss="
+                                                 f"{mss}, a packet of at most {MAX_PACKET} bytes "
+                                                 "(an IPv4 packet's limit)")
+    for i, flow in enumerate(flows):
+        if flow.size is not None and flow.drop_segments:
+            last = math.ceil(flow.size / mss) - 1
+            if flow.drop_segments[-1] > last:
+                raise ScenarioError(f"flows[{i}].drop_segments", flow.drop_segments,
+                                    f"segment numbers 0..{last}: the flow's size is "
+                                    f"{flow.size:g} bytes, {last + 1} segments of {mss}")
     for i, link in enumerate(links):
         if link.queue.unit == "bytes" and link.queue.limit < packet:
             raise ScenarioError(f"links[{i}].queue.limit", link.queue.limit,
@@ -98,6 +119,9 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
         min_rto = STACKS[sc.stack].knobs["min_rto"].value
     if times["max_rto"] < min_rto:
         raise ScenarioError("max_rto", sc.max_rto, f"≥ min_rto={min_rto} s")
+    if min_rto < MIN_RTO_FLOOR:
+        raise ScenarioError("min_rto", sc.min_rto, "at least 1 µs, the floor of Linux's "
+                            "net.ipv4.tcp_rto_min_us (its default: 200 ms)")
     for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe", "quick_ack"):
         if getattr(sc, name) is not None and not isinstance(getattr(sc, name), bool):
             raise ScenarioTypeError(name, getattr(sc, name),

@@ -23,6 +23,9 @@ Parsed with :mod:`tomllib`: data only, nothing evaluated.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
+import inspect
 import os
 import tomllib
 from typing import Any
@@ -46,6 +49,11 @@ def read_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
                             exc.strerror or str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError("sweep file", path, "valid TOML", str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError("sweep file", path, "valid TOML",
+                            f"byte {exc.start} is not UTF-8 text") from None
+    except RecursionError:
+        raise ScenarioError("sweep file", path, "valid TOML", "nested too deeply") from None
     grid = data.pop("grid", {})
     if not isinstance(grid, dict):
         raise ScenarioTypeError("grid", grid, "a [grid] table of keyword = [values]")
@@ -60,6 +68,17 @@ def read_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         raise ScenarioError("sweep file", path, "a base scenario at the top level",
                             "dumbbell keywords such as bandwidth = '10Mbps', or "
                             "Scenario.to_toml()'s output")
+    if "links" not in data:  # dumbbell keywords: name a misspelt one before a missing one
+        own = [name for name, p in inspect.signature(dumbbell).parameters.items()
+               if p.kind is not p.VAR_KEYWORD]
+        allowed = own + [f.name for f in dataclasses.fields(Scenario)
+                         if f.name not in ("links", "topology", "bottleneck")]
+        for name in data:
+            if name not in allowed:
+                close = difflib.get_close_matches(str(name), allowed, n=1)
+                raise ScenarioTypeError(name, data[name], "a keyword of ccsim.dumbbell ("
+                                        + ", ".join(dict.fromkeys(allowed)) + ")",
+                                        f"did you mean {close[0]!r}?" if close else None)
     try:
         base = Scenario.from_dict(data) if "links" in data else dumbbell(**data)
     except TypeError as exc:  # a keyword dumbbell() does not take

@@ -7,6 +7,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import traceback
 import uuid
 import warnings
@@ -34,6 +35,10 @@ class SweepFailed(CcsimError, RuntimeError):
     def __init__(self, message: str, table: pd.DataFrame | None = None) -> None:
         super().__init__(message)
         self.table = table
+
+
+_WHERE_AND_WHEN = re.compile(r" \((?:scenario \d+, )?flow \d+, t=[^)]*\)$")
+"""The flow and time that end an :class:`~ccsim.errors.AlgorithmError`'s text."""
 
 
 class SweepWarning(UserWarning):
@@ -268,7 +273,8 @@ def _report(table: pd.DataFrame,
                           f"runs); the first, scenario {pos} (key {key}, {engine}): {error}",
                           table)
     distinct: dict[str, int] = {}
-    for *_, error in failed:
+    for *_, error in failed:  # one law's bug is one error, whichever flow and time
+        error = _WHERE_AND_WHEN.sub("", error)
         distinct[error] = distinct.get(error, 0) + 1
     listed = "; ".join(f"{error!r} ({n}×)" for error, n in list(distinct.items())[:5])
     more = f"; and {len(distinct) - 5} other errors" if len(distinct) > 5 else ""

@@ -4,9 +4,10 @@ at build time, and the notebooks copied in for myst-nb.
 On ``builder-inited`` it writes ``docs/_generated/catalogue.md`` (one
 section per window law and per recovery strategy: the module's docstring,
 which names the source and its differences from it; the parameters with
-their defaults; the sources the docstring cites) and one small cwnd figure
-per window law, all from a single fluid-engine batch on a standard dumbbell
-(10 Mbit/s, 40 ms, 1 BDP drop-tail, one flow, 30 s): a couple of seconds.
+their defaults; the sources the docstring cites) and one cwnd figure per
+window law, each a packet-engine run on a standard dumbbell (10 Mbit/s,
+40 ms, 1 BDP drop-tail, one flow, 30 s: a few seconds for all), and the
+landing page's figure, drawn by running the page's own first example.
 ``docs/_generated/`` is rebuilt every time and ignored by git.
 """
 
@@ -70,19 +71,38 @@ def _figures(names: list[str]) -> None:
 
     import ccsim
 
-    # ECN-capable laws (DCTCP) run there without ECN, as Linux falls back (a
-    # drop-tail queue marks nothing anyway); a law that needs Accurate ECN
-    # (Prague) keeps its own setting and answers losses only
+    # drawn by the packet engine, the reference (the fluid engine's figure of a
+    # law can differ: docs/fluid.md); ECN-capable laws (DCTCP) run without ECN
+    # on this drop-tail queue, as Linux falls back (it marks nothing anyway); a
+    # law that needs Accurate ECN (Prague) keeps its own setting and answers
+    # losses only
     scenarios = [ccsim.dumbbell(flows=[ccsim.Flow(name, ecn=None if ccsim.algorithms.get(
         name).own_ecn_response else False)], **STANDARD) for name in names]
-    results = ccsim.run_many(scenarios, mode="fluid")
+    results = ccsim.run_many(scenarios)
     for name, res in zip(names, results):
-        fig, ax = plt.subplots(figsize=(6.0, 2.0), layout="constrained")
+        fig, ax = plt.subplots(figsize=(8.0, 2.6), layout="constrained")
         res.plot(panels="cwnd", ax=ax)
-        ax.set_title(f"{name}: one flow, 10 Mbit/s, 40 ms, 1 BDP drop-tail (fluid engine)",
-                     fontsize="small")
-        fig.savefig(OUT / "catalogue" / f"{name}.png", dpi=80)
+        ax.set_title(f"{name}: one flow, 10 Mbit/s, 40 ms, 1 BDP drop-tail (packet engine)",
+                     fontsize="medium")
+        fig.savefig(OUT / "catalogue" / f"{name}.png", dpi=100)
         plt.close(fig)
+
+
+def _landing_figure() -> None:
+    """Run the landing page's first example as printed and save its
+    ``res.plot()``: the figure a reader gets from those lines."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    text = (DOCS / "index.md").read_text(encoding="utf-8")
+    example = re.search(r"```python\n(.*?)\n```", text, flags=re.S).group(1)
+    scope: dict = {}
+    exec(compile(example, "index.md", "exec"), scope)
+    fig = scope["res"].plot()
+    fig.savefig(OUT / "landing.png", dpi=100)
+    plt.close("all")
 
 
 def generate(app=None) -> None:
@@ -94,6 +114,7 @@ def generate(app=None) -> None:
     (OUT / "catalogue").mkdir(parents=True)
     names = algorithms.names()
     _figures(names)
+    _landing_figure()
     lines = [
         "# Algorithm catalogue",
         "",
@@ -105,7 +126,7 @@ def generate(app=None) -> None:
         "else the paper; the docstring says which for each, and "
         "`tests/test_defaults.py` pins every default to its source), and one flow's "
         "cwnd on a standard dumbbell (10 Mbit/s, 40 ms RTT, a 1-BDP drop-tail "
-        "buffer, 30 s, fluid engine; losses ▼, timeouts ✖).",
+        "buffer, 30 s, packet engine; losses ▼, timeouts ✖).",
         "",
         f"ccsim {ccsim.__version__}: {len(names)} window laws, "
         f"{len(recovery.names())} recovery strategies.",
