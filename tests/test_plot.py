@@ -105,8 +105,8 @@ def test_goodput_in_mbit_per_s_and_gap_before_start(result, fig):
     # Mbit/s, not bit/s (in-order delivery may briefly exceed the 10 Mbit/s link
     # when a retransmission fills a hole and releases buffered segments)
     assert 5 < np.nanmax(y0) < 30
-    # the mean of the smoothed curve over the run is the flow's goodput
-    expected = result.summary.loc[0, "goodput_bps"] / 1e6
+    # the mean of the smoothed curve over the run is the flow's own average
+    expected = result.summary.loc[0, "lifetime_goodput_bps"] / 1e6
     assert np.nanmean(y0) == pytest.approx(expected, rel=0.05)
 
 
