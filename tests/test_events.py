@@ -164,7 +164,7 @@ def test_pcap_at_the_bottleneck(tmp_path):
     # nor start jitter: exact phases, a run in which flow 1 sends to the end).
     dpkt = pytest.importorskip("dpkt")
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=15, duration="3s", seed=1, ack_jitter=0,
-                        start_jitter=0, delayed_ack=False,
+                        start_jitter=0, delayed_ack=False, access=None,
                         flows=[ccsim.Flow("reno"), ccsim.Flow("reno", rtt="80ms")])
     res = ccsim.run(sc, events=True)
     ev = res.events

@@ -53,7 +53,8 @@ def test_packets_wait_up_to_the_overhead_in_order():
     overhead = 0.005
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="5s", seed=3, rwnd=4 * 1460,
                         flows=[ccsim.Flow("reno", overhead=overhead)],
-                        stack="ns2")  # ns-2's overhead_, an ACK per segment
+                        stack="ns2",  # ns-2's overhead_, an ACK per segment
+                        access=None)  # no NIC: a packet reaches the link as it leaves
     ev = ccsim.run(sc, events=True).events
     sent = ev[ev.event == "sent"].set_index("seq")["time"]
     left = ev[ev.event == "forwarded"].set_index("seq")["time"]
