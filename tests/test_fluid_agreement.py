@@ -2,8 +2,6 @@
 test pins a behaviour that the first edition's model got wrong, with the
 reason for its bound in a comment (not a copied result)."""
 
-import pytest
-
 import ccsim
 
 
