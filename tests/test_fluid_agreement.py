@@ -2,8 +2,6 @@
 test pins a behaviour that the first edition's model got wrong, with the
 reason for its bound in a comment (not a copied result)."""
 
-import pytest
-
 import ccsim
 
 
@@ -36,9 +34,6 @@ def test_staggered_newreno_flows_share_fairly():
     assert share.max() < 0.32 and share.min() > 0.18
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "with the Linux stack's limited transmit (dupthresh 1 in the fluid model) the fluid "
-    "link stays 0.89 busy (seeds 1-3) where the bound is 0.88: open, docs/stack.md"))
 def test_bbr_overrunning_a_shallow_buffer_pays_in_timeouts():
     # BBR keeps up to 2 BDP in flight whatever the losses; behind a 5-packet
     # buffer beside Reno about a tenth of all packets is dropped (both
