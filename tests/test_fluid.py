@@ -211,8 +211,7 @@ def test_halving_the_step_changes_shares_by_less_than_two_points():
     different steps, which shifts who loses first in a few of ~150 cycles.
     (Long steps between losses are left out here: see the next test.)"""
     short = dict(max_step=ccsim.fluid.STEP)
-    # Reno with its classic recovery: with the Linux stack's PRR the second scenario moves
-    # by 3.5 points for seeds 1-3 (the xfail below)
+    # Reno with its classic recovery here; with the Linux stack's PRR: the next test
     for sc in (small(duration="60s"),
                ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="60s", seed=1,
                               flows=[ccsim.Flow("reno", recovery="reno"),
@@ -228,10 +227,8 @@ def test_halving_the_step_changes_shares_by_less_than_two_points():
 
 @pytest.mark.slow
 
-@pytest.mark.xfail(strict=True, reason=(
-    "the fluid model of PRR recovery (Reno's in the Linux stack) is step-sensitive here: "
-    "halving the step moves the shares by 3.5 points for seeds 1-3"))
 def test_halving_the_step_leaves_prr_reno_against_cubic():
+    # (3.5 points apart before hosts had NICs)
     sc = ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="60s", seed=1,
                         flows=["reno", ccsim.Flow("cubic", start="10s")])
     coarse = ccsim.run(sc, mode="fluid", traces=False, max_step=ccsim.fluid.STEP)

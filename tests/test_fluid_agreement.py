@@ -2,7 +2,6 @@
 test pins a behaviour that the first edition's model got wrong, with the
 reason for its bound in a comment (not a copied result)."""
 
-
 import ccsim
 
 
@@ -44,10 +43,7 @@ def test_bbr_overrunning_a_shallow_buffer_pays_in_timeouts():
     # always get through keeps the link 97 % busy. Bound: halfway, over
     # three seeds (one run's timeouts are a handful of draws).
     # (Reno with its classic recovery, as when the bound was set: with the Linux
-    # stack's PRR beside it the fluid link stays 93 % busy). With the Linux stack's
-    # limited transmit (dupthresh 1 in the fluid model) the link was 0.89 busy over seeds
-    # 1-3 on hosts without NICs; with the dumbbell's NICs (0.24 ms more RTT here) 0.870
-    # (measured 2026-11-26), inside the bound, and 0.895 with access=None.
+    # stack's PRR beside it the fluid link stays 93 % busy)
     sc = ccsim.dumbbell("10Mbps", "10ms", buffer=5, flows=["bbr", ccsim.Flow("reno", recovery="reno")],
                         duration="30s", seed=1)
     runs = ccsim.run_many([sc.replace(seed=s) for s in (1, 2, 3)], mode="fluid", traces=False)

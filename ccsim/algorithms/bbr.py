@@ -37,14 +37,30 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
   samples keep RTprop fresh: PROBE_RTT came twice in 60 s, 24 s apart.)
 * Loss: no reduction (``ssthresh_after`` keeps the window); a timeout drops
   ``cwnd`` to the loss window, from which BBR regrows to its target.
+* Loss recovery (``bbr_set_cwnd_to_recover_or_restore``, through the
+  ``on_recovery`` hook): the window before it is saved (``bbr_save_cwnd``);
+  entering fast recovery ``cwnd = pipe + acked`` (what is in flight, less
+  SACKed and lost, plus what the ACK delivered) and a new round starts, during
+  which the window is held (packet conservation); then BBR grows it by
+  ``acked`` per ACK towards its target; leaving the recovery or a timeout's
+  loss phase, ``cwnd = max(cwnd, prior_cwnd)``. BBR sets the window through
+  recovery itself (``controls_recovery_window``: PRR only picks segments), as
+  Linux runs no ``tcp_cwnd_reduction`` for a ``cong_control`` module.
+  On every ACK of the recovery (duplicates too) the segments it found lost
+  come off ``cwnd`` (Linux's ``rs->losses``, from RACK's marks; none with
+  plain SACK recovery, which has no loss detector), and in the conservation
+  round ``cwnd = max(cwnd, pipe + acked)``. Differences: the growth towards
+  the target is taken in ``on_ack``, on cumulative ACKs only, with ``acked``
+  the cumulatively acknowledged count (Linux: every ACK, acked and SACKed); the
+  fluid engine has no recovery state per ACK and holds the window (its
+  ``BbrFluid`` leaves ``cwnd`` to the engine in recovery).
 
 Differences from the source: the rounds are counted from delivered and
 in-flight segments (a round ends once the segments in flight at its start are
 delivered); PROBE_BW starts at a fixed phase of the gain cycle,
 ``probe_bw_start`` (default 2, the first 1.0 phase), where Linux draws one of
 0 and 2–7 at random (same scenario, same result: sweep ``probe_bw_start`` to
-see the spread); Linux's packet conservation during
-recovery, its long-term (policer) bandwidth mode and ACK-aggregation
+see the spread); its long-term (policer) bandwidth mode and ACK-aggregation
 allowance are not modelled, nor its refusal to take an expired RTprop from a
 delayed ACK's sample; the send quantum allowance is a flat 3 segments
 (no TSO in ccsim). Recovery is RFC 6675 SACK, choosing which segments to
@@ -59,7 +75,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RecoveryState, RttSample
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 
@@ -90,6 +106,7 @@ class Bbr(CongestionControl):
                    "drain_gain": (0.25, 1.0)}  # valid keyword ranges
     recovery = "sack"
     acks_in_recovery: ClassVar[bool] = True
+    controls_recovery_window: ClassVar[bool] = True  # Linux: cong_control, no PRR
     samples_delivery_rate: ClassVar[bool] = True
     min_cwnd: ClassVar[float] = 1.0
 
@@ -129,6 +146,8 @@ class Bbr(CongestionControl):
         self.probe_rtt_round_end = math.inf   # delivered count past which its round is done
         self.prior_cwnd = initial_window
         self.pacing_gain, self.gain = self.high_gain, self.high_gain
+        self.ca_state = "open"                # the sender's recovery state (on_recovery)
+        self.packet_conservation = False      # the first round of a recovery
 
     # -- the model -------------------------------------------------------------
     @property
@@ -158,6 +177,7 @@ class Bbr(CongestionControl):
         if self.round_started:
             self.round += 1
             self.round_end = ack.delivered + ack.inflight
+            self.packet_conservation = False  # Linux bbr_update_bw: a round of it, no more
         if ack.delivery_rate:
             rate = ack.delivery_rate / (self.mss * 8.0)  # bit/s → segments/s
             samples = self.bw_samples
@@ -186,8 +206,8 @@ class Bbr(CongestionControl):
         if self.mode == PROBE_BW:
             self._advance_cycle(ack)
         if self.rt_prop_expired and self.mode != PROBE_RTT:
+            self._save_cwnd()
             self.mode, self.pacing_gain, self.gain = PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN
-            self.prior_cwnd = self.cwnd
             self.probe_rtt_done = None
         self.rt_prop_expired = False
         if self.mode == PROBE_RTT:
@@ -238,6 +258,8 @@ class Bbr(CongestionControl):
         if self.mode == PROBE_RTT:
             self.cwnd = min(self.cwnd, self.min_target)
             return
+        if self.packet_conservation:
+            return  # Linux: max(cwnd, pipe + acked), which a sender keeping pipe at cwnd holds
         target = self.target(self.gain)
         if self.filled_pipe:
             self.cwnd = min(self.cwnd + ack.acked, target)
@@ -248,6 +270,40 @@ class Bbr(CongestionControl):
     def ssthresh_after(self, loss: Loss) -> float:
         """BBR v1 does not reduce on loss: the window stays (at least 2)."""
         return max(self.cwnd, MIN_SSTHRESH)
+
+    def _save_cwnd(self) -> None:
+        """Linux ``bbr_save_cwnd``: the window to come back to after a
+        recovery or PROBE_RTT (in recovery or PROBE_RTT already: the larger)."""
+        if self.ca_state == "open" and self.mode != PROBE_RTT:
+            self.prior_cwnd = self.cwnd
+        else:
+            self.prior_cwnd = max(self.prior_cwnd, self.cwnd)
+
+    def on_loss(self, loss: Loss) -> None:
+        self._save_cwnd()  # Linux bbr_ssthresh, at the start of a recovery or the loss phase
+        super().on_loss(loss)
+
+    def on_recovery(self, change: RecoveryState) -> None:
+        """Linux ``bbr_set_cwnd_to_recover_or_restore``: entering fast recovery,
+        ``cwnd = pipe + acked`` and packet conservation for one round; a
+        timeout's loss phase restarts the full-pipe count (``bbr_set_state``);
+        leaving either, ``cwnd = max(cwnd, prior_cwnd)``."""
+        if change.state == "recovery":
+            if self.ca_state != "recovery":
+                self.packet_conservation = True
+                self.round_end = change.delivered + change.inflight  # a round from now
+                self.cwnd = max(change.pipe + change.acked, 1.0)
+            else:  # an ACK in recovery: what it found lost comes off (rs->losses)
+                if change.lost:
+                    self.cwnd = max(self.cwnd - change.lost, 1.0)
+                if self.packet_conservation:
+                    self.cwnd = max(self.cwnd, change.pipe + change.acked)
+        elif change.state == "loss":
+            self.full_bw = 0.0
+        elif self.ca_state != "open":
+            self.cwnd = max(self.cwnd, self.prior_cwnd)
+            self.packet_conservation = False
+        self.ca_state = change.state
 
     def max_slow_start_step(self, ack: Ack) -> float:
         """``cwnd += acked`` toward its target, plus a jump back to the window

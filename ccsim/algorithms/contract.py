@@ -44,14 +44,20 @@ Two moments have no hook of their own (:data:`WITHOUT_A_HOOK`):
   ``on_ack``, which it sees again (a law with ``acks_in_recovery`` saw every
   ACK anyway). The fluid engine sets ``cwnd`` as the strategy would end
   (``ssthresh``, or the loss window for a strategy that restarts from it);
-  the testing kit models Reno's end, ``cwnd = ssthresh``.
+  the testing kit models Reno's end, ``cwnd = ssthresh``. A law that needs
+  the recovery state itself (BBR's packet conservation and its restore of the
+  window on leaving) overrides ``on_recovery``, which the packet sender calls
+  at each change of state (:class:`RecoveryState`); a law that sets ``cwnd``
+  through recovery declares ``controls_recovery_window`` and PRR leaves the
+  window to it, as Linux skips ``tcp_cwnd_reduction`` for a ``cong_control``
+  module.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal, NamedTuple
 
-__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "NOT_SAMPLED", "Hook", "HOOKS", "EVENTS",
+__all__ = ["Ack", "Loss", "RttSample", "EcnEcho", "RecoveryState", "NOT_SAMPLED", "Hook", "HOOKS", "EVENTS",
            "DECLARATIONS", "READ_BACK", "WITHOUT_A_HOOK", "event"]
 
 
@@ -182,6 +188,41 @@ class EcnEcho(NamedTuple):
     srtt: float
 
 
+class RecoveryState(NamedTuple):
+    """The sender's loss-recovery state: Linux's congestion-avoidance states
+    (``icsk_ca_state``), as a law with ``cong_control`` reads them on every
+    ACK (BBR's ``bbr_set_cwnd_to_recover_or_restore``).
+
+    Attributes:
+        now: simulation time of the change (s).
+        state: ``"recovery"`` (fast recovery began: Linux's ``TCP_CA_Recovery``),
+            ``"loss"`` (a retransmission timeout began the loss phase:
+            ``TCP_CA_Loss``) or ``"open"`` (the recovery or the loss phase
+            ended: ``TCP_CA_Open``).
+        pipe: segments in flight as the recovery strategy counts them (Linux's
+            ``tcp_packets_in_flight``: outstanding, less SACKed and marked
+            lost, plus retransmitted), before any segment the change sends;
+            ``inflight`` less the duplicate ACKs for strategies without SACK.
+        inflight: segments outstanding (RFC 5681's FlightSize).
+        delivered: segments delivered since the flow began.
+        acked: segments the ACK that caused the change delivered
+            (acknowledged or SACKed; 0 when a timer caused it).
+        lost: segments the loss detector (RACK) newly marked lost since the
+            previous event (0 for strategies without a detector).
+        change: whether the state changed (``False``: an ACK during fast
+            recovery, which the sender also reports, after the law's ``on_ack``).
+    """
+
+    now: float
+    state: Literal["recovery", "loss", "open"]
+    pipe: float
+    inflight: float
+    delivered: float
+    acked: float
+    lost: float
+    change: bool
+
+
 # -- the hooks ----------------------------------------------------------------------
 
 class Hook(NamedTuple):
@@ -241,6 +282,21 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
          testing="a fast loss (then cwnd = ssthresh, Reno's recovery ending) and a timeout",
          may_change="ssthresh (the default applies ssthresh_after), cwnd (the default: the "
                     "loss window on a timeout) and the law's own state"),
+    Hook("on_recovery", RecoveryState,
+         packet="only for laws that override on_recovery: 'recovery' at the end of "
+                "Sender.enter_recovery (after the strategy's enter and its on_loss, before "
+                "the window is used again), and again (change False) for every later ACK "
+                "of the recovery, duplicate or not, before the sender sends; 'open' when the strategy ends the recovery "
+                "(exit_recovery, before that ACK's on_ack) and when the cumulative ACK "
+                "reaches the segment sent last before a timeout (the loss phase ends, "
+                "before that ACK's on_ack), 'loss' after a timeout's on_loss",
+         fluid="never: the fluid engine holds a flow's window through recovery (h = 0) "
+               "and sets it at the end itself, so it has no recovery state per ACK to tell "
+               "(a law's window in recovery, such as BBR's packet conservation, has no "
+               "fluid counterpart)",
+         testing="'recovery' after a fast loss's on_loss and 'open' after Reno's recovery "
+                 "end (cwnd = ssthresh); 'loss' after a timeout's on_loss",
+         may_change="cwnd and the law's own state (ssthresh is on_loss's)"),
     Hook("on_ce_echo", EcnEcho,
          packet="every ACK of an ECN-capable flow that echoes CE marks, in recovery too, "
                 "before the same ACK's on_ecn, on_rtt and on_ack",
@@ -272,6 +328,8 @@ READ_BACK: dict[str, str] = {
 
 DECLARATIONS: dict[str, str] = {
     "acks_in_recovery": "whether on_ack also sees ACKs during loss recovery",
+    "controls_recovery_window": "whether the law sets cwnd in loss recovery itself "
+                                "(window-setting strategies, PRR, then leave it alone)",
     "samples_delivery_rate": "whether Ack.delivery_rate is sampled (else NOT_SAMPLED)",
     "loss_window": "cwnd after a retransmission timeout (segments)",
     "min_cwnd": "the floor of cwnd the law keeps (segments), for checkers",
@@ -284,9 +342,10 @@ DECLARATIONS: dict[str, str] = {
 WITHOUT_A_HOOK: dict[str, str] = {
     "timeout": "on_loss with Loss(kind='timeout'); a repeated timeout of the same segment "
                "sets cwnd = loss_window without a hook (packet engine)",
-    "recovery exit": "no hook: the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh) "
-                     "and calls the sender's exit_recovery; the law sees the next ACK "
-                     "through on_ack",
+    "recovery exit": "the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh) "
+                     "and calls the sender's exit_recovery; a law that overrides "
+                     "on_recovery hears RecoveryState('open') there, others only see the "
+                     "next ACK through on_ack",
 }
 """The moments a law might expect a hook for, and how they reach it."""
 

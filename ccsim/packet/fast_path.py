@@ -118,6 +118,9 @@ class FastSender(Sender):
             in_recovery = self.in_recovery
             if in_recovery:
                 self.recovery.on_ack(self, acked)
+            if self.loss_phase and ackno >= self.recover:  # the loss phase ends
+                self.loss_phase = False
+                self.tell_recovery("open")
             cc = self.cc
             if not in_recovery or cc.acks_in_recovery:
                 w, s = cc.cwnd, cc.ssthresh
@@ -148,6 +151,8 @@ class FastSender(Sender):
                         self.clock.schedule(deadline, timer.on_event, deadline)
         if lost_retransmission and not self.in_recovery and self.snd_una < self.recover:
             self.enter_recovery()
+        if self.tells_recovery:
+            self.recovery_ack()
         cc, nxt = self.cc, self.snd_nxt
         if self.in_recovery or self.snd_una < self.recover or cc.pacing_rate \
                 or nxt < self.high_tx:

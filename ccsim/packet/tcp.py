@@ -30,7 +30,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Callable
 
-from ..algorithms.base import NOT_SAMPLED, Ack, CongestionControl, Loss, RttSample
+from ..algorithms.base import (NOT_SAMPLED, Ack, CongestionControl, Loss, RecoveryState,
+                               RttSample)
 from ..errors import AlgorithmStateError
 from ..recovery.scoreboard import Scoreboard
 from .ecn import EcnResponse
@@ -119,6 +120,11 @@ class Sender:
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, for laws that read it
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
+        # laws that read the recovery state (on_recovery: BBR's packet conservation)
+        self.tells_recovery = type(cc).on_recovery is not CongestionControl.on_recovery
+        self.loss_phase = False         # a timeout's loss phase a law is to hear the end of
+        self.marked_told = 0            # the detector's marks when the law last heard
+        self.entered_now = False        # this ACK began the recovery (already told)
         self.limited_transmit = limited_transmit  # RFC 3042
         # the laws are handed the smoothed RTT and the least of those (ns-3's PktsAcked)
         self.law_smoothed = law_rtt == "smoothed"
@@ -180,6 +186,8 @@ class Sender:
             # Linux (tcp_fastretrans_alert): a retransmission lost in the loss
             # phase after a timeout starts a recovery, with a new reduction.
             self.enter_recovery()
+        if self.tells_recovery:
+            self.recovery_ack()
         self.send(now)
 
     def detect_losses(self, ackno: int, blocks: tuple, una: int,
@@ -237,6 +245,9 @@ class Sender:
         in_recovery = self.in_recovery
         if in_recovery:
             self.recovery.on_ack(self, acked)
+        if self.loss_phase and ackno >= self.recover:  # the loss phase after a timeout ends
+            self.loss_phase = False
+            self.tell_recovery("open")
         cc = self.cc
         if not in_recovery or cc.acks_in_recovery:
             w, s = cc.cwnd, cc.ssthresh
@@ -289,11 +300,54 @@ class Sender:
         reduce (:meth:`signal_loss`) and resends."""
         self.entered_in_loss_phase = self.snd_una < self.recover
         self.in_recovery = True
+        if not self.tells_recovery:
+            self.recovery.enter(self)
+            return
+        resent = self.retransmits
         self.recovery.enter(self)
+        self.loss_phase = False
+        self.tell_recovery("recovery", sent=self.retransmits - resent)
+        self.entered_now = True
+
+    def recovery_ack(self) -> None:
+        """After an ACK, for a law that reads the recovery state: in fast
+        recovery (not on the ACK that began it), tell it again, as Linux's
+        ``cong_control`` reads the state on every ACK."""
+        if self.entered_now:
+            self.entered_now = False
+        elif self.in_recovery:
+            self.tell_recovery("recovery", change=False)
 
     def exit_recovery(self) -> None:
         """The strategy's rules end the recovery."""
         self.in_recovery = False
+        if self.tells_recovery:
+            self.tell_recovery("open")
+
+    def pipe(self) -> float:
+        """Segments in flight as the recovery strategy counts them (its
+        ``pipe``: Linux's ``tcp_packets_in_flight``), or FlightSize less the
+        duplicate ACKs for a strategy without one."""
+        pipe = getattr(self.recovery, "pipe", None)
+        if pipe is not None:
+            return float(pipe(self))
+        return float(max(self.snd_nxt - self.snd_una - self.dupacks, 0))
+
+    def tell_recovery(self, state: str, sent: int = 0, change: bool = True) -> None:
+        """Tell a law that reads it (``on_recovery``) that the recovery state is
+        ``state``; ``sent``: segments the change itself just sent, not yet
+        in flight when the law decides (Linux sends after ``cong_control``)."""
+        cc = self.cc
+        w, s = cc.cwnd, cc.ssthresh
+        timer = state == "loss"
+        marked = self.detector.marked if self.detector is not None else 0
+        lost, self.marked_told = marked - self.marked_told, marked
+        cc.on_recovery(RecoveryState(
+            now=self.clock.now, state=state, pipe=self.pipe() - sent,
+            inflight=float(self.snd_nxt - self.snd_una), delivered=self.delivered,
+            acked=0.0 if timer else float(self.ack_delivered), lost=float(lost),
+            change=change))
+        self.check_law("on_recovery", w, s)
 
     def set_ssthresh(self, ssthresh: float) -> None:
         """A strategy whose source sets the threshold itself, after the law's
@@ -348,6 +402,7 @@ class Sender:
         if (self.detector.lost and not self.in_recovery and self.snd_una >= self.recover
                 and self.done_at is None):
             self.enter_recovery()
+            self.entered_now = False  # no ACK of this recovery yet: the next one is told
             self.send(self.clock.now)
 
     # -- the retransmission timer --------------------------------------------------------
@@ -385,6 +440,9 @@ class Sender:
             self.detector.on_timeout(self.snd_una, self.high_tx, self.scoreboard)
         else:
             self.snd_nxt = self.snd_una
+        if self.tells_recovery:
+            self.loss_phase = True
+            self.tell_recovery("loss")
         self.timer.stop()
         self.send(now)
 

@@ -19,6 +19,9 @@ segments it newly acknowledged or SACKed::
     cwnd = pipe + max(sndcnt, 0)
 
 and every segment sent adds to ``prr_out``. On leaving, ``cwnd = ssthresh``.
+A law that sets its own window in recovery (``controls_recovery_window``:
+BBR, whose Linux module has ``cong_control``) keeps it: PRR then only
+chooses what to send, as Linux skips ``tcp_cwnd_reduction`` for such a law.
 
 Which segments are lost, and so ``pipe``, come from RACK (RFC 8985,
 :mod:`ccsim.recovery.rack`), as in Linux since 4.18 (``tcp_recovery = 1``):
@@ -69,9 +72,12 @@ class PrrRecovery(SackRecovery):
         self.prr_out = 0
         self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
         super().enter(tcp)            # the fast retransmit, counted in prr_out
-        tcp.cc.cwnd = self.pipe(tcp)  # from the next ACK on, PRR sets cwnd
+        if not tcp.cc.controls_recovery_window:
+            tcp.cc.cwnd = self.pipe(tcp)  # from the next ACK on, PRR sets cwnd
 
     def on_recovery_ack(self, tcp: SenderView) -> None:
+        if tcp.cc.controls_recovery_window:
+            return  # Linux: no tcp_cwnd_reduction for a cong_control module (BBR)
         delivered = tcp.ack_delivered
         self.prr_delivered += delivered
         pipe = self.pipe(tcp)
@@ -108,5 +114,6 @@ class PrrRecovery(SackRecovery):
         self.prr_out += 1
 
     def leave(self, tcp: SenderView) -> None:
-        tcp.cc.cwnd = tcp.cc.ssthresh
+        if not tcp.cc.controls_recovery_window:
+            tcp.cc.cwnd = tcp.cc.ssthresh
         tcp.exit_recovery()

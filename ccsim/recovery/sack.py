@@ -85,7 +85,8 @@ class SackRecovery(Recovery):
         """RFC 6675 §5 step 4: halve, set RecoveryPoint, retransmit."""
         tcp.signal_loss("fast")
         self.point = tcp.recover = tcp.high_tx
-        tcp.cc.cwnd = tcp.cc.ssthresh
+        if not tcp.cc.controls_recovery_window:
+            tcp.cc.cwnd = tcp.cc.ssthresh
         self.high_rxt = tcp.snd_una
         self.rescue = -1
         seq = self.first_retransmission(tcp)

@@ -30,7 +30,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, precondition
 
 from ..algorithms import registry
 from ..algorithms.base import CongestionControl
-from ..algorithms.contract import Ack, Loss, RttSample
+from ..algorithms.contract import Ack, Loss, RttSample, event
 from . import strategies
 from .model import AckRound, Path, Sender, declared, same_state, snapshot
 from .rules import BUILTIN, COMMON
@@ -255,9 +255,24 @@ class AlgorithmMachine(RuleBasedStateMachine):
         self.lines.append(f"algo.on_loss({loss!r})")
         self._call(self.algo.on_loss, loss)
         if loss.kind == "fast":
+            self._recovery("recovery", loss)
             self.lines.append("algo.cwnd = algo.ssthresh  # recovery ends (ccsim.recovery.reno)")
             self.algo.cwnd = self.algo.ssthresh
+        else:
+            self._recovery("loss", loss)
         self._check(before, loss)
+        if loss.kind == "fast":
+            # after the loss's rules: leaving recovery may restore a saved window (BBR)
+            self._recovery("open", loss)
+
+    def _recovery(self, state: str, loss: Loss) -> None:
+        """Tell the law of the recovery state (``on_recovery``), as the packet
+        sender does: one segment of the flight lost, the rest in flight."""
+        change = event("on_recovery", now=loss.now, state=state,
+                       pipe=max(loss.inflight - 1.0, 0.0), inflight=loss.inflight,
+                       delivered=self.sender.delivered, acked=0.0, lost=1.0, change=True)
+        self.lines.append(f"algo.on_recovery({change!r})")
+        self._call(self.algo.on_recovery, change)
 
     @precondition(lambda self: self.wants_rtt)
     @rule(jitter=st.floats(1.0, 1.5))
