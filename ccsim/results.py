@@ -330,7 +330,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         span = raw["end"] - start
         rows.append({
             "algorithm": flow.algorithm,
-            "recovery": flow.recovery_name,
+            "recovery": sc.flow_stack(i).recovery,
             "start": flow.start,  # as given: the grid's value, the same for every seed
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),

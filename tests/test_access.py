@@ -157,6 +157,20 @@ def test_vegas_started_at_one_instant_is_near_ns3():
     # before access links: 13.3 packets and 2.7x, the second flow's BaseRTT ten packets off
 
 
+@pytest.mark.slow
+def test_five_vegas_flows_started_at_one_instant_hold_the_band():
+    # Five flows: each first segment waits behind at most one segment per flow ahead, so the
+    # BaseRTT errors are at most n - 1 packets, and Low, Peterson & Wang's queue is at most
+    # the band's n·(beta + 1) plus that; rates stay within the band's (beta + 1)/alpha. Without
+    # NICs: 42.3 packets and 7.6x (errors of whole initial windows). ns-3 3.44 measured 32
+    # packets and 3-4x here, which ccsim does not reproduce (docs/engine.md): measured 16.7
+    # packets and 1.00x.
+    n, alpha, beta = 5, 2, 4
+    queue, spread = vegas_together(n)
+    assert n * (alpha - 1) <= queue <= n * (beta + 1) + (n - 1)
+    assert spread < (beta + 1) / alpha
+
+
 def test_fluid_engine_adds_the_nics_packet_times_as_delay():
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "reno"], access=["1Gbps", None],
                         duration="1s")

@@ -47,6 +47,7 @@ import numpy as np
 import simpy
 
 from .. import algorithms
+from ..recovery import get as get_recovery
 from ..errors import ScenarioError
 from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
@@ -157,31 +158,34 @@ class PacketEngine:
             if flow.source is not None:  # an unresponsive UDP source (ccsim.packet.udp)
                 self._add_source(i, flow, access / 2.0, n_bins, dt)
                 continue
-            rec = flow.make_recovery()
-            sack = sc.sack or rec.uses_sack
+            st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
+            rec = get_recovery(st.recovery)()
+            sack = st.sack or rec.uses_sack
             # two ways, an ACK's trip back is hops of its own after the receiver's
             # access delay; one way, it is the propagation delay, all at once
             back = access / 2.0 if self.two_way else one_way + access
             receiver = Receiver(
-                sack=sack, dsack=sack and sc.tail_loss_probe, delayed_ack=sc.delayed_ack,
-                ack_delay=sc.delayed_ack_timeout, back=back,
-                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
+                sack=sack, dsack=sack and st.tail_loss_probe, delayed_ack=st.delayed_ack,
+                ack_delay=st.delayed_ack_timeout, back=back,
+                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
+                quick_gap=sc.flow_rtt(i) + st.min_rto if st.quick_ack else None)
             # the hosts' NICs (Flow.access_rate): one packet time each (s)
             nic = 0.0 if flow.access_rate is None else sc.packet_size * 8.0 / flow.access_rate
             sender = sender_class(
-                flow.make_algorithm(), rec, clock=clock,
+                algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
                 transmit=self._path(i, receiver, access / 2.0, access / 2.0 + nic,
                                     Counter(flow.drop_segments), flow.ecn, flow.overhead,
                                     _codepoint(flow), nic),
-                initial_window=sc.initial_window, mss=sc.mss,
+                initial_window=st.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
-                min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
+                min_rto=st.min_rto, initial_rto=st.initial_rto, max_rto=sc.max_rto,
                 end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
                          else math.inf),
                 packet_bits=sc.packet_size * 8.0,
-                ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
-                limited_transmit=sc.limited_transmit, tail_loss_probe=sc.tail_loss_probe)
+                ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
+                limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
+                law_rtt=st.law_rtt)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
             if self.log is not None:
@@ -257,6 +261,7 @@ class PacketEngine:
         packets leave it one after the other (:func:`_nic_transmit`).
         """
         links = self.links if self.hop_by_hop else [link.forward for link in self.links]
+        end = self.scenario.duration  # the shortcut walks no link past it
         receive, receive_ce = receiver.receive, receiver.receive_ce
         log = self.log
         if log is not None:
@@ -279,6 +284,8 @@ class PacketEngine:
             def enter(seq: int, t: float) -> None:
                 ce = False
                 for j, link in enumerate(states):
+                    if j and t >= end:  # reaches this link after the run: as hop by hop
+                        return
                     drops_before = link.drops
                     arrival = link.forward_ect(t) if ecn else link.forward(t)
                     if arrival < 0.0:
@@ -314,7 +321,7 @@ class PacketEngine:
                     nonlocal reached, free
                     free = (free if free > now else now) + nic
                     t = free + before
-                    if heap and t < heap[0][0] and t < clock.until:
+                    if t < heap[0][0]:  # never empty in a run: Clock.run's mark
                         t = forward(t)
                         if t >= 0.0:
                             t = t + after + wait * jitter()
@@ -332,8 +339,15 @@ class PacketEngine:
                 if t >= 0.0:
                     receive(seq, t + after)
         else:
+            first, rest = links[0], links[1:]
+
             def enter(seq: int, t: float) -> None:
-                for forward in links:
+                t = first(t)
+                if t < 0.0:
+                    return
+                for forward in rest:
+                    if t >= end:  # reaches this link after the run, where hop by hop stops
+                        return
                     t = forward(t)
                     if t < 0.0:
                         return
@@ -660,8 +674,8 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
     ``overhead``, behind the one before) when ``uniform`` draws it.
 
     No event of its own when none is needed: a packet due at the first link
-    before every event on the heap (and before the clock's ``until``) is
-    handed to the link at once with its future arrival time, since nothing
+    before every event on the heap (the run's end among them:
+    :meth:`Clock.run`) is handed to the link at once with its future arrival time, since nothing
     can reach the link before it; otherwise it is scheduled there, as a hop.
     ``ahead``: the links take arrivals ahead of the clock (FIFO ones; a
     scheduled link acts on :attr:`Clock.now`, so it always gets the event).
@@ -679,7 +693,7 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
             ready_last = now
         free = (free if free > now else now) + nic
         at = free + before
-        if ahead and at < clock.until and (not heap or at < heap[0][0]):
+        if ahead and at < heap[0][0]:  # never empty in a run: Clock.run's mark
             enter(seq, at)
         else:
             schedule(at, _enter_later, (enter, seq, at))

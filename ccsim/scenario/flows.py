@@ -88,6 +88,7 @@ class Flow:
     route: tuple[int, int] | None = None
     overhead: float = 0.0
     reverse: bool = False
+    ack_counting: str | None = None
     access_rate: float | None = None
     source: Any = None
 
@@ -154,6 +155,9 @@ class Flow:
             raise ScenarioTypeError("flow.reverse", self.reverse,
                                     "True (data right to left, over each link's reverse side) "
                                     "or False (left to right, the default)")
+        if self.ack_counting not in (None, "segments", "acks"):
+            raise ScenarioError("flow.ack_counting", self.ack_counting,
+                                "'segments', 'acks' or None (the scenario's or its stack's)")
         access_rate = None
         if self.access_rate is not None:
             access_rate = parse_rate(self.access_rate, "flow.access_rate")
