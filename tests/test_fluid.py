@@ -12,7 +12,7 @@ from ccsim.algorithms import CongestionControl, FlowArrays, FluidLaw
 from ccsim.algorithms.cubic import Cubic
 from ccsim.errors import ScenarioError
 from ccsim.fluid import FluidLawError
-from ccsim.results import SCENARIO_COLUMNS, SUMMARY_COLUMNS, TRACE_VARIABLES
+from ccsim.results import SCENARIO_COLUMNS, SIZE_COLUMNS, SUMMARY_COLUMNS, TRACE_VARIABLES
 
 
 def small(**kw):
@@ -37,7 +37,7 @@ def test_same_result_type_and_columns_as_the_packet_engine():
     sc = small()
     fluid, packet = ccsim.run(sc, mode="fluid"), ccsim.run(sc)
     assert fluid.mode == "fluid" and isinstance(fluid, ccsim.Result)
-    assert list(fluid.summary.columns) == list(packet.summary.columns) == list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS)
+    assert list(fluid.summary.columns) == list(packet.summary.columns) == list(SUMMARY_COLUMNS) + list(SIZE_COLUMNS) + list(SCENARIO_COLUMNS)
     assert set(TRACE_VARIABLES) == set(fluid.traces["variable"].unique())
     for name in ("utilisation", "jain", "interval", "drops", "losses", "data_packets"):
         assert name in fluid.metrics

@@ -133,6 +133,11 @@ def _refuse(sc: Scenario, i: int) -> None:
                             "it models one direction's bottleneck with ACKs uncongested; "
                             "use mode='packet' for two-way traffic")
     for j, flow in enumerate(sc.flows):
+        if flow.source is not None:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].source", dict(flow.source),
+                                "None (a TCP flow) in the fluid engine",
+                                "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
+                                "there; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",

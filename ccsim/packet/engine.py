@@ -61,11 +61,13 @@ from .fast_path import FastSender
 from .receiver import Receiver
 from .scheduled import ScheduledLink
 from .tcp import Sender
+from .udp import UdpReceiver, UdpSource
 
 
 _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
 _ACK_JITTER = 3  # and their ACK jitter's (2: the start jitter, ccsim.scenario)
 _LINK_JITTER = 4  # and each link's jitter element's (Link.jitter)
+_SOURCE = 6  # and a UDP source's on/off periods (5: ccsim.Arrivals' draws)
 
 
 class PacketEngine:
@@ -153,6 +155,9 @@ class PacketEngine:
             one_way = sc.route_rtt(i) / 2.0  # the links the flow crosses
             access = (sc.flow_rtt(i) - sc.route_rtt(i)) / 2.0  # one way, both sides together
             access = max(access, 0.0)  # rtt == route rtt up to rounding
+            if flow.source is not None:  # an unresponsive UDP source (ccsim.packet.udp)
+                self._add_source(i, flow, access / 2.0, n_bins, dt)
+                continue
             st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
             rec = get_recovery(st.recovery)()
             sack = st.sack or rec.uses_sack
@@ -206,6 +211,23 @@ class PacketEngine:
         self.reverse_queue = np.zeros(n_bins) if self.two_way else None
         self.bar = None  # the progress bar while a run shows one
         clock.schedule(0.0, self._sample, 0)
+
+    def _add_source(self, i: int, flow, before: float, n_bins: int, dt: float) -> None:
+        """Flow ``i``, a UDP source: its packets on the same path as a TCP
+        sender's, counted by a receiver that sends nothing back."""
+        sc = self.scenario
+        if self.log is not None:
+            raise ScenarioError("events", True, "False with a UDP source (ccsim.CBR, "
+                                "ccsim.OnOff): their packets are not logged")
+        receiver = UdpReceiver(n_bins, dt)
+        seed = int(np.random.SeedSequence([sc.seed, _SOURCE, i]).generate_state(1)[0])
+        stop = sc.duration if flow.stop is None else min(flow.stop, sc.duration)
+        source = UdpSource(dict(flow.source), sc.mss,
+                           self._path(i, receiver, before, before, Counter()),
+                           self.clock, seed, stop)
+        self.senders.append(source)
+        self.receivers.append(receiver)
+        self.clock.schedule(sc.flow_start(i), UdpSource.start, source)
 
     @property
     def now(self) -> float:
@@ -569,10 +591,11 @@ class PacketEngine:
         wall = time.perf_counter() - start
         n = self.n_bins
         flows = []
-        for flow, s in zip(sc.flows, self.senders):
+        for flow, s, r in zip(sc.flows, self.senders, self.receivers):
             end = min(sc.duration, math.inf if flow.stop is None else flow.stop,
                       math.inf if s.done_at is None else s.done_at)
-            flows.append({"end": end,
+            flows.append({"end": end, "udp": ((s.transmissions, r.received)
+                                              if isinstance(s, UdpSource) else None),
                           "done_at": s.done_at, "retransmits": s.retransmits,
                           "timeouts": s.timeouts, "recoveries": s.recoveries,
                           "rtt_sum": s.rtt.rtt_sum, "rtt_count": s.rtt.rtt_count})

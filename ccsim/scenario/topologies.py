@@ -18,6 +18,7 @@ from .checks import probability, seconds, whole_bytes
 from .flows import Flow, as_flow
 from .links import MIN_RATE, Link, make_queue
 from .schedule import as_schedule
+from .workloads import expand
 
 MSS = 1460
 """Default segment payload (bytes): a 1500-byte Ethernet MTU less 40 bytes of
@@ -120,7 +121,8 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
     base_rtt = seconds(rtt, "rtt", positive=True)
     if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
         raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
-    flows = [as_flow(f, i) for i, f in enumerate(flows)]
+    # Arrivals become their flows here: the scenario holds plain Flows
+    flows = [as_flow(f, i) for i, f in enumerate(expand(flows, rate, duration, seed))]
     nics = access_specs(access, len(flows), rate)
     if any(f.rtt is not None for f in flows) or any(d > 0 for _, d in nics):
         flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
@@ -204,5 +206,11 @@ def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration
         built.append(Link(rate=schedule if schedule is not None else rates[i], delay=delays[i],
                           queue=q, loss=probability(spec.get("loss", 0.0), f"links[{i}].loss"),
                           jitter=spec.get("jitter", 0.0)))
+    if isinstance(flows, Iterable) and not isinstance(flows, str):
+        # Arrivals become their flows here, offered to the chosen bottleneck
+        # (the slowest link by default)
+        at = rates[bottleneck] if isinstance(bottleneck, int) and 0 <= bottleneck < len(rates) \
+            else min(rates)
+        flows = expand(flows, at, duration, seed)
     return dict(links=tuple(built), flows=tuple(flows), duration=duration, seed=seed,
                 bottleneck=bottleneck, topology="path", **knobs)
