@@ -79,7 +79,8 @@ def test_the_ack_jitter_alone_makes_seeds_differ():
 def test_segments_reach_the_receiver_up_to_the_ack_jitter_late_in_order(path):
     # A lone flow far below the link's rate (its window held by the receiver):
     # each segment's delivery is its departure from the last link plus the
-    # propagation delay plus a wait in [0, ack_jitter], larger only when it
+    # propagation delay (and the receiver's NIC's packet time, where the host has
+    # one) plus a wait in [0, ack_jitter], larger only when it
     # queues behind the one before; and no segment overtakes another. Two
     # links take the engine's general path, one link its inline one.
     wait = 0.004
@@ -96,7 +97,8 @@ def test_segments_reach_the_receiver_up_to_the_ack_jitter_late_in_order(path):
     left = ev[(ev.event == "forwarded") & (ev.link == last_link)].set_index("seq")["time"]
     got = ev[ev.event == "delivered"].set_index("seq")["time"]
     assert len(got) > 300 and got.index.is_unique
-    late = (got - sc.links[-1].delay - left.loc[got.index]).to_numpy()
+    nic = 0.0 if sc.flows[0].access_rate is None else sc.packet_size * 8 / sc.flows[0].access_rate
+    late = (got - sc.links[-1].delay - nic - left.loc[got.index]).to_numpy()
     assert late.min() >= -1e-12
     alone = late[np.r_[True, np.diff(got.to_numpy()) > wait]]  # none just before it
     assert alone.max() <= wait + 1e-12
