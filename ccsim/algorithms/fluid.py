@@ -146,6 +146,12 @@ class FluidLaw:
     #: between loss events (up to its ``max_step``). Laws that sample or
     #: decide once per step keep the short steps.
     long_steps: ClassVar[bool] = False
+    #: Whether a window the law left unchanged over a step stays unchanged
+    #: over any longer one while the RTT and the deliveries stay as they were
+    #: (an equilibrium, such as Vegas's band, with no clock of its own): a
+    #: scenario whose flows all hold so, at a queue that did not move, is at
+    #: a fixed point, and the engine steps it to its next event.
+    holds: ClassVar[bool] = False
     #: Whether the law reacts to ECN marks itself, in :meth:`grow`, from
     #: ``marked`` (DCTCP); otherwise the engine calls :meth:`on_ecn` at most
     #: once per window of data, as the packet engine's sender does.

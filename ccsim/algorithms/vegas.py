@@ -311,6 +311,7 @@ class VegasFluid(FluidLaw):
     """
 
     scalar_params = ("alpha", "beta")  # Linux rounds them to whole segments
+    holds = True  # inside the band at a steady queue, nothing moves the window
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc

@@ -449,6 +449,18 @@ class FluidEngine:
             marking[idx] = True
         self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~marking
                         & (self.max_step > self.step))
+        # scenarios that may hold at a fixed point: every law holds at
+        # equilibrium (FluidLaw.holds), and nothing samples within a step
+        hold_law = np.zeros(F, bool)
+        for g in self.groups:
+            hold_law[g.lo:g.hi] = g.law.holds and not g.law.paces
+        aqm = np.zeros(S, bool)
+        for _, idx in self.aqms:
+            aqm[idx] = True
+        self.hold_ok = ((np.bincount(self.scen, ~hold_law, S) == 0) & ~self.is_red & ~aqm
+                        & (self.p_loss == 0))
+        self.hold_live = bool(self.hold_ok.any())
+        self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
         self.h_last = np.ones(S)
         self.long_live = bool(self.long_ok.any())  # some such scenario still runs
@@ -515,6 +527,8 @@ class FluidEngine:
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
         if self.long_live:
             h = self._long_steps(h, in_ss)
+        if self.hold_live and self.settled.any():  # a fixed point: on to the next event
+            h = np.where(self.settled & (in_ss == 0), np.maximum(h, self.wake_s - t), h)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
         # flows open or stop, timers fire, losses are detected (in live scenarios:
@@ -662,6 +676,8 @@ class FluidEngine:
         np.maximum(grown, 0.0, out=self.growth)
         if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
             self._bad_window(self.started & ~self.done, "grow")
+        if self.hold_live:
+            self._settle(grown, tf, q_new, live)
 
         if self.traces and (t_new > self.next_sample).any():
             self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
@@ -718,6 +734,22 @@ class FluidEngine:
                                        0.5 * np.minimum(t_full, t_loss)),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
+
+    def _settle(self, moved: np.ndarray, tf: np.ndarray, q_new: np.ndarray,
+                live: np.ndarray) -> None:
+        """Mark the scenarios at a fixed point after this step: every law
+        holds at equilibrium (``FluidLaw.holds``), no open flow's window moved
+        (``moved``: the step's change), none is in recovery, waiting for its
+        timer or about to detect a loss, and the queue did not move. The next
+        step of such a scenario is the same step again, so it may run to the
+        scenario's next event (a flow's start or stop, or the end)."""
+        unsettled = (moved != 0) | self.pending | (self.rec_until > tf) | ~self.sending \
+            | (self.cwr_until > tf)
+        open_ = self.started & ~self.done
+        unsettled &= open_
+        self.settled = (self.hold_ok & live & (q_new == self.q)
+                        & (np.bincount(self.scen, unsettled, self.S) == 0)
+                        & (np.bincount(self.scen, open_, self.S) > 0))
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
     def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
