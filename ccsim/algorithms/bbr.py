@@ -364,34 +364,40 @@ class BbrFluid(FluidLaw):
         # -- RTprop (on_rtt): a new low, or an expired one replaced ----------------
         expired = act & (now - f.rt_prop_stamp > cc.min_rtt_window)
         new = act & ((f.rtt < f.rt_prop) | expired)  # strictly lower, as Linux
-        f.rt_prop[new] = f.rtt[new]
-        f.rt_prop_stamp[new] = now[new]
-        f.expired[expired] = 1.0
+        np.copyto(f.rt_prop, f.rtt, where=new)
+        np.copyto(f.rt_prop_stamp, now, where=new)
+        np.copyto(f.expired, 1.0, where=expired)
         # -- rounds and the windowed max of delivery-rate samples -------------------
         started = act & (f.delivered >= f.round_end)
-        f.round[started] += 1.0
-        f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
+        any_started = started.any()
+        if any_started:
+            f.round[started] += 1.0
+            f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
         slot = (f.round % self.bw.shape[1]).astype(np.int64)
-        rows = np.flatnonzero(started)
-        self.bw[rows, slot[rows]] = 0.0
+        if any_started:
+            rows = np.flatnonzero(started)
+            self.bw[rows, slot[rows]] = 0.0
         rows = np.flatnonzero(act)
         sample = np.maximum(np.where(grow, f.acked / np.where(grow, h, 1.0), 0.0), late)
         self.bw[rows, slot[rows]] = np.maximum(self.bw[rows, slot[rows]], sample[rows])
         np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))
         # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
         check = started & (f.filled == 0)
-        more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
-        f.full_bw[more] = f.btl_bw[more]
-        f.full_bw_rounds[more] = 0.0
-        flat = check & ~more
-        f.full_bw_rounds[flat] += 1.0
-        f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
+        if any_started and check.any():
+            more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
+            f.full_bw[more] = f.btl_bw[more]
+            f.full_bw_rounds[more] = 0.0
+            flat = check & ~more
+            f.full_bw_rounds[flat] += 1.0
+            f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
         # -- phases ---------------------------------------------------------------
         drain = act & (f.mode == 0) & (f.filled == 1)
-        self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
+        if drain.any():
+            self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
         bdp = self._bdp(f)
         probe = act & (f.mode == 1) & (f.inflight <= bdp)
-        self._enter_probe_bw(f, probe, now)
+        if probe.any():
+            self._enter_probe_bw(f, probe, now)
         cyc = act & (f.mode == 2)
         if cyc.any():
             elapsed = now - f.cycle_stamp > f.rt_prop
@@ -406,7 +412,7 @@ class BbrFluid(FluidLaw):
             self._set(f, enter, PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN)
             f.prior_cwnd[enter] = f.cwnd[enter]
             f.probe_rtt_done[enter] = np.nan
-        f.expired[act] = 0.0
+        np.copyto(f.expired, 0.0, where=act)
         prt = act & (f.mode == 3)
         if prt.any():
             armed = prt & ~np.isnan(f.probe_rtt_done)
@@ -423,7 +429,7 @@ class BbrFluid(FluidLaw):
                           self.cc.high_gain)
         # -- pacing and the window --------------------------------------------------
         paced = act & (f.btl_bw > 0)
-        f.pacing[paced] = (f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin))[paced]
+        np.copyto(f.pacing, f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin), where=paced)
         target = np.maximum(f.gain * self._bdp(f) + SEND_QUANTUM, cc.min_target)
         acked = f.acked
         doubled = f.cwnd * np.exp2(acked / f.cwnd)

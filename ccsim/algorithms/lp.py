@@ -188,19 +188,17 @@ class LPFluid(FluidLaw):
         sampled = f.acked > 0
         if sampled.any():                     # on_rtt: delay statistics
             d = f.rtt
-            f.last_rtt[sampled] = d[sampled]
-            np.copyto(f.owd_min, np.where(sampled, np.minimum(f.owd_min, d), f.owd_min))
+            np.copyto(f.last_rtt, d, where=sampled)
+            np.copyto(f.owd_min, np.minimum(f.owd_min, d), where=sampled)
             record = sampled & (d > f.owd_max)
-            beyond = record & (d > f.owd_max_rsv)
-            f.owd_max[beyond] = np.where(f.owd_max_rsv == 0.0, d, f.owd_max_rsv)[beyond]
-            f.owd_max_rsv[beyond] = d[beyond]
-            within = record & ~beyond
-            f.owd_max[within] = d[within]
-            first = sampled & np.isnan(f.sowd)
-            f.sowd[first] = d[first]
-            later = sampled & ~first
-            weight = 1.0 - (1.0 - cc.gamma) ** f.acked
-            f.sowd[later] = (f.sowd + weight * (d - f.sowd))[later]
+            if record.any():  # a new record: past the reserve, the reserve becomes d_max
+                beyond = record & (d > f.owd_max_rsv)
+                np.copyto(f.owd_max, np.where(beyond & (f.owd_max_rsv != 0.0), f.owd_max_rsv, d),
+                          where=record)
+                np.copyto(f.owd_max_rsv, d, where=beyond)
+            weight = 1.0 - (1.0 - cc.gamma) ** f.acked   # the first sample sets sd
+            np.copyto(f.sowd, np.where(np.isnan(f.sowd), d, f.sowd + weight * (d - f.sowd)),
+                      where=sampled)
         moving = (f.h > 0) & sampled
         if not moving.any():
             return

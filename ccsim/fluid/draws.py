@@ -36,9 +36,20 @@ def scenario_key(seed: int) -> np.uint64:
 def uniforms(key: np.ndarray, stream: int, step: np.ndarray, flow: np.ndarray) -> np.ndarray:
     """Uniforms in (0, 1), one per element: a hash of the scenario's key, the
     stream, its step counter and the flow's index in the scenario."""
+    return stream_uniforms(stream_key(key, stream), step, flow)
+
+
+def stream_key(key: np.ndarray, stream: int) -> np.ndarray:
+    """The first round of :func:`uniforms`' hash: the scenarios' keys for one
+    stream (to compute once per batch)."""
     with np.errstate(over="ignore"):
-        z = _mix(key ^ (np.uint64(stream) * _GOLDEN))
-        z = _mix(z ^ (step.astype(np.uint64) * _M2))
+        return _mix(key ^ (np.uint64(stream) * _GOLDEN))
+
+
+def stream_uniforms(skey: np.ndarray, step: np.ndarray, flow: np.ndarray) -> np.ndarray:
+    """:func:`uniforms` from the stream's keys (:func:`stream_key`)."""
+    with np.errstate(over="ignore"):
+        z = _mix(skey ^ (step.astype(np.uint64) * _M2))
         z = _mix(z ^ (flow.astype(np.uint64) + _GOLDEN))
     return ((z >> _S11).astype(np.float64) + 0.5) * 2.0 ** -53
 

@@ -297,6 +297,8 @@ class FluidEngine:
         self.n_bins = np.array([int(math.ceil(sc.duration / sc.sample_interval - 1e-9))
                                 for sc in scs], dtype=np.int64)
         self.key = np.array([draws.scenario_key(sc.seed) for sc in scs], dtype=np.uint64)
+        self.stream_keys = {name: draws.stream_key(self.key, k)
+                            for name, k in draws.STREAMS.items()}
         self.min_rto = np.array([sc.min_rto for sc in scs])
         self.max_rto = np.array([sc.max_rto for sc in scs])
         self.initial_rto = np.array([sc.initial_rto for sc in scs])
@@ -1014,8 +1016,8 @@ class FluidEngine:
             return
         idx, p, resent = idx[risky], np.minimum(p[risky], 1.0), resent[risky]
         s = self.scen[idx]
-        u = draws.uniforms(self.key[s], draws.STREAMS["retransmits"], self.steps[s],
-                           self.jidx[idx])
+        u = draws.stream_uniforms(self.stream_keys["retransmits"][s], self.steps[s],
+                                  self.jidx[idx])
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
@@ -1238,7 +1240,7 @@ class FluidEngine:
         if idx.size == 0:
             return None
         s = self.scen[idx]
-        u = draws.uniforms(self.key[s], draws.STREAMS[stream], self.steps[s], self.jidx[idx])
+        u = draws.stream_uniforms(self.stream_keys[stream][s], self.steps[s], self.jidx[idx])
         k = np.zeros(self.F)
         k[idx] = draws.poisson(mean[idx], u)
         return k
