@@ -46,7 +46,12 @@ from .base import MIN_SSTHRESH
 if TYPE_CHECKING:
     from .base import CongestionControl
 
-__all__ = ["FluidLaw", "FlowArrays"]
+__all__ = ["FluidLaw", "FlowArrays", "any_"]
+
+any_ = np.count_nonzero
+"""``any_(a)``: truthy when some element of ``a`` is nonzero (``a.any()``
+at a fifth of its cost on a batch's small arrays, where the fluid engine
+and its laws ask it dozens of times per step)."""
 
 
 class FlowArrays:
@@ -110,7 +115,7 @@ class FlowArrays:
         """
         cwnd, ssthresh, h, rtt = self.cwnd, self.ssthresh, self.h, self.rtt
         in_ss = (cwnd < ssthresh) & (h > 0)  # (a flow held at h = 0 stays as it is)
-        if not in_ss.any():
+        if not any_(in_ss):
             return h
         grown = cwnd * np.exp2(np.minimum(doublings * h / rtt, 60.0))
         reached = grown >= ssthresh

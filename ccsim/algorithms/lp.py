@@ -76,7 +76,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno
 
@@ -186,12 +186,12 @@ class LPFluid(FluidLaw):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         sampled = f.acked > 0
-        if sampled.any():                     # on_rtt: delay statistics
+        if any_(sampled):                     # on_rtt: delay statistics
             d = f.rtt
             np.copyto(f.last_rtt, d, where=sampled)
             np.copyto(f.owd_min, np.minimum(f.owd_min, d), where=sampled)
             record = sampled & (d > f.owd_max)
-            if record.any():  # a new record: past the reserve, the reserve becomes d_max
+            if any_(record):  # a new record: past the reserve, the reserve becomes d_max
                 beyond = record & (d > f.owd_max_rsv)
                 np.copyto(f.owd_max, np.where(beyond & (f.owd_max_rsv != 0.0), f.owd_max_rsv, d),
                           where=record)
@@ -200,13 +200,13 @@ class LPFluid(FluidLaw):
             np.copyto(f.sowd, np.where(np.isnan(f.sowd), d, f.sowd + weight * (d - f.sowd)),
                       where=sampled)
         moving = (f.h > 0) & sampled
-        if not moving.any():
+        if not any_(moving):
             return
         now = f.now
         ends = f.last_drop + cc.itt * f.last_rtt          # NaN: never an ECI
         inference = now < ends
         eci = moving & (f.sowd >= f.owd_min + cc.delta * (f.owd_max - f.owd_min))
-        if eci.any():
+        if any_(eci):
             f.owd_min[eci] = f.sowd[eci]
             f.owd_max[eci] = ECI_MAX_FACTOR * f.sowd[eci]
             f.owd_max_rsv[eci] = ECI_MAX_FACTOR * f.sowd[eci]

@@ -65,7 +65,7 @@ from typing import Sequence
 import numpy as np
 
 from ..algorithms import get as get_algorithm
-from ..algorithms.fluid import FlowArrays, FluidLaw
+from ..algorithms.fluid import FlowArrays, FluidLaw, any_
 from ..errors import CcsimError, ScenarioError
 from ..scenario import RED, Scenario
 from . import draws
@@ -444,7 +444,7 @@ class FluidEngine:
         short_law = np.zeros(F, bool)
         for g in self.groups:
             short_law[g.lo:g.hi] = not g.law.long_steps
-        self.red = bool(self.is_red.any())
+        self.red = bool(any_(self.is_red))
         # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
@@ -461,20 +461,20 @@ class FluidEngine:
             aqm[idx] = True
         self.hold_ok = ((np.bincount(self.scen, ~hold_law, S) == 0) & ~self.is_red & ~aqm
                         & (self.p_loss == 0))
-        self.hold_live = bool(self.hold_ok.any())
+        self.hold_live = bool(any_(self.hold_ok))
         self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
         self.h_last = np.ones(S)
-        self.long_live = bool(self.long_ok.any())  # some such scenario still runs
-        self.ecn_on = bool((self.ect & marking[self.scen]).any())
+        self.long_live = bool(any_(self.long_ok))  # some such scenario still runs
+        self.ecn_on = bool(any_(self.ect & marking[self.scen]))
         self.echo_law = np.zeros(F, bool)      # flows whose law reads the echoes itself
         for g in self.groups:
             self.echo_law[g.lo:g.hi] = g.law.marks
         if self.ecn_on:  # cumulative marks at the ends of the last ECHO_SLOTS steps
             self.echo_t = np.zeros((ECHO_SLOTS, S))
             self.echo_m = np.zeros((ECHO_SLOTS, F))
-        self.lossy = bool((self.p_loss > 0).any())
-        self.sized = bool(np.isfinite(self.size).any())
+        self.lossy = bool(any_(self.p_loss > 0))
+        self.sized = bool(any_(np.isfinite(self.size)))
         self.uniform_s = self.d_max == self.d_min
         self.t0_marked = self.t0 <= 0
         self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
@@ -520,7 +520,7 @@ class FluidEngine:
         scen, C = self.scen, self.C
         t = self.t
         live = t < self.end_of_run
-        if not live.any():
+        if not any_(live):
             return False
         # a fraction of the smallest current RTT, bounded below except in slow
         # start (which doubles per RTT), ending on the duration
@@ -529,13 +529,13 @@ class FluidEngine:
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
         if self.long_live:
             h = self._long_steps(h, in_ss)
-        if self.hold_live and self.settled.any():  # a fixed point: on to the next event
+        if self.hold_live and any_(self.settled):  # a fixed point: on to the next event
             h = np.where(self.settled & (in_ss == 0), np.maximum(h, self.wake_s - t), h)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         hf, tf = h[scen], t[scen]
         # flows open or stop, timers fire, losses are detected (in live scenarios:
         # a finished one's pending wake-ups would call this at every step)
-        if ((t >= self.wake_s) & live).any():
+        if any_((t >= self.wake_s) & live):
             self._events(tf, hf)
 
         # the bottleneck: the queue that the data physically in flight implies
@@ -571,7 +571,7 @@ class FluidEngine:
             np.minimum(x, self.pacing, out=x)
         A = np.bincount(scen, x, self.S)
         overflow = q_need - self.B
-        if (overflow > 0).any():  # what does not fit in pipe + buffer is dropped on arrival
+        if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
             dropped = np.minimum(self._overflow_shares(overflow, x, A), physical)
             self.ghost += dropped
@@ -640,7 +640,7 @@ class FluidEngine:
         np.copyto(t_new, self.duration, where=t_new >= self.end_of_run)  # land on the end
         if self.sized:
             self._complete(self.delivered - deliv, deliv, tf, hf)
-        if ((t_new >= self.next_mark) & live).any():
+        if any_((t_new >= self.next_mark) & live):
             self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
         self.dep += departed
         self.sent += A * h  # what the queue took; what it dropped was sent too
@@ -681,17 +681,17 @@ class FluidEngine:
         if self.hold_live:
             self._settle(grown, tf, q_new, live)
 
-        if self.traces and (t_new > self.next_sample).any():
+        if self.traces and any_(t_new > self.next_sample):
             self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
         self.q = q_new
         np.copyto(self.h_last, h, where=live)
         self.t = np.where(live, t_new, t)
         self.steps += live
-        if not (self.t < self.end_of_run).all() and (live & (self.t >= self.end_of_run)).any():
+        if not (self.t < self.end_of_run).all() and any_(live & (self.t >= self.end_of_run)):
             finished = self.t >= self.end_of_run  # skip laws whose scenarios are all done
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
-            self.long_live = bool((self.long_ok & ~finished).any())
+            self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
@@ -705,9 +705,9 @@ class FluidEngine:
         end): near a loss the step is the usual fraction of the RTT."""
         scen, S = self.scen, self.S
         calm = self.long_ok & (in_ss == 0)
-        if not calm.any():
+        if not any_(calm):
             return h
-        if (self.rec_s <= self.t).any():  # a recovery has ended: the next one's end
+        if any_(self.rec_s <= self.t):  # a recovery has ended: the next one's end
             self._recoveries_end()
         C = self.C
         # in flight as the step will begin: the whole window (a long step's
@@ -725,7 +725,7 @@ class FluidEngine:
         # a link not yet full delivers at the windows' rate at the step's start:
         # let them grow by at most 2 % over a long step (1 % of its deliveries)
         idle = self.q <= 0
-        if idle.any():
+        if any_(idle):
             grown = 0.02 * np.bincount(scen, window, S) / rate
             t_full = np.where(idle, np.minimum(t_full, 2.0 * grown), t_full)
         # a random loss lands within the step, but its flow grows all of it:
@@ -760,10 +760,10 @@ class FluidEngine:
         live = hf > 0
         woke = (np.bincount(self.scen, live & (tf >= self.wake), self.S) > 0)[self.scen]
         newly = ~self.started & (tf >= self.start) & live
-        if newly.any():
+        if any_(newly):
             self._open(newly)
         stopping = woke & self.started & ~self.done & (tf >= self.stop)
-        if stopping.any():
+        if any_(stopping):
             self.done |= stopping
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done & woke
@@ -774,7 +774,7 @@ class FluidEngine:
                                      np.maximum(inflight, window), inflight))
         # retransmission timers that fire now: a timeout reduction, the loss window
         fire = active & (tf >= self.rto_until)
-        if fire.any():
+        if any_(fire):
             # FlightSize at the timeout: nothing was cumulatively ACKed past
             # the first hole, so it is what was out when the loss was detected
             self.outstanding[fire] = self.rto_flight[fire]
@@ -791,16 +791,16 @@ class FluidEngine:
             self.rec_until[fire] = tf[fire]
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
-        if ended.any():
+        if any_(ended):
             self._retransmissions_lost(ended, tf)
         # recoveries that outlast the retransmission timer end in a timeout
         late = active & (tf >= self.rec_timeout)
-        if late.any():
+        if any_(late):
             self._recovery_timeout(late, tf)
         # losses detected now (one RTT after the first drop of a window)
         due = self.pending & active & (tf >= self.t_detect) & (tf >= self.rec_until) \
             & ~np.isfinite(self.rto_until)
-        if due.any():
+        if any_(due):
             self._detect(due, tf)
         self._update_flags()
 
@@ -847,7 +847,7 @@ class FluidEngine:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
             self.losses += np.bincount(scen, k_loss, self.S)
-        if first.any():  # their detection is their next wake-up (and maybe their scenario's)
+        if any_(first):  # their detection is their next wake-up (and maybe their scenario's)
             fi = np.flatnonzero(first)
             detect = np.where(np.isfinite(self.rto_until[fi]), np.inf,
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
@@ -857,7 +857,7 @@ class FluidEngine:
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
         done = self.sending & (self.delivered >= self.size)
-        if not done.any():
+        if not any_(done):
             return
         frac = np.where(deliv > 0, (self.size - before) / deliv, 1.0)
         end = tf + hf * np.clip(frac, 0.0, 1.0)
@@ -878,7 +878,7 @@ class FluidEngine:
             if first:
                 cross &= ~self.t0_marked
                 self.t0_marked |= cross
-            if cross.any():
+            if any_(cross):
                 frac = np.where(h > 0, (mark - t) / h, 0.0)
                 cf = cross[scen]
                 D[cf] = (before + deliv * frac[scen])[cf]
@@ -897,7 +897,7 @@ class FluidEngine:
         self.resent[newly] = 0.0
         for g in self.groups:
             m = newly[g.lo:g.hi]
-            if m.any():
+            if any_(m):
                 for name, value in g.law.state.items():
                     getattr(g.f, name)[m] = value
                 g.call("start", m)
@@ -906,10 +906,10 @@ class FluidEngine:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
         for g in self.groups:
             m = mask[g.lo:g.hi]
-            if m.any():
+            if any_(m):
                 g.call("on_loss", m, kind)
         bad = mask & ~(self.ssthresh >= 1.0)
-        if bad.any():
+        if any_(bad):
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
 
     def _note(self, mask: np.ndarray, tf: np.ndarray, event: str) -> None:
@@ -946,7 +946,7 @@ class FluidEngine:
             self._loss(fast, "fast")
             left = halvings[~to]
             more = left >= 2
-            while more.any():  # Reno: one more reduction per further loss
+            while any_(more):  # Reno: one more reduction per further loss
                 ai = fi[more]
                 self.cwnd[ai] = np.minimum(self.cwnd[ai], self.ssthresh[ai])
                 again = np.zeros(F, bool)
@@ -1012,7 +1012,7 @@ class FluidEngine:
         self.resent[idx] = 0.0
         p = self.p_lost[idx]
         risky = p > 0
-        if not risky.any():
+        if not any_(risky):
             return
         idx, p, resent = idx[risky], np.minimum(p[risky], 1.0), resent[risky]
         s = self.scen[idx]
@@ -1095,7 +1095,7 @@ class FluidEngine:
         sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
         drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
         # scheduled (regular) drops, where any scenario has them; the rest are random
-        return drop, (np.where(regular[scen], drop, 0.0) if regular.any() else None)
+        return drop, (np.where(regular[scen], drop, 0.0) if any_(regular) else None)
 
     def _echoes(self, live, t_new, tf, tau) -> None:
         """ECN echoes: the marks made at the queue by time ``t − RTT``, read
@@ -1133,25 +1133,25 @@ class FluidEngine:
         # reduction — those made at the queue until that data was delivered
         drained = np.isinf(self.cwr_marks) & (self.delivered >= self.cwr_deliv)
         self.cwr_marks[drained] = self.marked_at_queue[drained]
-        if not (new > 0).any():
+        if not any_(new > 0):
             return
         random = self.red_ecn.copy()
         for model, idx in self.aqms:
             random[idx] = model.random
         k = np.zeros(self.F)
         rnd = random[scen]
-        if (new * rnd).any():
+        if any_(new * rnd):
             drawn = self._draw(new * rnd, "marks")
             if drawn is not None:
                 k += drawn
-        if (new * ~rnd).any():
+        if any_(new * ~rnd):
             before_credit = np.floor(self.mark_credit)
             self.mark_credit += new * ~rnd
             k += np.floor(self.mark_credit) - before_credit
         # a loss not yet detected does not stop it: the sender does not know of it
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
             & (self.echo_seen >= self.cwr_marks)
-        if react.any():
+        if any_(react):
             # the FlightSize the law sees is its whole window, as the packet
             # sender's when the echo arrives (the step's ACKs freed part of it
             # here); what stays in flight is unchanged: the reduction sends nothing
@@ -1160,7 +1160,7 @@ class FluidEngine:
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
-                if m.any():
+                if any_(m):
                     g.call("on_ecn", m)
             np.copyto(self.outstanding, kept)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
@@ -1227,12 +1227,12 @@ class FluidEngine:
         process: a flow whose share of the overflow is one packet per RTT loses
         one packet per RTT, and which flows lose one in a given RTT follows
         their shares and phases."""
-        if not (mean > 0).any():
+        if not any_(mean > 0):
             return None
         before = np.floor(self.drop_credit)
         self.drop_credit += mean
         k = np.floor(self.drop_credit) - before
-        return k if k.any() else None
+        return k if any_(k) else None
 
     def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
         """Poisson counts per flow with the given means (None if all are 0)."""
@@ -1252,7 +1252,7 @@ class FluidEngine:
         scen, dt = self.scen, self.dt
         while True:
             due = (self.next_sample < t_new) & (self.next_k < self.n_bins)
-            if not due.any():
+            if not any_(due):
                 return
             ss = np.flatnonzero(due)
             ff = np.flatnonzero(due[scen])
