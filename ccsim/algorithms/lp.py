@@ -216,7 +216,7 @@ class LPFluid(FluidLaw):
             f.last_drop[eci] = now[eci]
         # Reno's growth for the part of the step outside the inference phase
         h = f.h.copy()
-        left = np.where(inference, np.clip(now + h - ends, 0.0, h), h)
+        left = np.where(inference, np.minimum(np.maximum(now + h - ends, 0.0), h), h)
         f.h[...] = np.where(moving & ~eci, left, 0.0)
         try:
             f.cwnd += f.slow_start() / f.rtt

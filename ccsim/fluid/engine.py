@@ -609,8 +609,11 @@ class FluidEngine:
                 wasted = wasted + part
         if self.paced_s is not None and dropped is not None:
             wasted = wasted - dropped * ~self.paced_s[scen]
-        offered = x * hf + wasted
-        inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
+        if isinstance(wasted, float):  # nothing lost in the step
+            inst = 0.0
+        else:
+            offered = x * hf + wasted
+            inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
         self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
         for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
@@ -996,7 +999,7 @@ class FluidEngine:
         s = self.scen[i]
         rto = np.where(self.ack_sum[i] == 0, self.initial_rto[s],
                        self.srtt[i] + np.maximum(0.001, 4.0 * self.rttvar[i]))
-        return np.clip(rto, self.min_rto[s], self.max_rto[s])
+        return np.minimum(np.maximum(rto, self.min_rto[s]), self.max_rto[s])
 
     def _retransmissions_lost(self, ended: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``ended`` finish a fast recovery. Each segment it resent
@@ -1262,7 +1265,7 @@ class FluidEngine:
             self.tr_cwnd[ff, kk] = np.where(on, self.cwnd[ff], np.nan)
             self.tr_ssthresh[ff, kk] = np.where(on, self.ssthresh[ff], np.nan)
             self.tr_rtt[ff, kk] = np.where(on, self.tau[ff], np.nan)
-            frac = np.clip((self.next_sample[sf] - t[sf]) / h[sf], 0.0, 1.0)
+            frac = np.minimum(np.maximum((self.next_sample[sf] - t[sf]) / h[sf], 0.0), 1.0)
             self.tr_delivered[ff, kk] = before[ff] + deliv[ff] * frac
             self.tr_queue[ss, self.next_k[ss]] = q_new[ss]
             self.next_k[ss] += 1
