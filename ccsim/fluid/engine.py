@@ -1071,9 +1071,13 @@ class FluidEngine:
         for _ in range(3):
             tau = d + (q / C)[scen]
             x = inflight / tau
-            paced = x > pacing
-            rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
-            slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
+            if self.paced:
+                paced = x > pacing
+                rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
+                slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
+            else:  # the same without the pacing rates (all inf)
+                rate = np.bincount(scen, x, self.S)
+                slope = np.bincount(scen, x / tau, self.S) / C
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
             q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
         return q
