@@ -485,6 +485,8 @@ class FluidEngine:
             aqm[idx] = True
         self.hold_ok = ((np.bincount(self.scen, ~hold_law, S) == 0) & ~self.is_red & ~aqm
                         & (self.p_loss == 0))
+        for s, _, _ in self.schedules:  # a rate that changes moves any fixed point
+            self.hold_ok[s] = False
         self.hold_live = bool(any_(self.hold_ok))
         self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
