@@ -81,14 +81,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                      help="a progress bar in simulated seconds (default: for packet runs "
                           f"of more than {LONG_RUN_PACKETS:,} expected packets)")
-    stack = run.add_argument_group("TCP stack knobs (defaults: the scenario's)")
+    stack = run.add_argument_group("TCP stack knobs (defaults: the stack's, docs/stack.md)")
+    stack.add_argument("--stack", choices=("linux", "ns3", "ns2"),
+                       help="the TCP stack around the window laws: current Linux (the "
+                            "default), ns-3 3.44 or ns-2's agents")
     stack.add_argument("--mss", type=int, help="segment payload, bytes (1460)")
-    stack.add_argument("--initial-window", type=float, help="initial cwnd, segments (10)")
-    stack.add_argument("--min-rto", help="minimum retransmission timeout (200ms)")
-    stack.add_argument("--delayed-ack", action="store_true", default=None,
-                       help="acknowledge every second segment")
-    stack.add_argument("--sack", action="store_true", default=None,
-                       help="receivers send SACK blocks")
+    stack.add_argument("--initial-window", type=float,
+                       help="initial cwnd, segments (Linux, ns-3: 10)")
+    stack.add_argument("--min-rto", help="minimum retransmission timeout (Linux: 200ms)")
+    stack.add_argument("--delayed-ack", action=argparse.BooleanOptionalAction, default=None,
+                       help="acknowledge every second segment (Linux, ns-3: on)")
+    stack.add_argument("--sack", action=argparse.BooleanOptionalAction, default=None,
+                       help="receivers send SACK blocks (Linux, ns-3: on)")
     out = run.add_argument_group("output")
     out.add_argument("--plot", metavar="FILE", help="save cwnd, goodput and queue plots to FILE")
     out.add_argument("--json", action="store_true",
@@ -295,7 +299,7 @@ def _scenario(args: argparse.Namespace) -> Any:
     from .scenario import dumbbell
 
     knobs = {name: getattr(args, name) for name in
-             ("mss", "initial_window", "min_rto", "delayed_ack", "sack")
+             ("stack", "mss", "initial_window", "min_rto", "delayed_ack", "sack")
              if getattr(args, name) is not None}
     kind, queue_params = _queue(args.queue)
     sc = dumbbell(bandwidth=args.bandwidth, rtt=args.rtt, buffer=args.buffer,

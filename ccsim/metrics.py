@@ -11,6 +11,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .errors import ScenarioError
+
 
 def jain(x: Sequence[float]) -> float:
     """Jain's fairness index ``(Σx)² / (n·Σx²)``: 1 when all equal, 1/n when
@@ -56,3 +58,78 @@ def integrate_bins(bins: np.ndarray, width: float, start: float, end: float) -> 
         return np.float64(math.fsum(terms))
     columns = terms.reshape(n, -1).T
     return np.array([math.fsum(c) for c in columns]).reshape(bins.shape[1:])
+
+
+SIZE_BUCKETS = (0, 10_000, 100_000, 1_000_000, 10_000_000, math.inf)
+"""Default edges of :func:`fct_percentiles`' size buckets (bytes): below
+10 KB, 10–100 KB, 100 KB–1 MB, 1–10 MB and above, each ``(low, high]``."""
+
+
+def ideal_fct(size, rate, base_rtt, mss: int = 1460, header: int = 40):
+    """The completion time of a flow alone on its path, without slow start
+    (s): its packets' bytes on the wire, ``ceil(size / mss) · (mss +
+    header)``, at the bottleneck's ``rate`` (bit/s), plus one base RTT (s).
+    ``size`` in bytes; numbers or arrays. This is the denominator of FCT
+    slowdown as HPCC (Li et al., SIGCOMM 2019) and Homa (Montazeri et al.,
+    SIGCOMM 2018) report it: the FCT a flow would have in an empty network."""
+    packets = np.ceil(np.asarray(size, dtype=float) / mss)
+    return packets * (mss + header) * 8.0 / np.asarray(rate, dtype=float) + np.asarray(
+        base_rtt, dtype=float)
+
+
+def fct_slowdown(summary, mss: int = 1460, header: int = 40):
+    """Each flow's FCT slowdown, ``fct / ideal_fct(size, bandwidth,
+    base_rtt)`` (≥ about 1; NaN for bulk and unfinished flows), from a
+    summary table's ``size``, ``fct``, ``bandwidth`` and ``base_rtt``
+    columns, as a pandas Series on its index. ``mss`` and ``header`` are the
+    scenario's (bytes)."""
+    ideal = ideal_fct(summary["size"].to_numpy(float), summary["bandwidth"].to_numpy(float),
+                      summary["base_rtt"].to_numpy(float), mss, header)
+    return summary["fct"] / ideal
+
+
+def fct_percentiles(summary, percentiles=(50, 95, 99), buckets=SIZE_BUCKETS,
+                    mss: int = 1460, header: int = 40):
+    """FCT and slowdown percentiles by flow size, a tidy pandas DataFrame.
+
+    Flows with a ``size`` fall into ``buckets`` (edges in bytes, each bucket
+    ``(low, high]``); within each, the given percentiles (0–100, linear
+    interpolation, as numpy's default) of the finished flows' ``fct`` (s)
+    and slowdown (:func:`fct_slowdown`). Columns: ``bucket`` (a label such
+    as ``"10KB-100KB"``), ``low``, ``high`` (bytes), ``flows`` (sized flows
+    in the bucket), ``finished`` (of them, the ones whose percentiles these
+    are: a flow unfinished at the end has no FCT, so a bucket with many
+    unfinished flows reads better than it is), ``percentile``, ``fct``,
+    ``slowdown``. Empty buckets are left out.
+    """
+    import pandas as pd
+
+    from .units import format_size
+
+    edges = [float(b) for b in buckets]
+    if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+        raise ScenarioError("buckets", tuple(buckets), "increasing edges in bytes, two or more")
+    pct = [float(p) for p in percentiles]
+    if any(not 0.0 <= p <= 100.0 for p in pct):
+        raise ScenarioError("percentiles", tuple(percentiles), "numbers from 0 to 100")
+    sized = summary[summary["size"].notna()]
+    slow = fct_slowdown(sized, mss, header)
+    rows = []
+    for low, high in zip(edges, edges[1:]):
+        inside = (sized["size"] > low) & (sized["size"] <= high)
+        if not inside.any():
+            continue
+        done = inside & sized["finished"].astype(bool)
+        label = (f"<={format_size(high)}" if low <= 0 else
+                 f">{format_size(low)}" if math.isinf(high) else
+                 f"{format_size(low)}-{format_size(high)}")
+        fct = sized.loc[done, "fct"].to_numpy(float)
+        sd = slow[done].to_numpy(float)
+        for p in pct:
+            rows.append({"bucket": label, "low": low, "high": high,
+                         "flows": int(inside.sum()), "finished": int(done.sum()),
+                         "percentile": p,
+                         "fct": float(np.percentile(fct, p)) if len(fct) else math.nan,
+                         "slowdown": float(np.percentile(sd, p)) if len(sd) else math.nan})
+    return pd.DataFrame(rows, columns=["bucket", "low", "high", "flows", "finished",
+                                       "percentile", "fct", "slowdown"])

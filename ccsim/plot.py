@@ -24,7 +24,7 @@ from .units import format_time, parse_time
 if TYPE_CHECKING:
     from .results import Result
 
-__all__ = ["plot_result", "flow_colours", "new_figure", "PANELS"]
+__all__ = ["plot_result", "plot_fct", "flow_colours", "new_figure", "PANELS"]
 
 PANELS = ("cwnd", "ssthresh", "rtt", "goodput", "queue", "inflight")
 """Panels :func:`plot_result` can draw, top to bottom in the order asked for.
@@ -452,3 +452,62 @@ def _draw_queue(ax, result, chosen, colours, labels, *, window, **_):
     ax.set_ylim(0, limit * 1.45 + 1)  # headroom for the legend above the limit
     ax.legend(loc="upper right", fontsize="small", ncols=2, framealpha=0.9)
     return {}
+
+
+def plot_fct(results: Any, *, percentiles: Any = (50, 99), labels: Any = None,
+             ax: Any = None, figsize: Any = (8.0, 4.5)) -> Figure:
+    """FCT slowdown by flow size: for each size bucket one bar per result
+    and percentile (:meth:`ccsim.Result.fct`), on a log scale, with the
+    count of finished flows over each group. ``results``: one
+    :class:`~ccsim.Result` or a list, compared side by side; ``labels``:
+    one per result (default: each result's flows' algorithms). Returns the
+    figure (on ``ax`` if given)."""
+    many = list(results) if isinstance(results, (list, tuple)) else [results]
+    if not many or not all(hasattr(r, "fct") and hasattr(r, "scenario") for r in many):
+        raise ScenarioError("results", results, "a ccsim.Result or a list of them")
+    if labels is None:
+        labels = ["+".join(sorted(set(r.summary.loc[r.summary["size"].notna(), "algorithm"])))
+                  + f" ({r.scenario.links[r.scenario.bottleneck].queue.kind})" for r in many]
+    labels = list(labels)
+    if len(labels) != len(many):
+        raise ScenarioError("labels", labels, f"one label per result, {len(many)}")
+    tables = [r.fct(percentiles) for r in many]
+    buckets = list(dict.fromkeys(b for t in tables for b in t["bucket"]))
+    if not buckets:
+        raise ScenarioError("results", results, "results with sized flows (ccsim.Arrivals or "
+                            "Flow(size=...))")
+    if ax is None:
+        fig = new_figure(figsize=figsize)
+        ax = fig.add_subplot()
+    else:
+        fig = ax.figure
+    pct = [float(p) for p in percentiles]
+    n_bars = len(many) * len(pct)
+    width = 0.8 / n_bars
+    colours = flow_colours(len(many))
+    x = np.arange(len(buckets))
+    for k, (table, label) in enumerate(zip(tables, labels)):
+        for j, p in enumerate(pct):
+            rows = table[table["percentile"] == p].set_index("bucket").reindex(buckets)
+            offset = (k * len(pct) + j - (n_bars - 1) / 2.0) * width
+            ax.bar(x + offset, rows["slowdown"].to_numpy(float), width,
+                   color=colours[k], alpha=1.0 if j == 0 else 0.45,
+                   edgecolor=colours[k], label=f"{label} p{p:g}")
+            if j == 0:
+                for xi, n in zip(x + offset, rows["finished"]):
+                    if not pd.isna(n):
+                        ax.annotate(f"{int(n)}", (xi, 1.0), xytext=(0, 2),
+                                    textcoords="offset points", ha="center", fontsize=7,
+                                    color="0.3")
+    ax.set_yscale("log")
+    low, high = ax.get_ylim()
+    ax.set_ylim(low, high * 4.0)  # room above the bars for the legend
+    ax.axhline(1.0, color="0.5", linewidth=0.8)
+    ax.set_xticks(x, buckets)
+    ax.set_xlabel("flow size (finished flows counted at the foot of each bar)")
+    ax.set_ylabel("FCT slowdown (FCT / ideal)")
+    ax.grid(axis="y", which="both", **_GRID)
+    ax.legend(fontsize=8, ncols=max(1, len(many)), loc="upper left")
+    ax.set_title(describe(many[0]) if len(many) == 1 else "FCT slowdown by flow size",
+                 fontsize=9)
+    return fig

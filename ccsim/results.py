@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 SUMMARY_COLUMNS = ("algorithm", "recovery", "start", "end", "base_rtt", "goodput_bps",
                    "share", "delivered_bytes", "retransmits", "timeouts", "recoveries",
                    "mean_rtt", "fct")
+SIZE_COLUMNS = ("size", "finished", "udp_loss")
+"""Per flow, after :data:`SUMMARY_COLUMNS`: ``size`` (bytes; NaN for a bulk
+flow) and ``finished`` (its last byte acknowledged before the end; always
+``False`` for a bulk flow); ``udp_loss``: for a UDP source (:func:`ccsim.CBR`,
+:func:`ccsim.OnOff`), the fraction of its packets that did not arrive, else NaN."""
 SCENARIO_COLUMNS = ("bandwidth", "rtt", "buffer", "queue", "loss", "duration", "seed")
 """The scenario's parameters, on every row of :attr:`Result.summary`,
 :meth:`Result.to_pandas` and sweep tables, so that runs stack into one table:
@@ -56,7 +61,10 @@ class Result:
             ``retransmits`` (segments sent again); ``timeouts``;
             ``recoveries`` (fast retransmits); ``mean_rtt`` (mean RTT sample,
             s); ``fct`` (flow completion time of sized flows from their
-            opening, s, else NaN);
+            opening, s, else NaN); ``size`` (bytes, NaN for a bulk flow) and
+            ``finished`` (``True`` once a sized flow's last byte is
+            acknowledged; ``False`` for one unfinished at the end, whose
+            ``fct`` is NaN, and for bulk flows);
             then the scenario's parameters (:data:`SCENARIO_COLUMNS`:
             ``bandwidth``, ``rtt``, ``buffer``, ``queue``, ``loss``,
             ``duration``, ``seed``), the same on every row.
@@ -181,6 +189,22 @@ class Result:
 
         return plot_result(self, **kwargs)
 
+    def fct(self, percentiles: Any = (50, 95, 99), buckets: Any = None) -> pd.DataFrame:
+        """FCT and FCT-slowdown percentiles by flow size, a tidy table: see
+        :func:`ccsim.metrics.fct_percentiles` (its columns, the ideal FCT
+        that slowdown divides by, the default size buckets)."""
+        sc = self.scenario
+        return _m.fct_percentiles(self.summary, percentiles,
+                                  _m.SIZE_BUCKETS if buckets is None else buckets,
+                                  mss=sc.mss, header=sc.header)
+
+    def plot_fct(self, **kwargs: Any) -> "matplotlib.figure.Figure":
+        """FCT slowdown by flow size: percentile bars per size bucket; see
+        :func:`ccsim.plot.plot_fct`."""
+        from .plot import plot_fct
+
+        return plot_fct(self, **kwargs)
+
     def describe(self) -> str:
         """The scenario in one line, e.g. ``"dumbbell · 10 Mbit/s · RTT 20 ms ·
         droptail buffer 17 pkts · seed 1"`` (plus the engine when it is
@@ -298,12 +322,15 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
         seg = float(_m.integrate_bins(delivered[:, i], dt, start, raw["end"]))
         delivered_bytes = seg * sc.mss
         if flow.size is not None:
-            delivered_bytes = min(delivered_bytes, flow.size)
+            # all a sized flow delivered, not the bins' share of [start, end):
+            # a short flow lives inside a bin or two, which the proportional
+            # cut of integrate_bins would count only in part
+            delivered_bytes = min(math.fsum(delivered[:, i]) * sc.mss, flow.size)
         fct = raw["done_at"] - start if raw["done_at"] is not None and flow.size else math.nan
         span = raw["end"] - start
         rows.append({
             "algorithm": flow.algorithm,
-            "recovery": flow.recovery_name,
+            "recovery": sc.flow_stack(i).recovery,
             "start": flow.start,  # as given: the grid's value, the same for every seed
             "end": raw["end"],
             "base_rtt": sc.flow_rtt(i),
@@ -314,6 +341,9 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             "recoveries": raw["recoveries"],
             "mean_rtt": raw["rtt_sum"] / raw["rtt_count"] if raw["rtt_count"] else math.nan,
             "fct": fct,
+            # a UDP source: the fraction of its packets that did not arrive
+            "udp_loss": (1.0 - raw["udp"][1] / raw["udp"][0] if raw.get("udp") and raw["udp"][0]
+                         else math.nan),
         })
     if t1 > t0:
         shared = _m.integrate_bins(delivered, dt, t0, t1) * bits  # bits per flow
@@ -405,10 +435,16 @@ def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray) -
     """The summary table: ``rows`` (every column but ``share``) with the
     flows' shares and the scenario's parameters."""
     params = scenario_columns(sc)
-    for row, s in zip(rows, share):
+    for flow, row, s in zip(sc.flows, rows, share):
         row["share"] = float(s)
+        row["size"] = math.nan if flow.size is None else float(flow.size)
+        row["finished"] = flow.size is not None and not math.isnan(row["fct"])
+        row.setdefault("udp_loss", math.nan)
+        if flow.source is not None:
+            row["algorithm"] = row["recovery"] = flow.label  # "cbr" or "onoff"
         row.update(params)
-    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SCENARIO_COLUMNS))
+    summary = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS) + list(SIZE_COLUMNS)
+                           + list(SCENARIO_COLUMNS))
     summary.index.name = "flow"
     return summary
 

@@ -72,8 +72,9 @@ def test_defaults_are_linux_constant_for_constant():
     # tcp_cubic.c: cube_rtt_scale = bic_scale * 10 = 410 over 2^10 (BICTCP_HZ), beta = 717
     # over BICTCP_BETA_SCALE = 1024; the RFC's 0.4 and 0.7 are keywords.
     assert algorithms.get("cubic")().params() == {
-        "c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True, "hystart": False,
-        "tcp_friendliness": True, "rfc9438_friendly": False}
+        "c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True, "hystart": True,
+        "hystart_variant": "linux", "hystart_detect": 3, "tcp_friendliness": True,
+        "rfc9438_friendly": False, "rtt": "delay_min"}
     cc = algorithms.get("cubic")()
     cc.start(10, MSS)
     cc.cwnd = 100.0
@@ -355,3 +356,83 @@ def test_hystart_cuts_the_slow_start_overshoot():
     assert hy.summary.loc[0, "retransmits"] < 0.5 * plain.summary.loc[0, "retransmits"]
     assert hy.series("cwnd")[0].max() < plain.series("cwnd")[0].max()
     assert hy.metrics["utilisation"] >= plain.metrics["utilisation"] - 0.01
+
+
+# -- Linux's HyStart (tcp_cubic.c hystart_update) and delay_min --------------------------------
+from ccsim.algorithms.hystart import HyStartLinux  # noqa: E402
+
+
+def _train(hs, start, gap, n, rtt=0.04, min_rtt=0.04, srtt=0.04, cwnd=20.0, delivered=0.0,
+           inflight=1000.0):
+    """``n`` ACKs ``gap`` s apart from ``start``; returns the index of the first
+    that ends slow start, or None."""
+    for i in range(n):
+        a = Ack(now=start + i * gap, acked=1, rtt=rtt, min_rtt=min_rtt, srtt=srtt,
+                inflight=inflight, delivered=delivered + i + 1, delivery_rate=None)
+        if hs.update(a, cwnd, MSS):
+            return i
+    return None
+
+
+def test_linux_hystart_ack_train_fires_past_half_the_minimum_rtt():
+    # Restated from tcp_cubic.c: ACKs <= 2 ms apart extend the train; it fires once
+    # now - round_start > (delay_min + ack_delay) / 2, ack_delay = min(1 ms, 4·65536 B /
+    # (2·cwnd·mss/srtt)). Here 2·20·1000/0.04 = 1e6 B/s: 0.262 s, capped to 1 ms.
+    hs = HyStartLinux(detect=1)
+    threshold = (0.04 + 0.001) / 2  # 20.5 ms
+    first = _train(hs, 1.0, 0.001, 40)
+    assert first == math.floor(threshold / 0.001) + 1 and hs.exit == "train"
+    # ACKs 3 ms apart never form a train, however long the round
+    assert _train(HyStartLinux(detect=1), 1.0, 0.003, 200) is None
+    # the delay test alone does not look at trains
+    assert _train(HyStartLinux(detect=2), 1.0, 0.001, 40) is None
+
+
+@pytest.mark.parametrize("min_rtt, thresh", [(0.1, 0.0125), (0.02, 0.004), (0.2, 0.016)])
+def test_linux_hystart_delay_fires_past_the_clamped_threshold(min_rtt, thresh):
+    # HYSTART_MIN_SAMPLES = 8 samples are only counted; from the 9th on, the round's
+    # minimum above delay_min + clamp(delay_min/8, 4 ms, 16 ms) ends slow start.
+    for rise, fires in ((thresh * 0.9, False), (thresh * 1.1, True)):
+        hs = HyStartLinux(detect=2)
+        first = _train(hs, 1.0, 0.05, 12, rtt=min_rtt + rise, min_rtt=min_rtt)
+        assert first == (8 if fires else None)
+        assert hs.exit == ("delay" if fires else None)
+
+
+def test_cubic_hystart_waits_for_the_low_window_and_sets_ssthresh_to_cwnd():
+    cc = algorithms.get("cubic")(hystart_detect=2)
+    cc.start(10, MSS)
+    for i in range(30):  # RTTs far above the threshold, but cwnd below 16 at first
+        cc.on_ack(Ack(now=1.0 + i, acked=1, rtt=0.2, min_rtt=0.1, srtt=0.2, inflight=100.0,
+                      delivered=i + 1.0, delivery_rate=None))
+        if cc.ssthresh < math.inf:
+            break
+    # samples counted from cwnd = 16 (i = 6): 8 counted, the 9th (cwnd 24) fires
+    assert cc.ssthresh == 24.0 and i == 14
+    plain = algorithms.get("cubic")(hystart=False)
+    plain.start(10, MSS)
+    for i in range(30):
+        plain.on_ack(Ack(now=1.0 + i, acked=1, rtt=0.2, min_rtt=0.1, srtt=0.2, inflight=100.0,
+                         delivered=i + 1.0, delivery_rate=None))
+    assert plain.ssthresh == math.inf and plain.cwnd == 40.0
+
+
+@pytest.mark.parametrize("rtt_kind", ["delay_min", "srtt"])
+def test_cubic_target_reads_delay_min_as_linux(rtt_kind):
+    # bictcp_update: t += delay_min, target = C·(t − K)³ + W_max; cwnd moves
+    # (target − cwnd)/cwnd per segment. With srtt 0.3 s and min RTT 0.1 s the two differ.
+    cc = algorithms.get("cubic")(hystart=False, rtt=rtt_kind)
+    cc.start(10, MSS)
+    cc.cwnd = 100.0
+    cc.on_loss(loss())
+    cc.cwnd = cc.ssthresh
+    w_max, c = cc.w_max, cc.c
+    k = ((w_max - cc.cwnd) / c) ** (1 / 3)
+    cc.on_ack(Ack(now=2.0, acked=1, rtt=0.3, min_rtt=0.1, srtt=0.3, inflight=70.0,
+                  delivered=1.0, delivery_rate=None))  # starts the epoch at t = 0
+    before = cc.cwnd
+    cc.on_ack(Ack(now=3.0, acked=1, rtt=0.3, min_rtt=0.1, srtt=0.3, inflight=70.0,
+                  delivered=2.0, delivery_rate=None))
+    r = 0.1 if rtt_kind == "delay_min" else 0.3
+    target = min(max(c * (1.0 + r - k) ** 3 + w_max, before), 1.5 * before)
+    assert cc.cwnd == pytest.approx(max(before + (target - before) / before, cc.w_est))

@@ -22,12 +22,15 @@ DEFAULTS = {
     "rate-halving": ("rate-halving", {}, ["draft-mathis-tcp-ratehalving-00"]),
     "ssdr": ("ssdr", {}, ["Wang", "Williamson", "1998"]),
     # Linux tcp_cubic.c: bic_scale 41 (C = 41 * 10 / 1024), beta 717/1024, fast_convergence 1
-    # (RFC 9438: C = 0.4, beta = 0.7, as keywords). HyStart++ (RFC 9406) off unless asked for.
+    # (RFC 9438: C = 0.4, beta = 0.7, as keywords). Linux's HyStart on (hystart 1,
+    # hystart_detect 3: ACK train and delay); HyStart++ (RFC 9406) as hystart_variant.
     # Linux's Reno-friendly region (tcp_friendliness 1, fixed alpha from beta_scale), not
-    # RFC 9438 §4.3's alpha of 1 past cwnd_prior (rfc9438_friendly).
+    # RFC 9438 §4.3's alpha of 1 past cwnd_prior (rfc9438_friendly). bictcp_update's RTT
+    # is delay_min.
     "cubic": ("prr", {"c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True,
-                      "hystart": False,
-                      "tcp_friendliness": True, "rfc9438_friendly": False},
+                      "hystart": True, "hystart_variant": "linux", "hystart_detect": 3,
+                      "tcp_friendliness": True, "rfc9438_friendly": False,
+                      "rtt": "delay_min"},
               ["RFC 9438", "RFC 9406", "tcp_cubic.c"]),
     # Linux tcp_bic.c: BICTCP_BETA_SCALE 1024, beta 819; max_increment 16;
     # low_window 14; BICTCP_B 4; smooth_part 20; fast_convergence 1.

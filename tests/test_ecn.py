@@ -86,8 +86,12 @@ def test_receiver_echoes_the_marked_segments_each_ack_covers():
                                    ccsim.PIE(limit=200, ecn=True)])
 def test_marks_for_ecn_capable_flows_drops_for_the_others(queue):
     def run(ecn):
+        # an ACK per segment. With the Linux stack's delayed ACKs the echoes come later, and
+        # PIE, which drops ECN-capable packets too once p > 10 %, dropped 605 of the ECN
+        # flow's packets against 539 of the plain flow's (seed 1): open, see docs/stack.md
         sc = ccsim.dumbbell("20Mbps", "20ms", queue=queue, buffer=None, duration="20s",
-                            flows=[ccsim.Flow("reno", ecn=ecn, start=0.0)], seed=1)
+                            flows=[ccsim.Flow("reno", ecn=ecn, start=0.0)], seed=1,
+                            delayed_ack=False)
         return ccsim.run(sc).metrics
     plain, capable = run(False), run(True)
     assert plain["drops"] > 0 and "marks" not in plain  # nothing marked: no marks column
@@ -147,8 +151,11 @@ def test_dctcp_alpha_follows_the_ewma_once_per_window():
 
 
 def _dctcp_queue(n, K, rtt, duration="5s"):
+    # an ACK per segment, as the analysis has it (Linux's DCTCP receiver ACKs at once on each
+    # change of CE state, which ccsim's delayed ACKs do not model)
     sc = ccsim.dumbbell(100e6, rtt, queue=ccsim.StepMark(K=K, limit=400), buffer=None,
-                        flows=["dctcp"] * n, duration=duration, seed=1, trace_interval=0.0005)
+                        flows=["dctcp"] * n, duration=duration, seed=1, trace_interval=0.0005,
+                        delayed_ack=False)
     r = ccsim.run(sc)
     s = r.series("queue")
     g = r.series("goodput")

@@ -24,8 +24,11 @@ LAWS = ["highspeed", "scalable", "bic", "htcp", "hybla", "illinois", "ssdr"]
 def _pair(name, **kw):
     # 50 ms so that HighSpeed (38), Scalable (16) and BIC (14) leave their
     # Reno windows (BDP ≈ 42 segments) and Hybla's ρ is 2.
+    # an ACK per segment: the fluid model has no ACK clock (delayed ACKs, the Linux
+    # stack's, are a difference of the packet engine's alone)
     return ccsim.dumbbell(bandwidth="10Mbps", rtt="50ms", buffer="1BDP",
-                          flows=[name, "reno"], duration="60s", seed=1, **kw)
+                          flows=[name, "reno"], duration="60s", seed=1,
+                          **{"delayed_ack": False, **kw})
 
 
 # -- (1) the fluid law against the class's own hooks ---------------------------------------
@@ -72,7 +75,9 @@ PACKET_SHARE_TOL = {"highspeed": 0.08, "scalable": 0.05, "bic": 0.12, "htcp": 0.
 # widened tolerance. (Scalable had a gap of 0.23 too, from the paper's legacy
 # window making the pair bistable; with Linux's rule, no legacy window, it is
 # 0.019, and its tolerance is that plus 3 points.)
-_MOVED_BY_PRR = {"illinois": 0.14}
+# Illinois agrees again since the Linux stack (PRR for the Reno beside it in both
+# engines); BIC measured 0.17 apart then (one ACK per segment, seed 1).
+_MOVED_BY_PRR = {"bic": 0.17}
 
 
 @pytest.mark.parametrize("name", [

@@ -180,13 +180,17 @@ def test_recovery_is_faster_than_renos_at_large_windows():
 def test_engine_highspeed_fills_a_long_fat_pipe_better_than_reno():
     # 100 Mbit/s, 100 ms: BDP ≈ 833 segments, above Low_Window, with a buffer of 0.2 BDP.
     # Reno halves to ~500 segments and needs ~500 RTTs (50 s) to come back; HighSpeed gives up
-    # less (b ≈ 0.39) and grows ~4 segments per RTT. Measured in 30 s: Reno 0.23, HighSpeed 0.40.
+    # less (b ≈ 0.39) and grows ~4 segments per RTT. Measured in 30 s with classic Reno
+    # recovery: Reno 0.23, HighSpeed 0.40; in the Linux stack (PRR, RACK-TLP), where the
+    # slow-start overshoot no longer costs timeouts: Reno 0.74, HighSpeed 0.93. Reno's climb
+    # from half the window averages about 0.75 of the pipe, HighSpeed's from 0.61 about 0.9:
+    # half that difference as the margin.
     def util(name):
         res = ccsim.run(ccsim.dumbbell("100Mbps", "100ms", buffer="0.2BDP", flows=[name],
                                        duration="30s"))
         return res.metrics["utilisation"]
 
-    assert util("highspeed") > 1.4 * util("reno")
+    assert util("highspeed") > util("reno") + 0.07
 
 
 def _mean_window_deterministic(name: str, p: float, rtt: float = 0.1, **params) -> float:

@@ -43,10 +43,26 @@ def test_below_threshold_grows_as_reno():
     assert cc.last_drop is None
 
 
-def test_first_indication_halves_and_resets_the_range():
+def linux_eci(cwnd, ssthresh, acked, within_inference):
+    """tcp_lp.c restated: tcp_lp_pkts_acked sets cwnd to 1 (within the inference
+    phase) or max(cwnd >> 1, 1); then tcp_lp_cong_avoid takes tcp_reno_cong_avoid's
+    step unless the flag said "within inference" (taken before this ECI):
+    slow start below ssthresh (+acked, up to ssthresh), else + acked/cwnd."""
+    if within_inference:
+        return 1.0
+    cwnd = max(cwnd / 2, 1.0)
+    if cwnd < ssthresh:
+        room = min(acked, ssthresh - cwnd)
+        cwnd, acked = cwnd + room, acked - room
+    return cwnd + acked / cwnd if acked else cwnd
+
+
+def test_first_indication_halves_takes_the_reno_step_and_resets_the_range():
     cc = make(sowd=0.115)
     cc.on_ack(ack(1.0))
-    assert (cc.cwnd, cc.ssthresh, cc.last_drop) == (20.0, 20.0, 1.0)
+    # 40 → 20, below ssthresh 30: slow start's +1 → 21; then ssthresh = the halved 20
+    assert (cc.cwnd, cc.ssthresh, cc.last_drop) == (linux_eci(40, 30, 1, False), 20.0, 1.0)
+    assert cc.cwnd == 21.0
     assert (cc.owd_min, cc.owd_max) == pytest.approx((0.115, 0.23), rel=1e-12)
 
 
@@ -63,17 +79,17 @@ def test_second_indication_after_inference_halves_again():
     cc.on_ack(ack(1.0))
     cc.sowd = 0.14
     cc.on_ack(ack(1.31))                     # 0.31 s later: inference over
-    assert cc.cwnd == 10.0
+    assert cc.cwnd == linux_eci(21, 20, 1, False) == 11.5  # 21 → 10.5, + 1 below ssthresh 20
 
 
 def test_no_growth_inside_inference_then_additive():
     cc = make(sowd=0.115)
-    cc.on_ack(ack(1.0))                      # cwnd 20 = ssthresh
+    cc.on_ack(ack(1.0))                      # cwnd 21, ssthresh 20
     cc.sowd = 0.12                           # below the new threshold 0.13225
     cc.on_ack(ack(1.2))
-    assert cc.cwnd == 20.0
+    assert cc.cwnd == 21.0
     cc.on_ack(ack(1.35))
-    assert cc.cwnd == pytest.approx(20 + 1 / 20, rel=1e-12)
+    assert cc.cwnd == pytest.approx(21 + 1 / 21, rel=1e-12)
 
 
 def test_delay_tracking():
@@ -94,8 +110,17 @@ def test_an_indication_even_without_a_delay_range_as_linux():
     cc.start(10, MSS)
     cc.on_rtt(RttSample(1.0, 0.1, 0.1, 0.1, 10.0))  # d_min = d_max = sowd
     cc.on_ack(ack(1.0))
-    assert cc.cwnd == 5.0 and cc.last_drop == 1.0
+    # Linux halves 10 → 5 and, still in slow start, takes the ACK's step: 6 (ccsim had 5)
+    assert cc.cwnd == linux_eci(10, float("inf"), 1, False) == 6.0 and cc.last_drop == 1.0
     assert (cc.owd_min, cc.owd_max) == (0.1, 0.2)
+
+
+def test_an_indication_of_a_two_segment_ack_takes_both_as_linux():
+    cc = algorithms.get("lp")()
+    cc.start(4, MSS)
+    cc.on_rtt(RttSample(1.0, 0.1, 0.1, 0.1, 10.0))
+    cc.on_ack(ack(1.0, acked=2.0))
+    assert cc.cwnd == linux_eci(4, float("inf"), 2, False) == 4.0  # 2, + 2 in slow start
 
 
 def test_a_tenfold_delay_jump_is_an_early_congestion_indication():

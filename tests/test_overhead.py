@@ -18,8 +18,10 @@ def _two_rtts(overhead, seed=1, duration="100s"):
     # which the short one takes the drops and times out again and again. The
     # scenario's own jitters are off: the overhead alone is under test here
     # (tests/test_seeds_matter.py has the jitters on the same pair).
+    # In ns-2's stack (an ACK per segment, classic Reno), where Floyd & Jacobson's
+    # lock and ns-2's overhead_ live.
     return ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration=duration, seed=seed,
-                          start_jitter=0, ack_jitter=0,
+                          start_jitter=0, ack_jitter=0, stack="ns2",
                           flows=[ccsim.Flow("reno", overhead=overhead),
                                  ccsim.Flow("reno", rtt="60ms", overhead=overhead)])
 
@@ -46,18 +48,22 @@ def test_packets_wait_up_to_the_overhead_in_order():
     # A lone flow far below the link's rate (its window held by the receiver). A
     # packet that finds the link idle (its serialisation ends more than a packet
     # time after the one before's) ends it one packet time after it reached the
-    # link, which is its sending time plus its wait. The waits fill [0, overhead]
+    # link, which is its sending time plus its wait plus the NIC's packet time (the
+    # NIC idle too: a packet it held would reach the link less than a packet time
+    # behind the one before, and find it busy). The waits fill [0, overhead]
     # (uniform: mean about half of it), and no packet overtakes another.
     overhead = 0.005
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="5s", seed=3, rwnd=4 * 1460,
-                        flows=[ccsim.Flow("reno", overhead=overhead)])
+                        flows=[ccsim.Flow("reno", overhead=overhead)],
+                        stack="ns2")  # ns-2's overhead_, an ACK per segment
     ev = ccsim.run(sc, events=True).events
     sent = ev[ev.event == "sent"].set_index("seq")["time"]
     left = ev[ev.event == "forwarded"].set_index("seq")["time"]
     tx = sc.packet_size * 8 / RATE
     left = left.sort_index()
     idle = left.diff() > tx + 1e-9
-    wait = (left - tx - sent.loc[left.index])[idle].to_numpy()
+    nic = sc.packet_size * 8 / sc.flows[0].access_rate
+    wait = (left - tx - nic - sent.loc[left.index])[idle].to_numpy()
     assert len(wait) > 300
     assert wait.min() >= -1e-12
     # the most a packet waits: its own draw, or the one before it still waiting

@@ -98,3 +98,14 @@ def test_bad_processes_and_settings_are_refused():
 
     with pytest.raises(ScenarioError, match="delay"):
         ccsim.run(sc, processes=[shorten])
+
+
+def test_a_udp_source_has_no_tcp_handles():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno", ccsim.CBR("2Mbps")], duration="1s")
+
+    def probe(env, net):
+        yield env.timeout(0.5)
+        print(net.flow(1).cwnd)
+
+    with pytest.raises(ScenarioError, match="TCP flow"):
+        ccsim.run(sc, processes=[probe])

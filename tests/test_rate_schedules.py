@@ -218,7 +218,7 @@ def test_the_cellular_trace_is_seeded_and_near_its_mean():
     flat = ccsim.cellular_trace("30s", "10Mbps", volatility=0.0, seed=3)
     assert flat.rate == pytest.approx(10e6, rel=0.02)  # Poisson: 25,000 draws, sd 0.6 %
     def per_second(trace):  # 1-s means: Poisson noise averaged out, the walk kept
-        return np.array(trace.rates).reshape(30, 100).mean(axis=1)
+        return np.array([trace.capacity(k, k + 1) for k in range(30)])
     assert per_second(a).std() > 3 * per_second(flat).std()  # it does wander
     with pytest.raises(ScenarioError, match="volatility"):
         ccsim.cellular_trace("1s", "10Mbps", volatility=-1)
@@ -243,3 +243,77 @@ def test_the_capacity_is_shaded_under_the_goodput(tmp_path):
     assert "link capacity" in [t.get_text() for leg in ax.artists + [ax.get_legend()]
                                if leg is not None for t in leg.get_texts()]
     fig.savefig(tmp_path / "capacity.png")
+
+
+@pytest.mark.parametrize("queue, flows", [
+    ("codel", ["cubic"]),                                        # a discipline's verdicts
+    ("droptail", ["cubic", ccsim.Flow("reno", reverse=True)]),   # ACKs through the wire
+])
+def test_a_trace_link_serves_aqms_and_two_way_traffic_within_its_capacity(tmp_path, queue,
+                                                                          flows):
+    trace = ccsim.read_mahimahi(step_trace(tmp_path / "s.trace", ((8e6, 2000), (3e6, 2000))))
+    sc = ccsim.dumbbell(trace, "20ms", queue=queue, flows=flows, duration="4s")
+    res = ccsim.run(sc)
+    forward = [i for i, f in enumerate(sc.flows) if not f.reverse]
+    carried = res.summary.goodput_bps[forward].sum() * 4.0
+    assert 0.5 * trace.capacity(0, 4) < carried <= trace.capacity(0, 4)
+    assert res.metrics["utilisation"] <= 1.0
+
+
+def test_replace_keeps_a_schedule_and_jitter():
+    sc = ccsim.dumbbell([(0, "10Mbps"), (5, "2Mbps")], "20ms", flows=["reno"], jitter="2ms")
+    moved = sc.replace(rtt="40ms")
+    assert moved.links[0].schedule == sc.links[0].schedule
+    assert moved.links[0].jitter == 0.002
+    assert sc.replace(jitter=0).links[0].jitter == 0.0
+    assert sc.replace(bandwidth="5Mbps").links[0].schedule is None
+
+
+def test_a_scheduler_on_a_link_whose_rate_changes_is_refused_by_name():
+    sc = ccsim.dumbbell([(0, "10Mbps"), (1, "5Mbps")], "20ms", queue="fq_codel",
+                        flows=["reno"], duration="2s")
+    with pytest.raises(ScenarioError, match="schedulers serve fixed-rate links"):
+        ccsim.run(sc)
+
+
+def test_a_fluid_batch_gives_a_scheduled_scenario_its_result_alone():
+    steps = ccsim.dumbbell([(0, "10Mbps"), (2, "3Mbps")], "20ms", flows=["cubic"],
+                           duration="4s")
+    plain = ccsim.dumbbell("10Mbps", "30ms", flows=["reno", "cubic"], duration="4s")
+    batch = ccsim.run_many([plain, steps], "fluid")
+    for sc, res in zip([plain, steps], batch):
+        alone = ccsim.run(sc, "fluid")
+        assert res.summary.goodput_bps.tolist() == alone.summary.goodput_bps.tolist()
+        assert res.traces["value"].equals(alone.traces["value"])
+
+
+def test_the_fluid_view_of_a_trace_with_gaps_has_no_zero_rate():
+    """Windows without an opportunity join the next: a trace that goes quiet
+    (an outage of 450 ms) keeps its opportunities' bits and has no rate 0,
+    so the fluid engine takes it; a low-rate cellular trace too."""
+    ms = list(range(1, 51)) + list(range(500, 511))
+    t = RateSchedule.mahimahi(ms)
+    assert min(t.rates) > 0
+    assert t.capacity(0, t.period) == pytest.approx(len(ms) * 1500 * 8)
+    # the empty windows from 60 ms join the one at 500 ms (its 10 opportunities;
+    # the 11th, at 510 ms, closes the period and opens the next)
+    assert t.rate_at(0.2) == pytest.approx(10 * 1500 * 8 / (0.51 - 0.06))
+    low = ccsim.cellular_trace("5s", "1Mbps", seed=2)
+    sc = ccsim.dumbbell(low, "40ms", flows=["cubic"], duration="5s")
+    assert 0 < ccsim.run(sc, "fluid").summary.goodput_bps[0] <= low.capacity(0, 5) / 5
+
+
+def test_a_downstream_trace_link_gives_the_same_run_told_ahead_or_hop_by_hop():
+    """The whole-chain shortcut tells a downstream link of each packet as it
+    enters the first; a trace's wire must give the departures the
+    hop-by-hop path (one event per hop, packets in time order) gives."""
+    from ccsim.packet import PacketEngine
+
+    links = [{"rate": "50Mbps", "delay": "2ms", "jitter": "1ms"},
+             {"rate": ccsim.cellular_trace("3s", "8Mbps", seed=5), "delay": "8ms",
+              "buffer": 30}]
+    sc = ccsim.path(links, flows=["cubic", "reno"], duration="3s", bottleneck=1)
+    ahead = PacketEngine(sc).run()
+    hops = PacketEngine(sc, hop_by_hop=True).run()
+    assert ahead.summary.goodput_bps.tolist() == hops.summary.goodput_bps.tolist()
+    assert ahead.traces["value"].equals(hops.traces["value"])

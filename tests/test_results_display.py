@@ -41,7 +41,8 @@ def test_display_converts_but_summary_stays_si(res):
     assert shown.loc[0, "mean RTT (ms)"] == pytest.approx(s.loc[0, "mean_rtt"] * 1e3, abs=0.05)
     assert 1e6 < s.loc[0, "goodput_bps"] and s.loc[0, "mean_rtt"] < 1  # SI untouched
     assert "completion (s)" not in shown.columns  # bulk flows: no completion time
-    assert "recovery" not in shown.columns  # each flow's recovery is its own law's
+    # the Linux stack runs Reno's and Vegas' laws inside PRR: the column says so
+    assert list(shown["recovery"]) == ["prr", "prr"]
     assert not math.isnan(shown.loc[1, "goodput (Mbit/s)"])
 
 

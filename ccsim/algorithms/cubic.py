@@ -14,8 +14,9 @@ Update rules (windows in segments, times in seconds):
 * window function (§4.2 eq. 1): ``W_cubic(t) = C·(t − K)³ + W_max`` with
   ``t = now − t0``;
 * target (§4.2): ``target = W_cubic(t + RTT)`` clamped to
-  ``[cwnd, 1.5·cwnd]``, with RTT the smoothed RTT (RFC 9438 §4.1.2:
-  "RTT: Smoothed round-trip time ... [RFC6298]"), ``Ack.srtt``;
+  ``[cwnd, 1.5·cwnd]``, with RTT Linux's ``delay_min`` (``bictcp_update``
+  adds ``ca->delay_min`` to ``t``), the flow's minimum RTT ``Ack.min_rtt``;
+  ``rtt="srtt"`` takes RFC 9438 §4.1.2's smoothed RTT (``Ack.srtt``) instead;
 * Reno-friendly estimate: per ACK ``W_est += α·acked/cwnd``. By default
   Linux's (``tcp_cubic.c``, ``tcp_friendliness = 1``): a fixed
   ``α = 8/beta_scale`` with ``beta_scale = ⌊8(1 + β)/(3(1 − β))⌋`` (15 at
@@ -38,12 +39,18 @@ Differences from the source:
   ``flight_size``; RFC 9438 §4.6 writes ``flight_size·β`` and notes that
   implementations use ``cwnd`` instead. The two agree unless the flow is
   application-limited.
-* RTT in the target is the smoothed RTT per the RFC; Linux's
-  ``bictcp_update`` uses the minimum RTT (``delay_min``).
-* HyStart++ (RFC 9406, recommended by §4.10) is an option, off by default
-  (``hystart=True``; :mod:`ccsim.algorithms.hystart`); without it slow start
-  is plain Reno slow start, ending only at a loss. Linux runs its own older
-  HyStart (delay and ACK-train detection), which is not modelled.
+* RTT in the target is Linux's ``delay_min`` (the RFC's is the smoothed
+  RTT: ``rtt="srtt"``). Linux ignores RTT samples for a second after an
+  epoch begins; ccsim's minimum keeps them (a minimum only falls, so this
+  matters only when the path's delay drops).
+* Slow start ends before a loss by Linux's HyStart (``hystart=True``,
+  ``hystart_variant="linux"``, ACK-train and delay detection as chosen by
+  ``hystart_detect``, Linux's module parameter:
+  :class:`~ccsim.algorithms.hystart.HyStartLinux`), on by default as in
+  Linux; ``hystart_variant="rfc9406"`` runs HyStart++ (RFC 9406, which RFC
+  9438 §4.10 recommends) instead; ``hystart=False`` leaves plain slow start,
+  ending only at a loss. As Linux (``cubictcp_state`` on ``TCP_CA_Loss``),
+  HyStart looks again in the slow start after a timeout.
 * In the Reno-friendly region ``cwnd`` becomes the larger of ``W_est`` and
   the cubic update (which never decreases it); the RFC's "set cwnd to W_est"
   could shrink a window that the cubic target had carried above ``W_est``.
@@ -67,8 +74,13 @@ Defaults and their sources:
 * ``tcp_friendliness = True``, ``rfc9438_friendly = False`` — Linux's
   fixed-α Reno-friendly region, which RFC 9438's would put up to 3.5 % ahead
   of on the convex side.
-* ``hystart = False`` — off, so that the default is the RFC's window law
-  alone; RFC 9438 §4.10 recommends turning it on.
+* ``hystart = True``, ``hystart_variant = "linux"``, ``hystart_detect = 3``
+  — Linux's module parameters ``hystart = 1``, ``hystart_detect =
+  HYSTART_ACK_TRAIN | HYSTART_DELAY``; its constants in
+  :mod:`ccsim.algorithms.hystart` (``HYSTART_MIN_SAMPLES`` 8, delay threshold
+  ``clamp(delay_min/8, 4 ms, 16 ms)``, ``hystart_ack_delta_us`` 2 ms,
+  ``hystart_low_window`` 16).
+* ``rtt = "delay_min"`` — Linux's ``bictcp_update``.
 """
 
 from __future__ import annotations
@@ -77,7 +89,7 @@ import math
 
 import numpy as np
 
-from .hystart import HyStartPlusPlus
+from .hystart import HYSTART_LOW_WINDOW, HyStartLinux, HyStartPlusPlus
 from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
@@ -100,18 +112,33 @@ class Cubic(Reno):
     """CUBIC window law (RFC 9438) with PRR recovery, as Linux runs it."""
 
     name = "cubic"
-    param_space = {"c": (0.01, 10.0), "beta": (0.5, 0.95)}  # valid keyword ranges
+    param_space = {"c": (0.01, 10.0), "beta": (0.5, 0.95),
+                   "hystart_detect": (0, 3)}  # valid keyword ranges
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
+    HYSTART_VARIANTS = ("linux", "rfc9406")
+    RTTS = ("delay_min", "srtt")
 
     def __init__(self, *, c: float = 410 / 1024, beta: float = 717 / 1024,
-                 fast_convergence: bool = True, hystart: bool = False,
-                 tcp_friendliness: bool = True, rfc9438_friendly: bool = False) -> None:
+                 fast_convergence: bool = True, hystart: bool = True,
+                 hystart_variant: str = "linux", hystart_detect: int = 3,
+                 tcp_friendliness: bool = True, rfc9438_friendly: bool = False,
+                 rtt: str = "delay_min") -> None:
+        from ..errors import ScenarioError
+        if hystart_variant not in self.HYSTART_VARIANTS:
+            raise ScenarioError("hystart_variant", hystart_variant,
+                                "'linux' (Linux's HyStart) or 'rfc9406' (HyStart++)")
+        if rtt not in self.RTTS:
+            raise ScenarioError("rtt", rtt, "'delay_min' (Linux's bictcp_update) or "
+                                "'srtt' (RFC 9438 §4.1.2)")
         self.c = c  # cubic scaling constant (segments / s³)
         self.beta = beta  # multiplicative decrease factor β_cubic
         self.fast_convergence = fast_convergence
-        self.hystart = hystart  # leave the first slow start by HyStart++ (RFC 9406)
+        self.hystart = hystart  # leave slow start before a loss
+        self.hystart_variant = hystart_variant  # "linux" HyStart or "rfc9406" HyStart++
+        self.hystart_detect = hystart_detect  # Linux's: 1 ACK train, 2 delay, 3 both
         self.tcp_friendliness = tcp_friendliness  # keep a Reno-friendly region at all
         self.rfc9438_friendly = rfc9438_friendly  # RFC 9438 §4.3's α (1 past cwnd_prior)
+        self.rtt = rtt  # the RTT in W_cubic(t + RTT): "delay_min" (Linux) or "srtt" (RFC)
 
     # -- the rule, as functions of state ---------------------------------------
     @property
@@ -146,8 +173,16 @@ class Cubic(Reno):
         self.w_est = 0.0        # Reno-friendly estimate (§4.3)
         self.epoch_start: float | None = None  # time the current epoch began
         self._k = 0.0
-        self._hystart = HyStartPlusPlus() if self.hystart else None
+        self._new_hystart()
         self._alpha, self._beta_of_alpha = self.alpha_cubic, self.beta  # per ACK: computed once
+
+    def _new_hystart(self) -> None:
+        if not self.hystart:
+            self._hystart = self._linux = None
+        elif self.hystart_variant == "linux":
+            self._hystart, self._linux = None, HyStartLinux(self.hystart_detect)
+        else:
+            self._hystart, self._linux = HyStartPlusPlus(), None
 
     def _begin_epoch(self, now: float) -> None:
         self.epoch_start = now
@@ -164,6 +199,10 @@ class Cubic(Reno):
         return (TARGET_CAP - 1.0) * cwnd
 
     def on_ack(self, ack: Ack) -> None:
+        linux = self._linux
+        if (linux is not None and not linux.found and self.cwnd < self.ssthresh
+                and self.cwnd >= HYSTART_LOW_WINDOW and linux.update(ack, self.cwnd, self.mss)):
+            self.ssthresh = self.cwnd  # hystart_update: tp->snd_ssthresh = tcp_snd_cwnd(tp)
         hystart = self._hystart
         if hystart is not None and self.cwnd < self.ssthresh:
             factor = hystart.growth(ack)
@@ -179,8 +218,9 @@ class Cubic(Reno):
         if self.epoch_start is None:
             self._begin_epoch(ack.now)
         t = ack.now - self.epoch_start
-        srtt = ack.srtt
-        rtt = srtt if math.isfinite(srtt) else (ack.rtt or 0.0)
+        rtt = ack.min_rtt if self.rtt == "delay_min" else ack.srtt
+        if not math.isfinite(rtt):
+            rtt = ack.rtt or 0.0
         cwnd = self.cwnd
         # Reno-friendly estimate: α per RTT (Linux: fixed; RFC 9438 §4.3: 1 past cwnd_prior).
         self.w_est = w_est = self.w_est + self.friendly_alpha(self.w_est,
@@ -217,6 +257,8 @@ class Cubic(Reno):
         if loss.kind == "timeout":
             # §4.8: the first epoch after a timeout has K = 0, W_max = cwnd_epoch.
             self.w_max = 0.0
+            if self.hystart and self.hystart_variant == "linux":
+                self._new_hystart()  # cubictcp_state(TCP_CA_Loss): HyStart looks afresh
 
 
 def _cube(x: np.ndarray) -> np.ndarray:
@@ -250,7 +292,9 @@ class CubicFluid(FluidLaw):
         cc = self.cc
         before = f.cwnd.copy()
         h_ca = f.slow_start()
-        if cc.hystart:
+        if cc.hystart and cc.hystart_variant == "linux":
+            self._hystart_linux(f, before)
+        elif cc.hystart:
             h_ca = self._hystart(f, before, h_ca)
         ca = h_ca > 0
         if not ca.any():
@@ -261,7 +305,8 @@ class CubicFluid(FluidLaw):
             np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
             f.k[fresh] = np.cbrt(np.maximum(f.w_max - f.cwnd, 0.0) / cc.c)[fresh]
             f.w_est[fresh] = f.cwnd[fresh]
-        rtt = np.where(np.isfinite(f.srtt), f.srtt, f.rtt)
+        rtt = f.min_rtt if cc.rtt == "delay_min" else f.srtt
+        rtt = np.where(np.isfinite(rtt), rtt, f.rtt)
         t = f.now + f.h - f.epoch
         w_cubic = cc.c * _cube(t - f.k) + f.w_max
         target = np.minimum(np.maximum(cc.c * _cube(t + rtt - f.k) + f.w_max, f.cwnd),
@@ -282,6 +327,25 @@ class CubicFluid(FluidLaw):
         np.copyto(f.cwnd, np.where(ca, np.where(friendly, np.maximum(cubic, w_est), cubic),
                                    f.cwnd))
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
+
+    def _hystart_linux(self, f: FlowArrays, before: np.ndarray) -> None:
+        """Linux's HyStart, delay test only, at the step's resolution: a flow
+        in slow start with at least ``HYSTART_LOW_WINDOW`` segments whose RTT
+        exceeds ``min_rtt + clamp(min_rtt/8, 4 ms, 16 ms)`` sets ``ssthresh =
+        cwnd``. The ACK-train test is left out: it reads the spacing of single
+        ACKs, which a fluid step does not have (CDG's fluid law leaves it out
+        for the same reason), so the fluid engine leaves slow start later than
+        the packet engine where the ACK train fires first (cwnd near half the
+        path's BDP)."""
+        from .hystart import HYSTART_DELAY, HYSTART_DELAY_MAX, HYSTART_DELAY_MIN
+
+        if not self.cc.hystart_detect & HYSTART_DELAY:
+            return
+        thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
+        stop = ((f.h > 0) & (f.cwnd < f.ssthresh) & (f.hystart_over == 0.0)
+                & (before >= HYSTART_LOW_WINDOW) & (f.rtt > f.min_rtt + thresh))
+        f.ssthresh[stop] = f.cwnd[stop]
+        f.hystart_over[stop] = 1.0
 
     def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
         """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow
@@ -321,6 +385,8 @@ class CubicFluid(FluidLaw):
         super().on_loss(f, m, kind)
         if kind == "timeout":
             f.w_max[m] = 0.0  # §4.8: the next epoch starts at K = 0, W_max = cwnd
+            if cc.hystart and cc.hystart_variant == "linux":
+                f.hystart_over[m] = 0.0  # Linux's HyStart looks again after a timeout
 
 
 Cubic.fluid = CubicFluid

@@ -1,4 +1,5 @@
-"""HyStart++: leave slow start when the RTT starts to rise (RFC 9406).
+"""Leaving slow start before the first loss: HyStart++ (RFC 9406) and Linux's
+HyStart (:class:`HyStartLinux`, CUBIC's default, below).
 
 Source: P. Balasubramanian, Y. Huang, M. Olson, "HyStart++: Modified Slow
 Start for TCP", RFC 9406, 2023, §4.2 (algorithm) and §4.3 (constants), as
@@ -77,3 +78,85 @@ class HyStartPlusPlus:
             elif self.round_min < self.css_baseline:  # the exit was spurious
                 self.css_baseline = math.inf
         return 1.0 / CSS_GROWTH_DIVISOR if self.in_css else 1.0
+
+
+# -- Linux's HyStart (net/ipv4/tcp_cubic.c), CUBIC's default --------------------------------
+HYSTART_ACK_TRAIN = 1      # hystart_detect bit: ACK-train detection
+HYSTART_DELAY = 2          # hystart_detect bit: delay-increase detection
+HYSTART_MIN_SAMPLES = 8    # RTT samples a round takes before the delay test
+HYSTART_DELAY_MIN = 0.004  # s: the delay threshold's floor
+HYSTART_DELAY_MAX = 0.016  # s: its ceiling
+HYSTART_LOW_WINDOW = 16    # segments: below this window HyStart does not look
+HYSTART_ACK_DELTA = 0.002  # s: ACKs at most this far apart belong to one train
+GSO_MAX_SIZE = 65536       # bytes: sk_gso_max_size, in hystart_ack_delay's allowance
+ACK_DELAY_CAP = 0.001      # s: hystart_ack_delay's ceiling (USEC_PER_MSEC)
+
+
+class HyStartLinux:
+    """Linux's HyStart (Ha & Rhee, "Taming the elephants: New TCP slow start",
+    Computer Networks 55(9), 2011, as ``net/ipv4/tcp_cubic.c`` runs it in 6.x:
+    ``hystart_update`` and ``bictcp_hystart_reset``). Per ACK in slow start
+    with ``cwnd ≥ HYSTART_LOW_WINDOW`` it may end slow start by setting
+    ``ssthresh = cwnd`` (no Conservative Slow Start):
+
+    * a round begins when the ACK passes the data outstanding at the last
+      round's start; ``round_start`` and ``last_ack`` are then its time;
+    * ACK train (``detect & 1``): an ACK at most ``HYSTART_ACK_DELTA`` after
+      the previous one of the train extends it; once the train spans more
+      than ``(delay_min + ack_delay)/2`` the pipe is full. ``ack_delay`` is
+      ``hystart_ack_delay``: ``min(1 ms, 4·GSO_MAX_SIZE / pacing_rate)``,
+      with Linux's internal pacing rate in slow start, ``2·cwnd·mss/srtt``;
+      the halving is Linux's for a socket that does not pace (pfifo_fast or
+      fq_codel, not fq);
+    * delay (``detect & 2``): the smallest RTT of the round's first
+      ``HYSTART_MIN_SAMPLES`` samples and after exceeds ``delay_min +
+      clamp(delay_min/8, 4 ms, 16 ms)``.
+
+    ``delay_min`` is the flow's minimum RTT (``Ack.min_rtt``). Differences
+    from the source: rounds are counted in delivered segments (``Ack.delivered``
+    and ``Ack.inflight``) instead of ``snd_una`` passing ``end_seq``; samples
+    come from ACKs outside loss recovery only (slow start never runs in it);
+    Linux ignores RTT samples for one second after a congestion epoch starts,
+    and ccsim's ``Ack.min_rtt`` keeps them (the minimum only falls).
+    """
+
+    def __init__(self, detect: int = HYSTART_ACK_TRAIN | HYSTART_DELAY) -> None:
+        self.detect = detect
+        self.round_end = -1.0        # delivered count that ends the round
+        self.round_start = 0.0       # s
+        self.last_ack = 0.0          # s: the train's latest ACK
+        self.curr_rtt = math.inf     # s: the round's smallest sample
+        self.sample_cnt = 0
+        self.found = False           # slow start ended by HyStart
+        self.exit: str | None = None  # "train" or "delay" once found
+
+    def ack_delay(self, cwnd: float, mss: int, srtt: float) -> float:
+        """``hystart_ack_delay`` (s): the allowance for ACKs held back by GSO."""
+        if not (srtt > 0 and math.isfinite(srtt)):
+            return 0.0  # no pacing rate yet (Linux: sk_pacing_rate == 0)
+        rate = 2.0 * cwnd * mss / srtt  # tcp_update_pacing_rate in slow start, bytes/s
+        return min(ACK_DELAY_CAP, 4.0 * GSO_MAX_SIZE / rate)
+
+    def update(self, ack: Ack, cwnd: float, mss: int) -> bool:
+        """Take ``ack`` (in slow start, ``cwnd ≥ HYSTART_LOW_WINDOW``);
+        return whether slow start ends here (the caller sets ``ssthresh``)."""
+        now = ack.now
+        if ack.delivered >= self.round_end:  # bictcp_hystart_reset
+            self.round_start = self.last_ack = now
+            self.round_end = ack.delivered + ack.inflight
+            self.curr_rtt = math.inf
+            self.sample_cnt = 0
+        delay_min = ack.min_rtt
+        if self.detect & HYSTART_ACK_TRAIN and now - self.last_ack <= HYSTART_ACK_DELTA:
+            self.last_ack = now
+            threshold = (delay_min + self.ack_delay(cwnd, mss, ack.srtt)) / 2.0
+            if now - self.round_start > threshold:
+                self.found, self.exit = True, "train"
+        if self.detect & HYSTART_DELAY and ack.rtt is not None:
+            self.curr_rtt = min(self.curr_rtt, ack.rtt)
+            if self.sample_cnt < HYSTART_MIN_SAMPLES:
+                self.sample_cnt += 1
+            elif self.curr_rtt > delay_min + min(max(delay_min / 8.0, HYSTART_DELAY_MIN),
+                                                 HYSTART_DELAY_MAX):
+                self.found, self.exit = True, "delay"
+        return self.found

@@ -45,11 +45,16 @@ Differences from the source:
   connection halves its window, and a delay that jumps tenfold right after
   (which "forget the maximum" leaves with ``d_max = d_min``) halves it again.
   (ccsim used to wait for ``d_max > d_min`` and missed such signals.)
-* The inference phase starts at the ECI: the ACK that triggers an ECI does no
-  Reno growth (Linux applies that ACK's Reno step after halving).
+* As Linux (``tcp_lp_cong_avoid`` runs after ``tcp_lp_pkts_acked``, with the
+  inference flag taken before the ECI), the ACK that fires an ECI outside the
+  inference phase takes its Reno step after the halving, with the threshold
+  as it stood (below it, slow start: ``cwnd`` 4 becomes 2, then 3); an ECI
+  inside the inference phase (``cwnd = 1``) takes none. The fluid law leaves
+  this one ACK's step out (below a step's resolution).
 * The inference time-out is ``itt`` times the latest RTT sample; Linux uses
   3 × (now − echoed timestamp), the RTT of the segment this ACK acknowledges.
-* **ssthresh at an ECI.** Linux changes only ``cwnd`` at an ECI, so below
+* **ssthresh at an ECI** (set after that ACK's Reno step, to the halved
+  window). Linux changes only ``cwnd`` at an ECI, so below
   ``ssthresh`` (always, before the first loss) it slow-starts again after the
   inference phase. With RTT as the delay signal, those slow-start bursts
   raise the delay and fire the next ECI long before the pipe is full: a lone
@@ -150,7 +155,11 @@ class LP(Reno):
             self.owd_min, self.owd_max = self.sowd, ECI_MAX_FACTOR * self.sowd
             self.owd_max_rsv = ECI_MAX_FACTOR * self.sowd
             self.cwnd = MIN_WINDOW if inference else max(self.cwnd / ECI_DIVISOR, MIN_WINDOW)
-            self.ssthresh = max(self.cwnd, MIN_SSTHRESH)  # then additive increase (the paper's AI phase)
+            reduced = self.cwnd
+            if not inference:  # Linux: this ACK's Reno step, after the halving
+                super().on_ack(ack)
+            # then additive increase (the paper's AI phase)
+            self.ssthresh = max(reduced, MIN_SSTHRESH)
             self.last_drop = ack.now
             return
         if not inference:

@@ -77,7 +77,8 @@ LAI_YAO_TABLE_4: dict[str, dict[int, tuple[float, float]]] = {
     "pseudo-rate": {2: (12943, 4745), 4: (5123.5, 3889.0)},
 }
 
-_PATH = {"bandwidth": "1.5Mbps", "rtt": "41.6ms", "buffer": "1BDP", "mss": 472}
+_PATH = {"bandwidth": "1.5Mbps", "rtt": "41.6ms", "buffer": "1BDP", "mss": 472,
+         "stack": "ns2"}  # ns-2's agents, which Lai & Yao ran (Scenario.stack)
 
 
 def _flows(rows, seeds, mode, path, duration, workers, executor, store, progress,

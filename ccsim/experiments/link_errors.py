@@ -64,7 +64,7 @@ def link_errors(algorithms: Iterable[str] = LAI_YAO_FAMILY + ("vegas", "pseudo-r
                 rates: Iterable[float] = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05), *,
                 seeds: Iterable[int] = (1, 2, 3), n_flows: int = 1, bandwidth="1.5Mbps",
                 rtt="40ms", buffer="1BDP", mss: int = 472, duration="100s",
-                workers: int | None = None, executor=None, store=None,
+                stack: str = "ns2", workers: int | None = None, executor=None, store=None,
                 progress: bool = False) -> ExperimentResult:
     """Mean throughput of each algorithm as the link error rate rises.
 
@@ -76,6 +76,8 @@ def link_errors(algorithms: Iterable[str] = LAI_YAO_FAMILY + ("vegas", "pseudo-r
         n_flows: flows of the same algorithm sharing the link in each run.
         bandwidth, rtt, buffer, mss, duration: the dumbbell; ``mss`` 472 makes
             Lai & Yao's 512-byte packets.
+        stack: the TCP stack (``Scenario.stack``); ``"ns2"``, the simulator
+            Lai & Yao ran.
         workers, executor, store, progress: how the runs are spread, kept and
             shown, as in :func:`ccsim.sweep`.
 
@@ -90,7 +92,7 @@ def link_errors(algorithms: Iterable[str] = LAI_YAO_FAMILY + ("vegas", "pseudo-r
         (:func:`order_agreement`). ``plot()`` draws goodput against error rate.
     """
     runs = _runs(algorithms, rates, seeds, n_flows, bandwidth=bandwidth, rtt=rtt,
-                 buffer=buffer, mss=mss, duration=duration, workers=workers,
+                 buffer=buffer, mss=mss, duration=duration, stack=stack, workers=workers,
                  executor=executor, store=store, progress=progress)
     runs = runs.rename(columns={"rate": "error_rate"}).drop(columns="utilisation")
     table = (runs.groupby(["algorithm", "error_rate"], sort=False)
@@ -143,8 +145,9 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
                            losses: Iterable[float] = (0.01, 0.05), *,
                            seeds: Iterable[int] = (1, 2, 3), bandwidth="1.5Mbps",
                            rtt="40ms", buffer="1BDP", mss: int = 960,
-                           duration="100s", workers: int | None = None, executor=None,
-                           store=None, progress: bool = False) -> ExperimentResult:
+                           duration="100s", stack: str = "ns2", workers: int | None = None,
+                           executor=None, store=None,
+                           progress: bool = False) -> ExperimentResult:
     """Zhang & Bian's utilisation table: one flow per run, random loss on the link.
 
     The slides give no topology for this table. The default, 1.5 Mbit/s and
@@ -154,7 +157,8 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
     square-root law puts Reno's 88 % at 1 % loss at about this scale.
 
     Algorithms not registered (Vegas, until it lands) are skipped. ``mss`` 960
-    makes 1000-byte packets (ns-2's default ``packetSize_``). ``workers``,
+    makes 1000-byte packets (ns-2's default ``packetSize_``); ``stack``
+    ``"ns2"``, the simulator Zhang & Bian ran (``Scenario.stack``). ``workers``,
     ``executor``, ``store`` and ``progress`` are :func:`ccsim.sweep`'s.
 
     Returns:
@@ -166,7 +170,8 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
 
     present = [a for a in algorithms if a in registry.names() or a == "prr"]
     runs = _runs(present, losses, seeds, 1, bandwidth=bandwidth, rtt=rtt, buffer=buffer,
-                 mss=mss, duration=duration, workers=workers, executor=executor, store=store,
+                 mss=mss, duration=duration, stack=stack, workers=workers, executor=executor,
+                 store=store,
                  progress=progress).rename(columns={"rate": "loss"})
     table = runs.groupby(["algorithm", "loss"], sort=False)["utilisation"].mean().reset_index()
     table["paper_utilisation"] = [ZHANG_BIAN_UTILISATION.get((a, p), np.nan)

@@ -56,6 +56,10 @@ def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1
         setups: ``"clamped"`` and/or ``"open"`` (see the module's docstring).
         duration: simulated time per run (s).
         min_rto: minimum RTO (s); 1 s, RFC 6298's, as in the paper's ns runs.
+            The runs use ns-2's agents (``stack="ns2"``): one-way senders,
+            an ACK per segment, classic recovery for ``"reno"``; the initial
+            window stays 10 segments, for which the open setup's priming drop
+            and its drops are placed.
         workers, executor, store, progress: as in :func:`ccsim.sweep`, which
             runs the cases with :func:`traced_run`.
 
@@ -83,7 +87,8 @@ def multiple_drops(strategies: Iterable[str] = FAMILY, drops: Iterable[int] = (1
             lost, extra, rwnd = _dropped(priming + 4 * window, spacing, k), [priming], None
         chosen.append(lost)
         scenarios.append(dumbbell(bandwidth, rtt, buffer=10 * window, duration=duration,
-                                  min_rto=min_rto, rwnd=rwnd, seed=1,
+                                  min_rto=min_rto, rwnd=rwnd, seed=1, stack="ns2",
+                                  initial_window=10,  # where the open setup's drops fall
                                   flows=[flow_for(name, drop_segments=extra + lost)]))
     runs = pd.concat([
         sweep([sc for sc, (setup, _, _) in zip(scenarios, cases) if setup == each],

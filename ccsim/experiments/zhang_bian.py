@@ -4,15 +4,16 @@ Source: H. Zhang, Z. Bian, "Evaluation of Different TCP Congestion Control
 Algorithms" (SFU, 2002; ns-2, slides). The slides show figures, not their
 settings, apart from "buffer size = 10, long delay = 58 ms" and the
 competition's packet counts. ccsim's choices, shared by the three recipes:
-1.5 Mbit/s, 1000-byte packets (ns-2's default), a short flow of 40 ms RTT
+ns-2's agents (``stack="ns2"``), 1.5 Mbit/s, 1000-byte packets (ns-2's
+default), a short flow of 40 ms RTT
 (the utilisation recipe's 7.5-packet bandwidth-delay product), a long flow
 whose one-way delay is 58 ms longer (156 ms RTT), a 10-packet drop-tail
 buffer, 100 s, three seeds.
 
 Each flow starts at a random time in its first second, drawn from the run's
 seed. In :func:`rtt_bias` and :func:`queue_fairness`, whose flows differ only
-in their RTTs, each flow's segments also wait a random time up to one
-bottleneck packet time before they leave (``Flow.overhead``, ns-2's
+in their RTTs, and in :func:`competition`, each flow's segments also wait a
+random time up to one bottleneck packet time before they leave (``Flow.overhead``, ns-2's
 ``overhead_``). Without it two loss-free drop-tail flows lock into a phase
 pattern (Floyd & Jacobson, "On traffic phase effects in packet-switched
 gateways", 1992): with RTTs of 40 and 60 ms the short flow timed out 134
@@ -40,7 +41,7 @@ ZHANG_BIAN_COMPETITION = {("reno", "vegas"): ((145, 13170), (0, 5723)),
                           ("sack", "vegas"): ((142, 13208), (0, 5682))}
 
 _PATH = {"bandwidth": "1.5Mbps", "rtt": "40ms", "buffer": 10, "mss": 960,
-         "duration": "100s"}
+         "duration": "100s", "stack": "ns2"}  # ns-2's agents, which the slides ran
 
 
 def _run(rows, seeds, mode, path, workers, executor, store, progress,
@@ -53,9 +54,10 @@ def _run(rows, seeds, mode, path, workers, executor, store, progress,
     for label, flows, extra in rows:
         for seed in seeds:
             starts = np.random.default_rng(seed).uniform(0.0, 1.0, len(flows))
-            flows = [dataclasses.replace(f, start=f.start + t) for f, t in zip(flows, starts)]
+            # each seed's draw on the row's own start times (not the last seed's)
+            started = [dataclasses.replace(f, start=f.start + t) for f, t in zip(flows, starts)]
             labels.append({**label, "seed": seed})
-            sc = dumbbell(flows=flows, seed=seed, **{**_PATH, **path, **extra})
+            sc = dumbbell(flows=started, seed=seed, **{**_PATH, **path, **extra})
             wait = overhead
             if wait is None:
                 wait = (sc.packet_size * 8.0 / sc.links[sc.bottleneck].rate
@@ -185,11 +187,14 @@ def _draw_queues(result):
 def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "vegas"),
                                                      ("sack", "vegas")), *,
                 buffers: Iterable[int] = (3, 5, 10, 20, 50, 100),
-                seeds: Iterable[int] = (1, 2, 3), mode: str = "packet",
-                workers: int | None = None, executor=None, store=None,
+                seeds: Iterable[int] = (1, 2, 3), overhead: float | None = None,
+                mode: str = "packet", workers: int | None = None, executor=None, store=None,
                 progress: bool = False, **path) -> ExperimentResult:
     """Two flows of different algorithms, same RTT, started together, for
-    each buffer size (packets).
+    each buffer size (packets). ``overhead``: each flow's random send
+    overhead (s, ``Flow.overhead``, ns-2's ``overhead_``); ``None``, one
+    bottleneck packet time, as in :func:`rtt_bias`: two flows of one RTT
+    lock into a phase pattern as readily as two of different RTTs.
 
     The slides conclude that "Vegas does not receive a fair share of
     bandwidth in the presence of Reno and SACK unless the buffer size are
@@ -206,7 +211,7 @@ def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "
     pairs = [tuple(p) for p in pairs]
     rows = [({"first": a, "second": b, "buffer": q}, [Flow(a), Flow(b)], {"buffer": q})
             for a, b in pairs for q in buffers]
-    flows = _run(rows, seeds, mode, path, workers, executor, store, progress)
+    flows = _run(rows, seeds, mode, path, workers, executor, store, progress, overhead)
     keys = ["first", "second", "buffer"]
     first, second = flows[flows.flow == 0], flows[flows.flow == 1]
     table = first.groupby(keys, sort=False).agg(

@@ -58,6 +58,7 @@ when first read (:mod:`ccsim.fluid.results`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
 from typing import Sequence
@@ -67,6 +68,7 @@ import numpy as np
 from ..algorithms import get as get_algorithm
 from ..algorithms.fluid import FlowArrays, FluidLaw, any_
 from ..errors import CcsimError, ScenarioError
+from ..recovery import get as get_recovery
 from ..scenario import RED, DropTail, Scenario
 from . import draws
 from .hooks import HookLaw
@@ -106,10 +108,14 @@ def _refuse(sc: Scenario, i: int) -> None:
         raise ScenarioError(f"scenarios[{i}].bottleneck", sc.bottleneck,
                             "a slowest link in the fluid engine",
                             "it queues only at the slowest link; use mode='packet'")
-    if sc.ack_counting == "acks" and sc.delayed_ack:
-        raise ScenarioError(f"scenarios[{i}].ack_counting", sc.ack_counting,
-                            "'segments' in the fluid engine when ACKs are delayed",
-                            "its laws grow per RTT, not per ACK; use mode='packet'")
+    for j in range(len(sc.flows)):
+        st = sc.flow_stack(j)
+        if st.ack_counting == "acks" and st.delayed_ack:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].ack_counting", st.ack_counting,
+                                "'segments' in the fluid engine when ACKs are delayed "
+                                f"(stack {sc.stack!r})",
+                                "its laws grow per RTT, not per ACK; use mode='packet', or "
+                                "ack_counting='segments'")
     if sc.rtt_granularity > 0:
         raise ScenarioError(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
                             "0 (exact) in the fluid engine",
@@ -127,11 +133,16 @@ def _refuse(sc: Scenario, i: int) -> None:
                             "it models one direction's bottleneck with ACKs uncongested; "
                             "use mode='packet' for two-way traffic")
     for j, flow in enumerate(sc.flows):
+        if flow.source is not None:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].source", dict(flow.source),
+                                "None (a TCP flow) in the fluid engine",
+                                "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
+                                "there; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",
                                 "it has no packets to space out; use mode='packet'")
-    if sc.tail_loss_probe:
+    if sc.tail_loss_probe:  # given: the stacks' probes are left out (docs/engine.md)
         raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
                             "False in the fluid engine",
                             "it has no tail of segments to probe; use mode='packet'")
@@ -233,8 +244,14 @@ class FluidEngine:
         # algorithm share a group (and a fluid law) unless their parameters
         # differ in ways the law cannot take as arrays (see .params)
         instances: dict[tuple[str, str], object] = {}
-        for sc in scs:
-            for flow in sc.flows:
+        # each flow's stack (its profile and knobs resolved), and its flow with
+        # the law's parameters the stack gives it
+        stacks = [[sc.flow_stack(j) for j in range(len(sc.flows))] for sc in scs]
+        law_flows = [[f if f.params == st.params else dataclasses.replace(f, params=st.params)
+                      for f, st in zip(sc.flows, row)] for sc, row in zip(scs, stacks)]
+        self.law_flows = law_flows
+        for flows in law_flows:
+            for flow in flows:
                 pkey = (flow.algorithm, repr(flow.params))
                 if pkey not in instances:
                     instances[pkey] = flow.make_algorithm()
@@ -253,8 +270,8 @@ class FluidEngine:
                 own = vars(instances[pkey])
                 signature[pkey] = repr([(n, own.get(n)) for n in split])
         entries = []  # (group key, scenario, flow index, parameter set)
-        for s, sc in enumerate(scs):
-            for j, flow in enumerate(sc.flows):
+        for s in range(len(scs)):
+            for j, flow in enumerate(law_flows[s]):
                 pkey = (flow.algorithm, repr(flow.params))
                 entries.append(((flow.algorithm, signature[pkey]), s, j, pkey))
         entries.sort(key=lambda e: (e[0], e[1], e[2]))
@@ -269,21 +286,27 @@ class FluidEngine:
         def per_flow(fn, dtype=float):
             return np.array([fn(scs[e[1]], e[2]) for e in entries], dtype=dtype)
 
-        self.d = per_flow(lambda sc, j: sc.flow_rtt(j))
+        # propagation, and the hosts' NICs: a NIC at least as fast as every
+        # link (the scenario's check) only delays each packet by its packet time,
+        # once at the sender and once at the receiver (the fluid has no bursts)
+        self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
+            0.0 if sc.flows[j].access_rate is None
+            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate))
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
         self.size = per_flow(lambda sc, j: sc.flows[j].size / sc.mss
                              if sc.flows[j].size is not None else math.inf)
-        self.iw = per_flow(lambda sc, j: sc.initial_window)
+        self.iw = np.array([stacks[e[1]][e[2]].initial_window for e in entries], float)
         self.rwnd = per_flow(lambda sc, j: math.floor(sc.rwnd / sc.mss) if sc.rwnd else math.inf)
         classes = [get_algorithm(scs[e[1]].flows[e[2]].algorithm) for e in entries]
         self.loss_window = np.array([c.loss_window for c in classes], float)
         self.min_cwnd = np.array([c.min_cwnd for c in classes], float)
-        recs = [type(scs[e[1]].flows[e[2]].make_recovery()) for e in entries]
+        recs = [get_recovery(stacks[e[1]][e[2]].recovery) for e in entries]
         # RFC 3042 limited transmit: two more segments out to raise duplicate ACKs
-        self.dupthresh = np.array([max(r.dupthresh - (2 if scs[e[1]].limited_transmit else 0), 1)
-                                   for r, e in zip(recs, entries)], float)
+        self.dupthresh = np.array([
+            max(r.dupthresh - (2 if stacks[e[1]][e[2]].limited_transmit else 0), 1)
+            for r, e in zip(recs, entries)], float)
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
@@ -323,9 +346,10 @@ class FluidEngine:
         self.key = np.array([draws.scenario_key(sc.seed) for sc in scs], dtype=np.uint64)
         self.stream_keys = {name: draws.stream_key(self.key, k)
                             for name, k in draws.STREAMS.items()}
-        self.min_rto = np.array([sc.min_rto for sc in scs])
+        # the stacks' timers are the same for every flow of a scenario
+        self.min_rto = np.array([row[0].min_rto for row in stacks])
         self.max_rto = np.array([sc.max_rto for sc in scs])
-        self.initial_rto = np.array([sc.initial_rto for sc in scs])
+        self.initial_rto = np.array([row[0].initial_rto for row in stacks])
         # the flows scenario by scenario, and where each scenario's begin
         # (every scenario has a flow: Scenario requires one)
         self.by_scen = np.concatenate(self.order)
@@ -432,7 +456,7 @@ class FluidEngine:
                 view = ParamView([instances[p] for p in pkeys],
                                  np.array([where[e[3]] for e in entries[k:hi]]))
             if law_cls is None:
-                law = HookLaw(cc, [scs[e[1]].flows[e[2]] for e in entries[k:hi]],
+                law = HookLaw(cc, [self.law_flows[e[1]][e[2]] for e in entries[k:hi]],
                               [scs[e[1]].packet_size * 8.0 for e in entries[k:hi]])
             else:
                 law = law_cls(view if view is not None else cc)

@@ -117,7 +117,7 @@ def _summary(e: "FluidEngine", s: int, idx: np.ndarray, share: np.ndarray) -> pd
         span = end - start
         done = e.done_at[i]
         rows.append({
-            "algorithm": flow.algorithm, "recovery": flow.recovery_name, "start": flow.start,
+            "algorithm": flow.algorithm, "recovery": sc.flow_stack(int(e.jidx[i])).recovery, "start": flow.start,
             "end": end, "base_rtt": sc.flow_rtt(int(e.jidx[i])),
             "goodput_bps": delivered_bytes * 8.0 / span if span > 0 else math.nan,
             "delivered_bytes": delivered_bytes,

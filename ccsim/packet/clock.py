@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from typing import Any, Callable
 
 
@@ -43,8 +44,15 @@ class Clock:
     def run(self, until: float) -> None:
         """Handle every event due before ``until`` (s), in time order; events
         scheduled meanwhile are handled too if due before ``until``. The
-        clock is left at the last event's time."""
+        clock is left at the last event's time.
+
+        A mark is left on the heap at ``until`` (an event that does nothing):
+        while the run lasts, the heap's first event is never later than the
+        run's end, so code that asks whether anything happens before a time
+        need only look at ``heap[0]`` (a NIC's departure, ``PacketEngine``)."""
         heap, pop = self.heap, heapq.heappop
+        if until < math.inf:
+            heapq.heappush(heap, (until, self.next_id(), _nothing, None))
         while heap and heap[0][0] < until:
             t, _, fn, payload = pop(heap)
             self.now = t
@@ -54,3 +62,7 @@ class Clock:
         """Events scheduled so far, handled or pending (this call takes an id
         of its own: harmless, ids only order ties)."""
         return self.next_id()
+
+
+def _nothing(payload: Any) -> None:
+    """The mark :meth:`Clock.run` leaves at its end."""

@@ -47,6 +47,7 @@ import numpy as np
 import simpy
 
 from .. import algorithms
+from ..recovery import get as get_recovery
 from ..errors import ScenarioError
 from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
@@ -60,11 +61,13 @@ from .fast_path import FastSender
 from .receiver import Receiver
 from .scheduled import ScheduledLink
 from .tcp import Sender
+from .udp import UdpReceiver, UdpSource
 
 
 _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
 _ACK_JITTER = 3  # and their ACK jitter's (2: the start jitter, ccsim.scenario)
 _LINK_JITTER = 4  # and each link's jitter element's (Link.jitter)
+_SOURCE = 6  # and a UDP source's on/off periods (5: ccsim.Arrivals' draws)
 
 
 class PacketEngine:
@@ -91,6 +94,13 @@ class PacketEngine:
     :class:`~ccsim.packet.tcp.Sender` (the readable reference it must agree
     with bit for bit), or a subclass of either that changes a part.
     """
+
+    nic_shortcut = True
+    """A packet leaving a host's NIC (:attr:`Flow.access_rate`) is handed to
+    the first link at once, with its future arrival time, when that time is
+    before every event on the heap (nothing can reach the link first);
+    ``False``: always through an event, the slow twin the shortcut is tested
+    against bit for bit."""
 
     def __init__(self, scenario: Scenario, events: bool = False,
                  hop_by_hop: bool | None = None, two_way: bool | None = None,
@@ -145,29 +155,37 @@ class PacketEngine:
             one_way = sc.route_rtt(i) / 2.0  # the links the flow crosses
             access = (sc.flow_rtt(i) - sc.route_rtt(i)) / 2.0  # one way, both sides together
             access = max(access, 0.0)  # rtt == route rtt up to rounding
-            rec = flow.make_recovery()
-            sack = sc.sack or rec.uses_sack
+            if flow.source is not None:  # an unresponsive UDP source (ccsim.packet.udp)
+                self._add_source(i, flow, access / 2.0, n_bins, dt)
+                continue
+            st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
+            rec = get_recovery(st.recovery)()
+            sack = st.sack or rec.uses_sack
             # two ways, an ACK's trip back is hops of its own after the receiver's
             # access delay; one way, it is the propagation delay, all at once
             back = access / 2.0 if self.two_way else one_way + access
             receiver = Receiver(
-                sack=sack, dsack=sack and sc.tail_loss_probe, delayed_ack=sc.delayed_ack,
-                ack_delay=sc.delayed_ack_timeout, back=back,
-                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt)
+                sack=sack, dsack=sack and st.tail_loss_probe, delayed_ack=st.delayed_ack,
+                ack_delay=st.delayed_ack_timeout, back=back,
+                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
+                quick_gap=sc.flow_rtt(i) + st.min_rto if st.quick_ack else None)
+            # the hosts' NICs (Flow.access_rate): one packet time each (s)
+            nic = 0.0 if flow.access_rate is None else sc.packet_size * 8.0 / flow.access_rate
             sender = sender_class(
-                flow.make_algorithm(), rec, clock=clock,
-                transmit=self._path(i, receiver, access / 2.0, access / 2.0,
+                algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
+                transmit=self._path(i, receiver, access / 2.0, access / 2.0 + nic,
                                     Counter(flow.drop_segments), flow.ecn, flow.overhead,
-                                    _codepoint(flow)),
-                initial_window=sc.initial_window, mss=sc.mss,
+                                    _codepoint(flow), nic),
+                initial_window=st.initial_window, mss=sc.mss,
                 rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                          self._path_cap(i)),
-                min_rto=sc.min_rto, initial_rto=sc.initial_rto, max_rto=sc.max_rto,
+                min_rto=st.min_rto, initial_rto=st.initial_rto, max_rto=sc.max_rto,
                 end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
                          else math.inf),
                 packet_bits=sc.packet_size * 8.0,
-                ack_counting=sc.ack_counting, rtt_granularity=sc.rtt_granularity,
-                limited_transmit=sc.limited_transmit, tail_loss_probe=sc.tail_loss_probe)
+                ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
+                limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
+                law_rtt=st.law_rtt)
             receiver.deliver_ack = sender.on_ack  # the two ends know each other
             receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
             if self.log is not None:
@@ -194,6 +212,23 @@ class PacketEngine:
         self.bar = None  # the progress bar while a run shows one
         clock.schedule(0.0, self._sample, 0)
 
+    def _add_source(self, i: int, flow, before: float, n_bins: int, dt: float) -> None:
+        """Flow ``i``, a UDP source: its packets on the same path as a TCP
+        sender's, counted by a receiver that sends nothing back."""
+        sc = self.scenario
+        if self.log is not None:
+            raise ScenarioError("events", True, "False with a UDP source (ccsim.CBR, "
+                                "ccsim.OnOff): their packets are not logged")
+        receiver = UdpReceiver(n_bins, dt)
+        seed = int(np.random.SeedSequence([sc.seed, _SOURCE, i]).generate_state(1)[0])
+        stop = sc.duration if flow.stop is None else min(flow.stop, sc.duration)
+        source = UdpSource(dict(flow.source), sc.mss,
+                           self._path(i, receiver, before, before, Counter()),
+                           self.clock, seed, stop)
+        self.senders.append(source)
+        self.receivers.append(receiver)
+        self.clock.schedule(sc.flow_start(i), UdpSource.start, source)
+
     @property
     def now(self) -> float:
         """Simulation time (s)."""
@@ -211,7 +246,7 @@ class PacketEngine:
 
     def _path(self, i: int, receiver: Receiver, before: float, after: float,
               drops: Counter[int], ecn: bool = False, overhead: float = 0.0,
-              codepoint: int = NOT_ECT) -> Callable:
+              codepoint: int = NOT_ECT, nic: float = 0.0) -> Callable:
         """The function flow ``i``'s sender transmits with: across every link
         to ``receiver``.
 
@@ -222,8 +257,11 @@ class PacketEngine:
         ``overhead``: each packet waits a further uniform random time up to
         this (s) before the first link, in order (``Flow.overhead``).
         ``codepoint``: the ECN codepoint its packets carry (schedulers classify by it).
+        ``nic``: the sender's NIC's packet time (s; 0: an infinitely fast host):
+        packets leave it one after the other (:func:`_nic_transmit`).
         """
         links = self.links if self.hop_by_hop else [link.forward for link in self.links]
+        end = self.scenario.duration  # the shortcut walks no link past it
         receive, receive_ce = receiver.receive, receiver.receive_ce
         log = self.log
         if log is not None:
@@ -234,6 +272,7 @@ class PacketEngine:
         jitter = (random.Random(int(np.random.SeedSequence(
             [self.scenario.seed, _ACK_JITTER, i]).generate_state(1)[0])).random
             if wait > 0.0 else None)
+        nic_transmit = None  # the common case's sender behind a NIC, inline (below)
         if jitter is not None and (self.hop_by_hop or log is not None or ecn
                                    or len(links) > 1):
             receive, receive_ce = _jittered(receive, receive_ce, wait, jitter)
@@ -245,6 +284,8 @@ class PacketEngine:
             def enter(seq: int, t: float) -> None:
                 ce = False
                 for j, link in enumerate(states):
+                    if j and t >= end:  # reaches this link after the run: as hop by hop
+                        return
                     drops_before = link.drops
                     arrival = link.forward_ect(t) if ecn else link.forward(t)
                     if arrival < 0.0:
@@ -269,6 +310,27 @@ class PacketEngine:
                         t = reached
                     reached = t
                     receive(seq, t)
+
+            if nic > 0.0 and overhead <= 0.0 and self.nic_shortcut:
+                # _nic_transmit and enter in one: the same rules, one call fewer per packet
+                clock = self.clock
+                heap, schedule_enter = clock.heap, clock.schedule
+                free = 0.0  # when the previous packet left the NIC (s)
+
+                def nic_transmit(seq: int, now: float) -> None:
+                    nonlocal reached, free
+                    free = (free if free > now else now) + nic
+                    t = free + before
+                    if t < heap[0][0]:  # never empty in a run: Clock.run's mark
+                        t = forward(t)
+                        if t >= 0.0:
+                            t = t + after + wait * jitter()
+                            if t < reached:
+                                t = reached
+                            reached = t
+                            receive(seq, t)
+                    else:
+                        schedule_enter(t, _enter_later, (enter, seq, t))
         elif len(links) == 1:
             forward = links[0]
 
@@ -277,15 +339,29 @@ class PacketEngine:
                 if t >= 0.0:
                     receive(seq, t + after)
         else:
+            first, rest = links[0], links[1:]
+
             def enter(seq: int, t: float) -> None:
-                for forward in links:
+                t = first(t)
+                if t < 0.0:
+                    return
+                for forward in rest:
+                    if t >= end:  # reaches this link after the run, where hop by hop stops
+                        return
                     t = forward(t)
                     if t < 0.0:
                         return
                 receive(seq, t + after)
 
         schedule = self.clock.schedule
-        if overhead > 0.0:
+        if nic_transmit is not None:
+            transmit = nic_transmit
+        elif nic > 0.0:
+            transmit = _nic_transmit(self.clock, enter, nic, before, overhead,
+                                     self._overhead_draws(i) if overhead > 0.0 else None,
+                                     self.nic_shortcut and not any(
+                                         type(link) is ScheduledLink for link in self.links))
+        elif overhead > 0.0:
             # the flow's own generator, from the scenario's seed and its index
             uniform = random.Random(int(np.random.SeedSequence(
                 [self.scenario.seed, _OVERHEAD, i]).generate_state(1)[0])).random
@@ -317,6 +393,12 @@ class PacketEngine:
         if log is not None:
             transmit = log.transmit(i, lambda: self.senders[i], transmit)
         return transmit
+
+    def _overhead_draws(self, i: int) -> Callable[[], float]:
+        """Flow ``i``'s send-overhead generator: its own, from the scenario's
+        seed and its index."""
+        return random.Random(int(np.random.SeedSequence(
+            [self.scenario.seed, _OVERHEAD, i]).generate_state(1)[0])).random
 
     def _hop_by_hop(self, i: int, receive: Callable, receive_ce: Callable, after: float,
                     ecn: bool, codepoint: int = NOT_ECT) -> Callable:
@@ -509,10 +591,11 @@ class PacketEngine:
         wall = time.perf_counter() - start
         n = self.n_bins
         flows = []
-        for flow, s in zip(sc.flows, self.senders):
+        for flow, s, r in zip(sc.flows, self.senders, self.receivers):
             end = min(sc.duration, math.inf if flow.stop is None else flow.stop,
                       math.inf if s.done_at is None else s.done_at)
-            flows.append({"end": end,
+            flows.append({"end": end, "udp": ((s.transmissions, r.received)
+                                              if isinstance(s, UdpSource) else None),
                           "done_at": s.done_at, "retransmits": s.retransmits,
                           "timeouts": s.timeouts, "recoveries": s.recoveries,
                           "rtt_sum": s.rtt.rtt_sum, "rtt_count": s.rtt.rtt_count})
@@ -580,6 +663,41 @@ def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
     recorded ``on_ack``."""
     sender.ecn.on_echo(sender, ack[2], ack[0], sender.clock.now)
     recorded((ack[0], ack[1]))
+
+
+def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, overhead: float,
+                  uniform: Callable[[], float] | None, ahead: bool) -> Callable:
+    """A sender behind a NIC of packet time ``nic`` (s): a FIFO that never
+    drops, so a packet leaves it at ``max(ready, free) + nic`` (``free``: when
+    the one before left) and reaches the first link ``before`` (s) later;
+    ``ready`` is its send time, plus its send overhead (uniform up to
+    ``overhead``, behind the one before) when ``uniform`` draws it.
+
+    No event of its own when none is needed: a packet due at the first link
+    before every event on the heap (the run's end among them:
+    :meth:`Clock.run`) is handed to the link at once with its future arrival time, since nothing
+    can reach the link before it; otherwise it is scheduled there, as a hop.
+    ``ahead``: the links take arrivals ahead of the clock (FIFO ones; a
+    scheduled link acts on :attr:`Clock.now`, so it always gets the event).
+    """
+    heap, schedule = clock.heap, clock.schedule
+    free = 0.0  # when the previous packet left the NIC (s)
+    ready_last = 0.0  # when the previous packet was ready, its overhead waited (s)
+
+    def transmit(seq: int, now: float) -> None:
+        nonlocal free, ready_last
+        if uniform is not None:
+            now = now + overhead * uniform()
+            if now < ready_last:  # behind the one before: no overtaking
+                now = ready_last
+            ready_last = now
+        free = (free if free > now else now) + nic
+        at = free + before
+        if ahead and at < heap[0][0]:  # never empty in a run: Clock.run's mark
+            enter(seq, at)
+        else:
+            schedule(at, _enter_later, (enter, seq, at))
+    return transmit
 
 
 def _next_ack_hop(args: tuple[Callable, int, tuple, float]) -> None:

@@ -94,10 +94,16 @@ class FastSender(Sender):
                 est.last_rtt = rtt
                 if rtt < est.min_rtt:
                     est.min_rtt = rtt
+                if self.law_smoothed:
+                    rtt = srtt
+                    if rtt < self.law_min_rtt:
+                        self.law_min_rtt = rtt
                 if self.wants_rtt:
                     cc = self.cc
                     w, s = cc.cwnd, cc.ssthresh
                     min_rtt, srtt, inflight = est.min_rtt, est.srtt, self.snd_nxt - ackno
+                    if self.law_smoothed:
+                        min_rtt = self.law_min_rtt
                     cc.on_rtt(_new_event(RttSample, (now, rtt, min_rtt, srtt, inflight)))
                     if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):
                         self.check_law("on_rtt", w, s)
@@ -118,6 +124,8 @@ class FastSender(Sender):
                 if self.per_ack:
                     acked = 1
                 min_rtt, srtt, inflight = est.min_rtt, est.srtt, self.snd_nxt - ackno
+                if self.law_smoothed:
+                    min_rtt = self.law_min_rtt
                 cc.on_ack(_new_event(Ack, (now, acked, rtt, min_rtt, srtt, inflight,
                                            delivered, delivery_rate)))
                 if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call

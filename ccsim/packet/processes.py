@@ -132,58 +132,67 @@ class FlowHandle:
         self._engine, self.index = engine, index
         self._sender = engine.senders[index]
 
+    def _tcp(self, what: str) -> Any:
+        """The flow's TCP sender; a UDP source (ccsim.CBR, ccsim.OnOff) has
+        none of what a process reads or changes of a TCP flow."""
+        if not hasattr(self._sender, "cc"):
+            raise ScenarioError(f"flows[{self.index}]", what, "a TCP flow",
+                                "a UDP source has no window, RTT or start of its own to "
+                                "control; it sends from its start time")
+        return self._sender
+
     @property
     def cwnd(self) -> float:
         """Congestion window (segments), NaN before the flow opens."""
-        return getattr(self._sender.cc, "cwnd", math.nan)
+        return getattr(self._tcp("cwnd").cc, "cwnd", math.nan)
 
     @property
     def ssthresh(self) -> float:
         """Slow-start threshold (segments), NaN before the flow opens."""
-        return getattr(self._sender.cc, "ssthresh", math.nan)
+        return getattr(self._tcp("ssthresh").cc, "ssthresh", math.nan)
 
     @property
     def srtt(self) -> float:
         """Smoothed RTT (s; RFC 6298), NaN before the first sample."""
-        return self._sender.rtt.srtt
+        return self._tcp("srtt").rtt.srtt
 
     @property
     def min_rtt(self) -> float:
         """Smallest RTT sampled (s), NaN before the first sample."""
-        return self._sender.rtt.min_rtt
+        return self._tcp("min_rtt").rtt.min_rtt
 
     @property
     def rtt(self) -> float:
         """The smoothed RTT, or the flow's base RTT before the first sample (s):
         what ``yield env.timeout(flow.rtt)`` waits for once per RTT."""
-        srtt = self._sender.rtt.srtt
+        srtt = self._tcp("rtt").rtt.srtt
         return srtt if srtt == srtt else self._engine.scenario.flow_rtt(self.index)
 
     @property
     def delivered(self) -> float:
         """Segments delivered so far (cumulatively or selectively acknowledged)."""
-        return self._sender.delivered
+        return self._tcp("delivered").delivered
 
     @property
     def delivered_bytes(self) -> float:
         """Bytes delivered so far (``delivered`` × MSS)."""
-        return self._sender.delivered * self._sender.mss
+        return self._tcp("delivered_bytes").delivered * self._sender.mss
 
     @property
     def started(self) -> bool:
         """The flow has opened."""
-        return self._sender.started
+        return self._tcp("started").started
 
     @property
     def done(self) -> bool:
         """The flow has finished: its last segment acknowledged (a sized
         flow's, or after :meth:`stop`)."""
-        return self._sender.done_at is not None
+        return self._tcp("done").done_at is not None
 
     def hold(self) -> None:
         """Do not open the flow at its scenario start: a process will call
         :meth:`start`. Call it before the flow's start time."""
-        if self._sender.started:
+        if self._tcp("hold()").started:
             raise ScenarioError(f"flows[{self.index}]", "hold()",
                                 "a flow that has not opened yet",
                                 "hold it before its start time (start=... in the scenario)")
@@ -191,7 +200,7 @@ class FlowHandle:
 
     def start(self) -> None:
         """Open the flow now (one held with :meth:`hold`)."""
-        if self._sender.started:
+        if self._tcp("start()").started:
             raise ScenarioError(f"flows[{self.index}]", "start()", "a flow not opened yet")
         self._engine.held.discard(self.index)
         self._engine.clock.schedule(self._engine.now, type(self._sender).start, self._sender)
@@ -199,11 +208,13 @@ class FlowHandle:
     def stop(self) -> None:
         """Send no new data from now on; the flow ends once what it sent is
         acknowledged."""
-        self._engine.clock.schedule(self._engine.now, type(self._sender).stop, self._sender)
+        sender = self._tcp("stop()")
+        self._engine.clock.schedule(self._engine.now, type(sender).stop, sender)
 
     def finished(self, poll: float = 0.001) -> "simpy.Process":
         """A SimPy event that fires once the flow is :attr:`done`, checked
         every ``poll`` seconds: ``yield net.flow(0).finished()``."""
+        self._tcp("finished()")
         env = self._engine.env
 
         def wait():

@@ -3,12 +3,13 @@
 Sequence numbers count segments; an ACK number is the next segment
 expected. The receiver sends cumulative ACKs, SACK blocks (RFC 2018) and
 D-SACK blocks (RFC 2883) when asked, echoes CE marks (RFC 3168, as a
-count), and may delay ACKs (RFC 5681 §4.2).
+count), and may delay ACKs (RFC 5681 §4.2), with Linux's quick-ACK mode.
 """
 
 from __future__ import annotations
 
 import bisect
+import math
 from heapq import heappush
 from typing import TYPE_CHECKING, Callable
 
@@ -19,6 +20,10 @@ if TYPE_CHECKING:
 
 MAX_SACK_BLOCKS = 3
 """SACK blocks per ACK: what fits beside the timestamp option (RFC 2018 §3)."""
+MAX_QUICKACKS = 16
+"""ACKs of new data sent at once in quick-ACK mode: Linux's ``TCP_MAX_QUICKACKS``
+(``tcp_incr_quickack`` takes ``min(rcv_wnd / (2·rcv_mss), 16)``, 16 for any
+receive window of 32 segments or more)."""
 
 
 class Receiver:
@@ -36,11 +41,12 @@ class Receiver:
 
     __slots__ = ("rcv_nxt", "ooo", "ends", "starts", "recent", "sack", "dsack", "delayed",
                  "ack_delay", "held", "held_until", "timer_at", "back", "clock", "heap", "next_id",
-                 "deliver_ack", "deliveries", "ce", "deliver_ce")
+                 "deliver_ack", "deliveries", "ce", "deliver_ce", "quick", "quick_gap",
+                 "last_data")
 
     def __init__(self, sack: bool, delayed_ack: bool, ack_delay: float, back: float,
                  clock: "Clock", deliver_ack: Callable | None, n_bins: int,
-                 bin_width: float, dsack: bool = False) -> None:
+                 bin_width: float, dsack: bool = False, quick_gap: float | None = None) -> None:
         self.rcv_nxt = 0
         self.ooo: set[int] = set()        # segments held above rcv_nxt
         # SACK blocks [start, end) above rcv_nxt: ends by start, the starts sorted, and
@@ -62,6 +68,13 @@ class Receiver:
         self.deliveries = TimeBins(n_bins + 1, bin_width)
         self.ce = 0                        # CE-marked segments not yet echoed (RFC 3168)
         self.deliver_ce = None             # the sender's on_ack_ce, for ACKs that echo marks
+        # Linux's quick-ACK mode (tcp_event_data_recv): with delayed ACKs, the
+        # first data segment, and one after a silence longer than quick_gap (s,
+        # the RTO; None: no quick ACKs), make the next MAX_QUICKACKS ACKs of new
+        # data go at once
+        self.quick = 0
+        self.quick_gap = quick_gap
+        self.last_data = -math.inf
 
     def receive_ce(self, seq: int, t: float) -> None:
         """Data segment ``seq`` arrives at ``t`` (s) marked CE: the next ACK
@@ -69,6 +82,10 @@ class Receiver:
         if self.held and t >= self.held_until:  # the held ACK left before this arrived
             self._ack(self.held_until)
         self.ce += 1
+        if self.quick_gap is not None and self.quick < 2:
+            # Linux's __tcp_ecn_check_ce: "better not delay acks, sender can have a
+            # very low cwnd": tcp_enter_quickack_mode(sk, 2)
+            self.quick = 2
         self.receive(seq, t)  # not its common case (ce is set): the ACK goes through _ack
 
     def receive(self, seq: int, t: float) -> None:
@@ -86,6 +103,10 @@ class Receiver:
             return
         if self.held and t >= self.held_until:  # the delayed-ACK timer went first
             self._ack(self.held_until)
+        if self.quick_gap is not None:  # tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)
+            if t - self.last_data > self.quick_gap:
+                self.quick = MAX_QUICKACKS
+            self.last_data = t
         nxt = self.rcv_nxt
         if self.dsack and (seq < nxt or seq in self.ooo):  # held already: say so first
             self._ack(t, (seq, seq + 1))
@@ -108,6 +129,9 @@ class Receiver:
         if not self.delayed or not in_order or self.ooo or nxt != seq + 1:
             self._ack(t)
         elif self.held:
+            self._ack(t)
+        elif self.quick:  # quick-ACK mode: tcp_dec_quickack_mode, once per ACK of new data
+            self.quick -= 1
             self._ack(t)
         else:
             self.held = 1

@@ -78,7 +78,7 @@ class Sender:
                  initial_rto: float, max_rto: float, end_seq: float,
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False,
-                 tail_loss_probe: bool = False) -> None:
+                 tail_loss_probe: bool = False, law_rtt: str = "sample") -> None:
         self.cc = cc
         self.recovery = recovery
         self.clock = clock
@@ -120,6 +120,9 @@ class Sender:
         self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, for laws that read it
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
         self.limited_transmit = limited_transmit  # RFC 3042
+        # the laws are handed the smoothed RTT and the least of those (ns-3's PktsAcked)
+        self.law_smoothed = law_rtt == "smoothed"
+        self.law_min_rtt = math.inf
 
     # -- what the estimator knows, under the names strategies and results read ----------
     @property
@@ -217,6 +220,10 @@ class Sender:
         if not resent:  # Karn: no sample if the ACK covers a retransmission
             rtt = self.rtt.measure(record[0], now)
             self.rtt.take(rtt)
+            if self.law_smoothed:
+                rtt = self.rtt.srtt
+                if rtt < self.law_min_rtt:
+                    self.law_min_rtt = rtt
             if self.wants_rtt:
                 self.tell_rtt(rtt, now)
         self.ack_delivered = acked + sacked
@@ -234,7 +241,8 @@ class Sender:
         if not in_recovery or cc.acks_in_recovery:
             w, s = cc.cwnd, cc.ssthresh
             cc.on_ack(Ack(now=now, acked=1 if self.per_ack else acked, rtt=rtt,
-                          min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt,
+                          min_rtt=self.law_min_rtt if self.law_smoothed else self.rtt.min_rtt,
+                          srtt=self.rtt.srtt,
                           inflight=self.snd_nxt - ackno, delivered=self.delivered,
                           delivery_rate=delivery_rate))
             self.check_law("on_ack", w, s)
@@ -524,7 +532,9 @@ class Sender:
         override it), after the estimator has taken it."""
         cc = self.cc
         w, s = cc.cwnd, cc.ssthresh
-        cc.on_rtt(RttSample(now=now, rtt=rtt, min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt,
+        cc.on_rtt(RttSample(now=now, rtt=rtt,
+                            min_rtt=self.law_min_rtt if self.law_smoothed else self.rtt.min_rtt,
+                            srtt=self.rtt.srtt,
                             inflight=self.snd_nxt - self.snd_una))
         self.check_law("on_rtt", w, s)
 

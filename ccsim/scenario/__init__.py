@@ -20,6 +20,9 @@ dataclasses they return are what the engines read. The parts, bottom up:
 * :mod:`.topologies`: each builder's arithmetic, from its keywords to the
   scenario's fields;
 * :mod:`.core`: :class:`Scenario`;
+* :mod:`.workloads`: :class:`Arrivals`, flows at Poisson times with sizes
+  drawn from a distribution, expanded into flows by the builders;
+* :mod:`.sources`: :func:`CBR` and :func:`OnOff`, unresponsive UDP flows;
 * :mod:`.builders`: :func:`dumbbell`, :func:`parking_lot`, :func:`path`.
 """
 
@@ -30,9 +33,11 @@ from .flows import Flow, as_flow
 from .links import MIN_RATE, QUEUES, Link, make_queue
 from .schedule import RateSchedule, cellular_trace, read_mahimahi, write_mahimahi
 from .serial import SCHEMA
+from .sources import CBR, OnOff
+from .workloads import SIZES, Arrivals
 from .validation import MAX_TRACE_ROWS, TRACE_BYTES_PER_ROW, TRACE_VARIABLES_PER_FLOW
 
 __all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "parking_lot", "path",
-           "as_flow", "make_queue", "QUEUES", "MIN_RATE", "SCHEMA", "MAX_TRACE_ROWS",
-           "TRACE_BYTES_PER_ROW", "TRACE_VARIABLES_PER_FLOW", "RateSchedule", "read_mahimahi",
-           "write_mahimahi", "cellular_trace"]
+           "as_flow", "Arrivals", "SIZES", "CBR", "OnOff", "make_queue", "QUEUES", "MIN_RATE",
+           "SCHEMA", "MAX_TRACE_ROWS", "TRACE_BYTES_PER_ROW", "TRACE_VARIABLES_PER_FLOW",
+           "RateSchedule", "read_mahimahi", "write_mahimahi", "cellular_trace"]

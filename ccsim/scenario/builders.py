@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .core import Scenario
-from .topologies import dumbbell_fields, parking_lot_fields, path_fields
+from .topologies import ACCESS, dumbbell_fields, parking_lot_fields, path_fields
 
 
 def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
              loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
-             duration: Any = "60s", seed: int = 0, jitter: Any = 0.0,
+             duration: Any = "60s", seed: int = 0, access: Any = ACCESS,
+             jitter: Any = 0.0,
              **knobs: Any) -> Scenario:
     """A dumbbell: every flow crosses one bottleneck link.
 
@@ -40,16 +41,28 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
             other flows' ACKs (two-way traffic).
         duration: simulated time (s or ``"60s"``).
         seed: random seed.
+        access: each host's NIC, the access link between it and the
+            bottleneck: a rate (``"1Gbps"``, bit/s, or a multiple of
+            ``bandwidth`` such as ``"10x"``, the default), a dict with ``rate``
+            and ``delay`` (each access link's one-way propagation delay: the
+            flow's RTT grows by four of it), or a list of these, one per flow;
+            ``None`` or ``False``: infinitely fast hosts (the model before
+            access links; bursts reach the bottleneck at one instant). A
+            :class:`Flow` with its own ``access_rate`` keeps it. Bursts leave
+            each sender one NIC packet time apart, so the bursts of flows
+            sending together interleave at the bottleneck; ``docs/engine.md``,
+            "Hosts and access links".
         jitter: the bottleneck's jitter (s): each data packet delayed by up
             to this after the link, order kept (:attr:`Link.jitter`).
         **knobs: stack knobs of :class:`Scenario` (``mss``, ``initial_window``,
             ``min_rto``, ``delayed_ack``, ``sack``, ``rwnd``, ...).
 
-    The bottleneck's propagation delay is half the smallest flow RTT; flows with
-    longer RTTs get access delays that make up the difference.
+    The bottleneck's propagation delay is half the smallest flow RTT (access
+    delays not counted); flows with longer RTTs get access delays that make up
+    the difference.
     """
     return Scenario(**dumbbell_fields(bandwidth, rtt, buffer, queue, loss, flows, duration, seed,
-                                      jitter, **knobs))
+                                      access, jitter, **knobs))
 
 
 def parking_lot(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,

@@ -12,6 +12,7 @@ import tomllib
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping
 
+from .. import algorithms
 from ..errors import ScenarioTypeError
 from ..queues import DropTail
 from .._splitmix import uniform
@@ -19,6 +20,7 @@ from . import serial
 from .checks import set_normalised
 from .flows import Flow
 from .links import Link
+from .stacks import STACK_KNOBS, STACKS, FlowStack, resolve
 from .topologies import HEADER, KNOBS, MSS, dumbbell_fields
 from .validation import normalised
 
@@ -40,28 +42,47 @@ class Scenario:
         mss: segment payload (bytes). Default 1460: a 1500-byte Ethernet MTU
             less 40 bytes of IPv4 and TCP headers (RFC 879, RFC 894).
         header: header bytes added to each data packet on the wire (40).
-        initial_window: initial ``cwnd`` (segments). Default 10, RFC 6928 and
-            Linux's ``TCP_INIT_CWND``.
-        min_rto: lower bound of the retransmission timeout (s). Default 0.2,
-            Linux's ``TCP_RTO_MIN``; RFC 6298 §2.4 says 1 s.
-        initial_rto: RTO before the first RTT sample (s); 1, RFC 6298 §2.1.
+        stack: the TCP stack around the window laws: ``"linux"`` (the
+            default, current mainline Linux), ``"ns3"`` (ns-3 3.44 as
+            shipped) or ``"ns2"`` (ns-2's one-way agents of the classic
+            studies). Every knob below whose default is ``None`` takes the
+            stack's value (:mod:`ccsim.scenario.stacks`, docs/stack.md), per
+            flow; a value given here (or in ``Flow``) overrides it.
+        initial_window: initial ``cwnd`` (segments). Linux and ns-3: 10 (RFC
+            6928, ``TCP_INIT_CWND``); ns-2: 2.
+        min_rto: lower bound of the retransmission timeout (s). Linux: 0.2
+            (``TCP_RTO_MIN``); ns-3: 1 (RFC 6298 §2.4); ns-2: 0.2.
+        initial_rto: RTO before the first RTT sample (s). Linux and ns-3: 1
+            (RFC 6298 §2.1); ns-2: 3.
         max_rto: upper bound of the backed-off RTO (s); 60, RFC 6298 §2.5.
         delayed_ack: receivers acknowledge every second segment (RFC 5681
-            §4.2) instead of every segment. Default off.
-        delayed_ack_timeout: longest an ACK is held (s). Default 0.04,
-            Linux's ``TCP_DELACK_MIN``.
+            §4.2) instead of every segment. Linux and ns-3: on; ns-2: off.
+        delayed_ack_timeout: longest an ACK is held (s). Linux: 0.04
+            (``TCP_DELACK_MIN``); ns-3: 0.2; ns-2: 0.1.
+        quick_ack: with delayed ACKs, Linux's quick-ACK mode: the first 16 ACKs
+            of new data (``TCP_MAX_QUICKACKS``) go at once, at the start of the
+            connection and after a silence longer than the RTO (taken as the
+            flow's RTT plus ``min_rto``), so slow start is not slowed by
+            delayed ACKs. Linux: on; ns-3 and ns-2: off.
         sack: receivers send SACK blocks (RFC 2018) to every flow, whatever its
             recovery strategy; strategies that need SACK turn it on for their
-            flow regardless.
+            flow regardless. Linux and ns-3: on; ns-2: off.
         rwnd: receiver window (bytes), or ``None`` for no limit.
         trace_interval: sampling period of the time series (s), or ``None``
             (the default) for :attr:`sample_interval`'s automatic choice.
-        ack_counting: what the window laws count as acknowledged. Default
-            ``"segments"``: the segments an ACK newly acknowledges (RFC 3465
-            appropriate byte counting; Linux). ``"acks"``: one per ACK that
-            advances ``snd.una``, whatever it covers, as ns-2 and ns-3's
-            NewReno grow, so with delayed ACKs windows grow at half speed
-            (``Ack.acked`` is 1; recovery and delivery counts are unchanged).
+        ack_counting: what the window laws count as acknowledged, for every
+            flow without its own ``Flow.ack_counting``. ``"segments"``: the
+            segments an ACK newly acknowledges (RFC 3465 appropriate byte
+            counting; Linux, and ns-3's CUBIC, BIC, Scalable, Illinois,
+            HighSpeed and Hybla). ``"acks"``: one per ACK that advances
+            ``snd.una``, whatever it covers, as ns-2 and ns-3's NewReno,
+            Westwood+ and Vegas grow, so with delayed ACKs windows grow at
+            half speed (``Ack.acked`` is 1; recovery and delivery counts are
+            unchanged).
+        law_rtt: the RTT the window laws are handed (``Ack.rtt``,
+            ``RttSample.rtt``, and ``min_rtt`` the smallest of them):
+            ``"sample"``, each ACK's own (Linux, ns-2), or ``"smoothed"``,
+            the RFC 6298 SRTT after the sample (ns-3's ``PktsAcked``).
         rtt_granularity: tick of the clock RTT samples are read from (s).
             Default 0: exact. ``"4ms"`` is a 250 Hz jiffy clock (the kernels
             of Esterhuizen & Krzesinski), ``"1ms"`` TCP timestamps. A sample is the difference
@@ -72,9 +93,8 @@ class Scenario:
         limited_transmit: RFC 3042: each of the first two duplicate ACKs
             outside recovery sends one new segment (up to cwnd + 2
             outstanding). Linux has the same effect built in (duplicates and
-            SACKed segments leave ``tcp_packets_in_flight``), so ``True`` is
-            the Linux-like setting; default ``False`` keeps ccsim's earlier
-            behaviour and the ns-2 agents of Zhang & Bian and Lai & Yao, which lack it.
+            SACKed segments leave ``tcp_packets_in_flight``). Linux and ns-3:
+            on; ns-2: off.
         tail_loss_probe: RFC 8985 §7 Tail Loss Probe for flows with SACK:
             when no ACK comes for ``PTO = 2·SRTT`` (plus 200 ms with one
             segment in flight, never past the RTO), send one new segment
@@ -86,9 +106,7 @@ class Scenario:
             Linux does. With it, RACK (the ``prr`` recovery) also keeps its
             reordering timer (RFC 8985 §6.3): segments it marks lost before
             three duplicate ACKs start a recovery ``min_rtt / 4`` later, as
-            Linux does outside recovery. Linux has both on; default
-            ``False`` keeps ccsim's earlier behaviour and the ns-2 agents,
-            which lack them.
+            Linux does outside recovery. Linux: on; ns-3 and ns-2: off.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
@@ -109,21 +127,24 @@ class Scenario:
     topology: str = "path"
     mss: int = MSS
     header: int = HEADER
-    initial_window: float = 10.0
-    min_rto: float = 0.2
-    initial_rto: float = 1.0
+    initial_window: float | None = None
+    min_rto: float | None = None
+    initial_rto: float | None = None
     max_rto: float = 60.0
-    delayed_ack: bool = False
-    delayed_ack_timeout: float = 0.04
-    sack: bool = False
+    delayed_ack: bool | None = None
+    delayed_ack_timeout: float | None = None
+    sack: bool | None = None
     rwnd: float | None = None
     trace_interval: float | None = None
-    ack_counting: str = "segments"
+    ack_counting: str | None = None
     rtt_granularity: float = 0.0
-    limited_transmit: bool = False
-    tail_loss_probe: bool = False
+    limited_transmit: bool | None = None
+    tail_loss_probe: bool | None = None
     start_jitter: float | None = None
     ack_jitter: float | None = None
+    stack: str = "linux"
+    quick_ack: bool | None = None
+    law_rtt: str | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = KNOBS
 
@@ -191,6 +212,16 @@ class Scenario:
             return flow.start
         return flow.start + bound * uniform(self.seed, _START_JITTER, i)
 
+    def flow_stack(self, i: int) -> FlowStack:
+        """Flow ``i``'s stack, every setting resolved: the flow's own
+        (``recovery``, ``ack_counting``, ``params``), else the scenario's knob,
+        else :attr:`stack`'s profile (:func:`ccsim.scenario.stacks.resolve`)."""
+        flow = self.flows[i]
+        return resolve(STACKS[self.stack], flow.algorithm,
+                       algorithms.get(flow.algorithm).recovery,
+                       {name: getattr(self, name) for name in STACK_KNOBS},
+                       flow.recovery, flow.ack_counting, dict(flow.params))
+
     @property
     def ack_wait(self) -> float:
         """The bound of each segment's receiving delay in force (s):
@@ -207,7 +238,8 @@ class Scenario:
 
     #: Keywords of :func:`dumbbell` that are not fields of the scenario: a
     #: :meth:`replace` naming one of them re-builds the dumbbell.
-    BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss")
+    BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss",
+                                          "access", "jitter")
 
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with ``changes`` applied and validated again.
@@ -228,7 +260,13 @@ class Scenario:
           keeps its capacity in packets (or bytes), whatever the new
           bandwidth-delay product;
         * ``queue``: the queue's kind; a RED queue keeps its thresholds,
-          weight and ``max_p`` when only its buffer changes.
+          weight and ``max_p`` when only its buffer changes;
+        * ``bandwidth`` may be a rate schedule; a bottleneck whose rate
+          changes keeps its schedule when ``bandwidth`` is not among the
+          changes, and its ``jitter`` likewise;
+        * ``access``: the hosts' NICs, for every flow; when not given, flows
+          whose NICs are the default (``"10x"``) keep the default at the new
+          bandwidth, others keep their rates.
 
         Anything else raises :class:`~ccsim.ScenarioTypeError` naming the
         keyword and listing the allowed ones.
@@ -251,7 +289,7 @@ class Scenario:
                                     "not together with dumbbell keywords "
                                     + ", ".join(self.BUILDER))
         q = self.links[0].queue
-        keywords = {**self._builder_keywords(), **changes}
+        keywords = {**self._builder_keywords("access" in changes), **changes}
         if "buffer" in changes and "queue" not in changes:
             keywords["queue"] = q.kind
         elif "queue" in changes and "buffer" not in changes and isinstance(changes["queue"], str):
@@ -265,13 +303,22 @@ class Scenario:
             built = dataclasses.replace(built, links=(link,))
         return built
 
-    def _builder_keywords(self) -> dict[str, Any]:
-        """The :func:`dumbbell` keywords that build this (dumbbell) scenario again."""
+    def _builder_keywords(self, new_access: bool = False) -> dict[str, Any]:
+        """The :func:`dumbbell` keywords that build this (dumbbell) scenario
+        again; ``new_access``: without the flows' NIC rates (new ones come)."""
         link = self.links[0]
         rtt = self.path_rtt
         flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
+        # NICs at the default (topologies.ACCESS) follow the bandwidth, others stay
+        default = [f.access_rate == 10.0 * link.rate for f in flows]
+        access = ["10x" if d else None for d in default]
+        flows = [dataclasses.replace(f, access_rate=None) if d or new_access else f
+                 for f, d in zip(flows, default)]
         q = link.queue
-        return {"bandwidth": link.rate, "rtt": rtt, "loss": link.loss, "flows": flows,
+        # a rate that changes is rebuilt from its schedule, not its nominal rate
+        bandwidth = link.schedule if link.schedule is not None else link.rate
+        return {"bandwidth": bandwidth, "rtt": rtt, "loss": link.loss, "flows": flows,
+                "access": access, "jitter": link.jitter,
                 "queue": q, "buffer": None, "duration": self.duration, "seed": self.seed,
                 **{k: getattr(self, k) for k in self.KNOBS}}
 

@@ -13,8 +13,10 @@ from typing import Any, Iterable, Mapping
 
 from .. import algorithms, recovery
 from ..errors import ScenarioError, ScenarioTypeError
-from ..units import parse_size
+from ..units import parse_rate, parse_size
 from .checks import seconds, set_normalised
+from .links import MIN_RATE
+from .source_spec import normalised_source
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ class Flow:
             ways, so every flow's ACKs queue behind the other direction's data
             (Zhang, Shenker & Clark 1991; ``docs/engine.md``). ``False`` (the
             default): left to right.
+        source: ``None`` for a TCP flow; for an unresponsive UDP source the
+            sending pattern (made by :func:`~ccsim.CBR` or
+            :func:`~ccsim.OnOff`; stored as sorted pairs), and then
+            ``algorithm`` is a placeholder never run.
     """
 
     algorithm: str
@@ -82,6 +88,9 @@ class Flow:
     route: tuple[int, int] | None = None
     overhead: float = 0.0
     reverse: bool = False
+    ack_counting: str | None = None
+    access_rate: float | None = None
+    source: Any = None
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -146,7 +155,25 @@ class Flow:
             raise ScenarioTypeError("flow.reverse", self.reverse,
                                     "True (data right to left, over each link's reverse side) "
                                     "or False (left to right, the default)")
-        set_normalised(self, algorithm=cls.name, recovery=rec, start=start, stop=stop,
+        if self.ack_counting not in (None, "segments", "acks"):
+            raise ScenarioError("flow.ack_counting", self.ack_counting,
+                                "'segments', 'acks' or None (the scenario's or its stack's)")
+        access_rate = None
+        if self.access_rate is not None:
+            access_rate = parse_rate(self.access_rate, "flow.access_rate")
+            if not access_rate >= MIN_RATE:
+                raise ScenarioError("flow.access_rate", self.access_rate,
+                                    f"a rate ≥ {MIN_RATE:g} bit/s such as '1Gbps', or None "
+                                    "(infinitely fast hosts)")
+        set_normalised(self, access_rate=access_rate)
+        source = normalised_source(self.source)
+        if source is not None and (self.size is not None or self.reverse or drops
+                                   or self.route is not None):
+            raise ScenarioError("flow.source", dict(source), "a source without size, reverse, "
+                                "route or drop_segments (a UDP source sends at its own pace "
+                                "left to right across the whole path)")
+        set_normalised(self, source=source, algorithm=cls.name, recovery=rec, start=start,
+                       stop=stop,
                        size=size, rtt=rtt, params=params, ecn=ecn, route=route,
                        overhead=overhead, drop_segments=tuple(sorted(int(d) for d in drops)))
 
@@ -167,6 +194,8 @@ class Flow:
     def label(self) -> str:
         """Short human label: the algorithm, plus the recovery if overridden,
         and ``(reverse)`` for a flow sending right to left."""
+        if self.source is not None:
+            return dict(self.source)["kind"]
         return (self.algorithm + (f"+{self.recovery}" if self.recovery else "")
                 + (" (reverse)" if self.reverse else ""))
 

@@ -25,7 +25,8 @@ enqueues). Steps serialise each packet at the rate in force, across changes
 (a rate of 0 holds packets until the rate returns).
 
 The fluid engine sees a schedule as its steps; a trace as the mean rate of
-its opportunities in windows of :data:`FLUID_WINDOW` (s).
+its opportunities in windows of :data:`FLUID_WINDOW` (s), a window
+without one joined to the next (so that no rate is 0).
 """
 
 from __future__ import annotations
@@ -141,10 +142,19 @@ class RateSchedule:
         counts = [0] * n
         for x in ms:  # an opportunity at the period's end is the next period's start
             counts[int((x % ms[-1]) / 1000.0 / FLUID_WINDOW + 1e-9) % n] += 1
-        times = tuple(k * FLUID_WINDOW for k in range(n))
-        widths = [min(FLUID_WINDOW, period - t) for t in times]
-        rates = tuple(c * opportunity * 8.0 / w for c, w in zip(counts, widths))
-        return cls(times, rates, period, ms, opportunity, name)
+        # a window without an opportunity joins the next (trailing ones, the
+        # span before): each span's rate is the mean over its opportunities, never 0
+        spans, begin, held = [], 0.0, 0
+        for k, c in enumerate(counts):
+            held += c
+            if held:
+                end = min((k + 1) * FLUID_WINDOW, period)
+                spans.append([begin, end, held])
+                begin, held = end, 0
+        spans[-1][1] = period
+        times = [b for b, _, _ in spans]
+        rates = [c * opportunity * 8.0 / (e - b) for b, e, c in spans]
+        return cls(tuple(times), tuple(rates), period, ms, opportunity, name)
 
     # -- what a run reads ------------------------------------------------------
     @property

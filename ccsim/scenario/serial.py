@@ -20,6 +20,7 @@ from .. import algorithms
 from ..errors import ScenarioError, ScenarioTypeError
 from .flows import Flow
 from .links import QUEUES, Link
+from .stacks import STACK_KNOBS
 
 if TYPE_CHECKING:
     from .core import Scenario
@@ -40,17 +41,22 @@ def to_dict(sc: "Scenario") -> dict[str, Any]:
                  if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
                  and (f.name != "route" or flow.route is not None)
                  and (f.name != "overhead" or flow.overhead)
-                 and (f.name != "reverse" or flow.reverse)},
+                 and (f.name != "reverse" or flow.reverse)
+                 and (f.name != "ack_counting" or flow.ack_counting is not None)
+                 and (f.name != "access_rate" or flow.access_rate is not None)
+                 and (f.name != "source" or flow.source is not None)},
+              **({"source": dict(flow.source)} if flow.source is not None else {}),
               # ecn only when not the law's default, route and overhead only
               # when given, reverse only when on: keys of scenarios from
               # before them stay
               "params": dict(flow.params)} for flow in sc.flows]
-    # tail_loss_probe only when on, the jitters only when not the default:
-    # keys of scenarios from before them stay
+    # the stack only when not "linux", the stack's knobs and the jitters only
+    # when given: a scenario that names none of them has one key, whatever
+    # the stacks' tables say
     scalars = {f.name: getattr(sc, f.name) for f in dataclasses.fields(sc)
                if f.name not in ("links", "flows")
-               and (f.name != "tail_loss_probe" or sc.tail_loss_probe)
-               and (f.name not in ("start_jitter", "ack_jitter")
+               and (f.name != "stack" or sc.stack != "linux")
+               and (f.name not in STACK_KNOBS + ("start_jitter", "ack_jitter")
                     or getattr(sc, f.name) is not None)}
     return {"schema": SCHEMA, **scalars, "links": links, "flows": flows}
 

@@ -18,6 +18,7 @@ from .checks import probability, seconds, whole_bytes
 from .flows import Flow, as_flow
 from .links import MIN_RATE, Link, make_queue
 from .schedule import as_schedule
+from .workloads import expand
 
 MSS = 1460
 """Default segment payload (bytes): a 1500-byte Ethernet MTU less 40 bytes of
@@ -27,9 +28,65 @@ HEADER = 40
 KNOBS = ("mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
          "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
          "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe",
-         "start_jitter", "ack_jitter")
+         "start_jitter", "ack_jitter", "stack", "quick_ack", "law_rtt")
 """The stack knobs: the fields of :class:`~ccsim.Scenario` that every builder
 passes through as keywords (:attr:`Scenario.KNOBS`)."""
+
+
+ACCESS = "10x"
+"""The default NIC of a dumbbell's hosts (:func:`~ccsim.dumbbell`'s
+``access``): ten times the bottleneck rate, with no propagation delay of its
+own. A dumbbell's hosts sit on links much faster than the bottleneck: ns-3's
+dumbbell examples put 100 Mbit/s access links around a 10 Mbit/s bottleneck,
+testbeds 1 Gbit/s NICs behind 100 Mbit/s bottlenecks. A multiple of the
+bottleneck keeps a scenario's timing the same at any bandwidth."""
+
+
+def access_specs(access: Any, n: int, rate: float) -> list[tuple[float | None, float]]:
+    """:func:`~ccsim.dumbbell`'s ``access`` for each of ``n`` flows, as
+    ``(NIC rate in bit/s or None, one-way delay of each access link in s)``;
+    ``rate`` is the bottleneck's (bit/s), for multiples such as ``"10x"``."""
+    allowed = ("a rate ('1Gbps', bit/s, or a multiple of the bottleneck such as '10x'), "
+               "a dict with 'rate' and 'delay', None or False (infinitely fast hosts), "
+               "or a list of these, one per flow")
+
+    def one(spec: Any, field: str) -> tuple[float | None, float]:
+        if spec is None or spec is False:
+            return None, 0.0
+        delay = 0.0
+        if isinstance(spec, Mapping):
+            extra = sorted(set(spec) - {"rate", "delay"})
+            if extra:
+                raise ScenarioTypeError(f"{field}.{extra[0]}", spec[extra[0]],
+                                        "access keys: rate, delay")
+            delay = seconds(spec.get("delay", 0.0), f"{field}.delay", positive=False)
+            if delay < 0:
+                raise ScenarioError(f"{field}.delay", spec["delay"], "a delay ≥ 0, such as '1ms'")
+            spec = spec.get("rate", ACCESS)
+            if spec is None or spec is False:
+                return None, delay
+            field = f"{field}.rate"
+        if isinstance(spec, bool) or not isinstance(spec, (str, numbers.Real)):
+            raise ScenarioTypeError(field, spec, allowed)
+        if isinstance(spec, str) and spec.strip().lower().endswith("x"):
+            try:
+                times = float(spec.strip()[:-1])
+            except ValueError:
+                raise ScenarioError(field, spec, allowed) from None
+            if not times >= 1.0 or times == float("inf"):
+                raise ScenarioError(field, spec, "a multiple ≥ 1 of the bottleneck, such as '10x'")
+            return times * rate, delay
+        nic = parse_rate(spec, field)
+        if not nic >= MIN_RATE:
+            raise ScenarioError(field, spec, f"a rate ≥ {MIN_RATE:g} bit/s, such as '1Gbps'")
+        return nic, delay
+
+    if isinstance(access, (list, tuple)):
+        if len(access) != n:
+            raise ScenarioError("access", access, f"one entry per flow ({n} flows), or "
+                                "a single rate or dict for all")
+        return [one(spec, f"access[{i}]") for i, spec in enumerate(access)]
+    return [one(access, "access")] * n
 
 
 def packet_bytes(knobs: Mapping[str, Any]) -> int:
@@ -50,7 +107,8 @@ def stack_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
 
 def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
                     loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
-                    duration: Any = "60s", seed: int = 0, jitter: Any = 0.0,
+                    duration: Any = "60s", seed: int = 0, access: Any = ACCESS,
+                    jitter: Any = 0.0,
                     **knobs: Any) -> dict[str, Any]:
     """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.dumbbell`
     builds (see there), its keywords checked."""
@@ -63,11 +121,18 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
     base_rtt = seconds(rtt, "rtt", positive=True)
     if isinstance(flows, (str, Flow)) or not isinstance(flows, Iterable):
         raise ScenarioTypeError("flows", flows, "a list of algorithm names or ccsim.Flow")
-    flows = [as_flow(f, i) for i, f in enumerate(flows)]
-    if any(f.rtt is not None for f in flows):
+    # Arrivals become their flows here: the scenario holds plain Flows
+    flows = [as_flow(f, i) for i, f in enumerate(expand(flows, rate, duration, seed))]
+    nics = access_specs(access, len(flows), rate)
+    if any(f.rtt is not None for f in flows) or any(d > 0 for _, d in nics):
         flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
                  for f in flows]
     min_rtt = min([base_rtt] + [f.rtt for f in flows if f.rtt is not None])
+    # each host's NIC: a flow's own access_rate stays; each of its two access
+    # links (sender's, receiver's) adds its delay both ways
+    flows = [dataclasses.replace(f, access_rate=nic if f.access_rate is None else f.access_rate,
+                                 rtt=f.rtt + 4.0 * d if d else f.rtt)
+             for f, (nic, d) in zip(flows, nics)]
     packet = packet_bytes(knobs)
     q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
     link = Link(rate=schedule if schedule is not None else rate, delay=min_rtt / 2.0, queue=q,
@@ -141,5 +206,11 @@ def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration
         built.append(Link(rate=schedule if schedule is not None else rates[i], delay=delays[i],
                           queue=q, loss=probability(spec.get("loss", 0.0), f"links[{i}].loss"),
                           jitter=spec.get("jitter", 0.0)))
+    if isinstance(flows, Iterable) and not isinstance(flows, str):
+        # Arrivals become their flows here, offered to the chosen bottleneck
+        # (the slowest link by default)
+        at = rates[bottleneck] if isinstance(bottleneck, int) and 0 <= bottleneck < len(rates) \
+            else min(rates)
+        flows = expand(flows, at, duration, seed)
     return dict(links=tuple(built), flows=tuple(flows), duration=duration, seed=seed,
                 bottleneck=bottleneck, topology="path", **knobs)

@@ -14,6 +14,7 @@ from ..units import parse_size
 from .checks import positive_number, seconds, whole, whole_bytes
 from .flows import Flow, as_flow
 from .links import Link
+from .stacks import STACKS
 
 if TYPE_CHECKING:
     from .core import Scenario
@@ -70,22 +71,42 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
         if flow.rtt is not None and flow.rtt < path_rtt * (1 - 1e-12):
             raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
                                 f"at least the path's two-way delay {path_rtt} s")
+        fastest = max(link.rate for link in links[first:last + 1])
+        if flow.access_rate is not None and flow.access_rate < fastest:
+            raise ScenarioError(f"flows[{i}].access_rate", flow.access_rate,
+                                f"at least the fastest link the flow crosses, {fastest:g} bit/s "
+                                "(a NIC's packet time adds as a fixed delay only when packets "
+                                "reach it no closer together than that), or None",
+                                "model a slow access link as a link of the path (ccsim.path)")
         if path_rtt <= 0 and flow.rtt is None:
             raise ScenarioError(f"flows[{i}].rtt", flow.rtt,
                                 "a round-trip time > 0 (the links have no delay)")
-    iw = positive_number(sc.initial_window, "initial_window", "a window in segments")
-    if iw < 1.0:  # a sender with less than one segment of window can never send
-        raise ScenarioError("initial_window", sc.initial_window,
-                            "a window of at least one segment")
-    times = {name: seconds(getattr(sc, name), name, positive=True)
+    if not isinstance(sc.stack, str) or sc.stack not in STACKS:
+        raise ScenarioError("stack", sc.stack, ", ".join(repr(n) for n in STACKS),
+                            "each is a table of settings: docs/stack.md")
+    iw = sc.initial_window
+    if iw is not None:
+        iw = positive_number(iw, "initial_window", "a window in segments")
+        if iw < 1.0:  # a sender with less than one segment of window can never send
+            raise ScenarioError("initial_window", sc.initial_window,
+                                "a window of at least one segment")
+    times = {name: None if getattr(sc, name) is None else
+             seconds(getattr(sc, name), name, positive=True)
              for name in ("min_rto", "initial_rto", "max_rto", "delayed_ack_timeout")}
-    if times["max_rto"] < times["min_rto"]:
-        raise ScenarioError("max_rto", sc.max_rto, f"≥ min_rto={times['min_rto']} s")
-    for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe"):
-        if not isinstance(getattr(sc, name), bool):
-            raise ScenarioTypeError(name, getattr(sc, name), "True or False")
-    if sc.ack_counting not in ("segments", "acks"):
-        raise ScenarioError("ack_counting", sc.ack_counting, "'segments' or 'acks'")
+    min_rto = times["min_rto"]
+    if min_rto is None:
+        min_rto = STACKS[sc.stack].knobs["min_rto"].value
+    if times["max_rto"] < min_rto:
+        raise ScenarioError("max_rto", sc.max_rto, f"≥ min_rto={min_rto} s")
+    for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe", "quick_ack"):
+        if getattr(sc, name) is not None and not isinstance(getattr(sc, name), bool):
+            raise ScenarioTypeError(name, getattr(sc, name),
+                                    f"True, False or None (the {sc.stack} stack's)")
+    if sc.ack_counting not in (None, "segments", "acks"):
+        raise ScenarioError("ack_counting", sc.ack_counting,
+                            "'segments', 'acks' or None (the stack's)")
+    if sc.law_rtt not in (None, "sample", "smoothed"):
+        raise ScenarioError("law_rtt", sc.law_rtt, "'sample', 'smoothed' or None (the stack's)")
     granularity = seconds(sc.rtt_granularity, "rtt_granularity", positive=False)
     if granularity < 0:
         raise ScenarioError("rtt_granularity", sc.rtt_granularity,

@@ -125,9 +125,9 @@ def classes(scenario: Scenario) -> tuple[type, ...]:
     from .. import algorithms, recovery
 
     found: dict[type, None] = {}
-    for flow in scenario.flows:
+    for i, flow in enumerate(scenario.flows):
         found[algorithms.get(flow.algorithm)] = None
-        found[recovery.get(flow.recovery_name)] = None
+        found[recovery.get(scenario.flow_stack(i).recovery)] = None
     for link in scenario.links:
         found[type(link.queue)] = None
     return tuple(c for c in found if not all(_ours(k) for k in c.__mro__))

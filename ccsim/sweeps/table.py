@@ -13,7 +13,7 @@ import pandas as pd
 from scipy import stats
 
 from ..errors import IdenticalSeedsWarning, ScenarioError
-from ..results import SCENARIO_COLUMNS, SUMMARY_COLUMNS, scenario_columns
+from ..results import SCENARIO_COLUMNS, SIZE_COLUMNS, SUMMARY_COLUMNS, scenario_columns
 from ..scenario import Scenario
 from .work import loads
 
@@ -21,7 +21,7 @@ METRICS = ("utilisation", "jain", "uf", "interval_start", "interval_end", "drops
            "data_packets")
 """The metric columns every sweep table has, in order (NaN where a run has none)."""
 
-PER_FLOW = ("flow",) + SUMMARY_COLUMNS
+PER_FLOW = ("flow",) + SUMMARY_COLUMNS + SIZE_COLUMNS
 VALUES = ("goodput_bps", "share", "retransmits", "timeouts", "mean_rtt", "utilisation",
           "jain", "uf")
 """What :func:`aggregate` averages unless told otherwise."""

@@ -1,0 +1,248 @@
+"""Stack profiles (``Scenario.stack``): every setting of every profile
+reaches the flows the engine builds, explicit knobs override the profile,
+and the behaviours only a profile turns on (quick ACKs, the smoothed RTT
+handed to the laws) do what their sources say."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+import ccsim
+from ccsim import Flow
+from ccsim.algorithms.reno import Reno
+from ccsim.packet.clock import Clock
+from ccsim.packet.engine import PacketEngine
+from ccsim.packet.receiver import MAX_QUICKACKS, Receiver
+from ccsim.scenario.stacks import STACK_KNOBS, STACKS, table
+
+ALGORITHMS = ("reno", "vegas", "cubic", "bic", "scalable", "hybla", "illinois", "highspeed",
+              "westwood", "sack")
+
+
+def _built(stack, algorithm, **knobs):
+    """The sender and receiver the packet engine builds for one flow."""
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[algorithm], duration="1s", stack=stack,
+                        **knobs)
+    engine = PacketEngine(sc)
+    return engine.senders[0], engine.receivers[0]
+
+
+def _observed(sender, receiver):
+    """Each setting of :data:`STACK_KNOBS` as the built sender and receiver hold it."""
+    return {
+        "initial_window": sender.initial_window,
+        "min_rto": sender.rtt.min_rto,
+        "initial_rto": sender.rtt.rto,
+        "delayed_ack": receiver.delayed,
+        "delayed_ack_timeout": receiver.ack_delay,
+        "quick_ack": receiver.quick_gap is not None,
+        "sack": receiver.sack,
+        "ack_counting": "acks" if sender.per_ack else "segments",
+        "limited_transmit": sender.limited_transmit,
+        "tail_loss_probe": sender.tlp is not None,
+        "law_rtt": "smoothed" if sender.law_smoothed else "sample",
+    }
+
+
+@pytest.mark.parametrize("stack", sorted(STACKS))
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_every_setting_of_the_table_reaches_the_built_flow(stack, algorithm):
+    # The table is the documentation (docs/stack.md renders it): what it says
+    # for each algorithm is what the engine builds.
+    profile = STACKS[stack]
+    sender, receiver = _built(stack, algorithm)
+    cls = ccsim.algorithms.get(algorithm)
+    expected = {name: profile.knobs[name].value for name in STACK_KNOBS}
+    if algorithm in profile.ack_counting:
+        expected["ack_counting"] = profile.ack_counting[algorithm].value
+    rec = profile.recovery.get(algorithm)
+    recovery = cls.recovery if rec is None else rec.value
+    uses_sack = ccsim.recovery.get(recovery).uses_sack
+    expected["sack"] = expected["sack"] or uses_sack  # SACK strategies turn it on
+    # a probe needs a scoreboard (SACK recovery)
+    expected["tail_loss_probe"] = expected["tail_loss_probe"] and uses_sack
+    assert _observed(sender, receiver) == expected
+    assert type(sender.recovery) is ccsim.recovery.get(recovery)
+    params = sender.cc.params()
+    for name, setting in profile.params.get(algorithm, {}).items():
+        assert params[name] == setting.value, name
+
+
+def test_the_profiles_values_are_their_sources():
+    # Spot checks of the table against the sources it cites (a typo in the
+    # table would otherwise be "tested" by the test above).
+    linux, ns3, ns2 = STACKS["linux"], STACKS["ns3"], STACKS["ns2"]
+    assert [linux.knobs[k].value for k in ("initial_window", "min_rto", "delayed_ack_timeout")] \
+        == [10.0, 0.2, 0.04]
+    assert linux.recovery["reno"].value == linux.recovery["vegas"].value == "prr"
+    assert [ns3.knobs[k].value for k in ("min_rto", "delayed_ack_timeout", "law_rtt")] \
+        == [1.0, 0.2, "smoothed"]
+    assert ns3.knobs["limited_transmit"].value is True  # TcpSocketBase::LimitedTransmit
+    assert {a for a, s in ns3.ack_counting.items() if s.value == "segments"} == {
+        "cubic", "bic", "scalable", "illinois", "highspeed", "hybla"}
+    assert ns3.params["scalable"]["a"].value == 1 / 50
+    assert ns3.params["bic"]["smooth_part"].value == 5
+    assert ns3.params["hybla"]["rtt0"].value == 0.05
+    assert [ns2.params["vegas"][k].value for k in ("alpha", "beta", "gamma")] == [1, 3, 1]
+    assert ns2.knobs["delayed_ack"].value is False and ns2.knobs["sack"].value is False
+    assert ns2.knobs["limited_transmit"].value is False
+    for profile in STACKS.values():
+        for row in table():
+            setting = row[profile.name]
+            assert setting is None or setting.source, (row["setting"], row["applies to"])
+
+
+def test_linux_is_the_default_bit_for_bit():
+    kw = dict(flows=["reno", "cubic", "vegas"], duration="4s", seed=3, loss=0.005)
+    default = ccsim.dumbbell("10Mbps", "30ms", **kw)
+    linux = ccsim.dumbbell("10Mbps", "30ms", stack="linux", **kw)
+    assert default == linux and default.key == linux.key
+    a, b = ccsim.run(default).summary, ccsim.run(linux).summary
+    pd.testing.assert_frame_equal(a, b)
+    # and the profile is in force: not the stack of ns-2
+    ns2 = ccsim.run(ccsim.dumbbell("10Mbps", "30ms", stack="ns2", **kw)).summary
+    assert not a.goodput_bps.equals(ns2.goodput_bps)
+
+
+def test_explicit_knobs_flow_fields_and_law_parameters_override_the_profile():
+    sc = ccsim.dumbbell("10Mbps", "20ms", stack="ns3", min_rto="300ms", delayed_ack=False,
+                        flows=[Flow("reno", ack_counting="segments"),
+                               Flow("scalable", params={"a": 0.05}),
+                               Flow("vegas", recovery="vegas"), "cubic"],
+                        duration="1s")
+    st = [sc.flow_stack(i) for i in range(4)]
+    assert {s.min_rto for s in st} == {0.3} and {s.delayed_ack for s in st} == {False}
+    assert st[0].ack_counting == "segments"          # the flow's own, over ns-3's "acks"
+    assert dict(st[1].params) == {"a": 0.05}         # the flow's parameter, over AIFactor 50
+    assert st[2].recovery == "vegas"                 # the flow's recovery, over ns-3's PRR
+    assert st[3].law_rtt == "smoothed" and st[3].min_rto == 0.3
+    # a scenario-wide ack_counting overrides the profile's per-class entries
+    sc = sc.replace(ack_counting="acks")
+    assert sc.flow_stack(3).ack_counting == "acks" and sc.flow_stack(0).ack_counting == "segments"
+    engine = PacketEngine(sc)
+    assert engine.senders[1].cc.params()["a"] == 0.05 and engine.senders[0].rtt.min_rto == 0.3
+
+
+def test_stack_round_trips_and_leaves_keys_of_scenarios_that_do_not_name_it():
+    sc = ccsim.dumbbell("10Mbps", "20ms", stack="ns2", flows=[Flow("vegas", ack_counting="acks")],
+                        duration="5s")
+    assert ccsim.Scenario.from_dict(sc.to_dict()) == sc
+    assert ccsim.Scenario.from_toml(sc.to_toml()) == sc
+    plain = ccsim.dumbbell("10Mbps", "20ms", duration="5s").to_dict()
+    assert "stack" not in plain and not set(STACK_KNOBS) & set(plain)
+    assert "ack_counting" not in plain["flows"][0]
+    assert sc.key != sc.replace(stack="ns3").key
+
+
+@pytest.mark.parametrize("field,value,allowed", [
+    ("stack", "ns-3", "'linux', 'ns3', 'ns2'"), ("law_rtt", "srtt", "'sample', 'smoothed'"),
+    ("quick_ack", 1, "True, False or None")])
+def test_bad_stack_settings_are_refused_by_name(field, value, allowed):
+    with pytest.raises((ccsim.ScenarioError, ccsim.ScenarioTypeError)) as err:
+        ccsim.dumbbell("10Mbps", "20ms", **{field: value})
+    assert field in str(err.value) and allowed in str(err.value)
+
+
+def test_a_flows_ack_counting_is_checked():
+    with pytest.raises(ccsim.ScenarioError, match="flow.ack_counting"):
+        Flow("reno", ack_counting="bytes")
+
+
+# -- quick ACKs (Linux) -----------------------------------------------------------------
+
+def _quick_receiver(acks, gap):
+    clock = Clock()
+    rx = Receiver(sack=False, delayed_ack=True, ack_delay=0.04, back=0.0, clock=clock,
+                  deliver_ack=acks.append, n_bins=1, bin_width=100.0, quick_gap=gap)
+    return clock, rx
+
+
+def test_quick_acks_acknowledge_the_first_segments_one_by_one():
+    acks = []
+    clock, rx = _quick_receiver(acks, gap=0.5)
+    for seq in range(MAX_QUICKACKS + 8):
+        rx.receive(seq, seq * 0.001)
+    clock.run(until=1.0)
+    numbers = [a[0] for a in acks]
+    # 16 ACKs of one segment each (tcp_incr_quickack(sk, TCP_MAX_QUICKACKS)), then every
+    # second segment
+    assert numbers[:MAX_QUICKACKS] == list(range(1, MAX_QUICKACKS + 1))
+    assert numbers[MAX_QUICKACKS:] == list(range(MAX_QUICKACKS + 2, MAX_QUICKACKS + 9, 2))
+
+
+def test_quick_acks_come_back_after_a_silence_longer_than_the_rto():
+    acks = []
+    clock, rx = _quick_receiver(acks, gap=0.5)
+    for seq in range(MAX_QUICKACKS + 4):
+        rx.receive(seq, seq * 0.001)
+    clock.run(until=0.3)
+    before = len(acks)
+    base = MAX_QUICKACKS + 4
+    rx.receive(base, 0.2)          # 0.18 s later: no quick ACK, the ACK is held
+    rx.receive(base + 1, 0.201)
+    rx.receive(base + 2, 1.0)      # 0.8 s of silence, past the 0.5 s RTO: quick again
+    rx.receive(base + 3, 1.001)
+    clock.run(until=2.0)
+    assert [a[0] for a in acks[before:]] == [base + 2, base + 3, base + 4]
+
+
+def test_the_linux_stack_runs_quick_acks_and_ns3_does_not():
+    _, linux = _built("linux", "cubic")
+    _, ns3 = _built("ns3", "cubic")
+    assert linux.quick_gap == pytest.approx(0.02 + 0.2)  # the flow's RTT + min RTO
+    assert ns3.quick_gap is None and ns3.delayed
+
+
+# -- the RTT handed to the laws (ns-3: smoothed) --------------------------------------------
+
+@pytest.mark.parametrize("stack,smoothed", [("linux", False), ("ns3", True)])
+def test_ns3_hands_the_laws_the_smoothed_rtt(monkeypatch, stack, smoothed):
+    seen = []
+    original = Reno.on_ack
+
+    def spy(self, ack):
+        if ack.rtt is not None:
+            seen.append((ack.rtt, ack.srtt, ack.min_rtt))
+        return original(self, ack)
+
+    monkeypatch.setattr(Reno, "on_ack", spy)
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], buffer=30, duration="3s", stack=stack,
+                        start_jitter=0)
+    ccsim.run(sc)
+    assert len(seen) > 100
+    same = [rtt == srtt for rtt, srtt, _ in seen]
+    if smoothed:
+        assert all(same)
+        # min_rtt is the least smoothed RTT the law has been handed
+        least = math.inf
+        for rtt, _, min_rtt in seen:
+            least = min(least, rtt)
+            assert min_rtt == least
+    else:
+        assert not all(same)
+
+
+def test_docs_show_the_table_as_it_is():
+    # docs/stack.md's table is rendered from the profiles: a setting changed in
+    # one place and not the other fails here.
+    from pathlib import Path
+
+    from ccsim.scenario.stacks import markdown
+
+    doc = (Path(__file__).parents[1] / "docs" / "stack.md").read_text()
+    begin, end = "<!-- stacks table: begin -->\n", "<!-- stacks table: end -->"
+    assert doc[doc.index(begin) + len(begin):doc.index(end)] == markdown()
+
+
+def test_the_command_line_names_the_stack(capsys):
+    import json
+
+    from ccsim.cli import main
+
+    assert main(["run", "--stack", "ns2", "--no-delayed-ack", "--duration", "2s", "--json"]) == 0
+    sc = ccsim.Scenario.from_dict(json.loads(capsys.readouterr().out)["scenario"])
+    assert sc.stack == "ns2" and sc.delayed_ack is False
+    assert sc.flow_stack(0).initial_window == STACKS["ns2"].knobs["initial_window"].value
