@@ -261,6 +261,41 @@ def test_long_steps_between_losses_keep_the_outcome():
         assert abs(long_.metrics["utilisation"] - short.metrics["utilisation"]) < 0.01
 
 
+def test_delay_laws_at_a_fixed_point_step_to_their_next_event(monkeypatch):
+    """Vegas flows inside their band at a steady queue move nothing: such a
+    scenario steps straight to its next event (a start, a stop, the end)
+    instead of at the shortest step, with the results of the short steps.
+    0.1 %: a start or stop now lands on its own instant rather than the next
+    step after it (measured at most 0.05 %); a flow of a law that grows
+    (Reno) keeps every short step."""
+    from ccsim.algorithms.vegas import VegasFluid
+
+    F = ccsim.Flow
+    scs = [ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="60s", seed=1,
+                          flows=["vegas", F("vegas", start="10s")]),
+           ccsim.dumbbell("50Mbps", "10ms", buffer="2BDP", duration="30s", seed=3,
+                          flows=[F("vegas", stop="20s"), "vegas"]),
+           ccsim.dumbbell("10Mbps", "100ms", buffer="0.3BDP", duration="30s", seed=3,
+                          flows=["vegas"] * 4)]
+    mixed = ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="20s", seed=1,
+                           flows=["vegas", "reno"])
+    # a bottleneck whose rate changes: no fixed point lasts past the change
+    scheduled = ccsim.dumbbell([(0, "20Mbps"), (10, "5Mbps")], "20ms", buffer="1BDP",
+                               duration="20s", seed=1, flows=["vegas", "vegas"])
+    others = [mixed, scheduled]
+    held = ccsim.run_many(scs + others, mode="fluid", traces=False)
+    monkeypatch.setattr(VegasFluid, "holds", False)
+    stepped = ccsim.run_many(scs + others, mode="fluid", traces=False)
+    for a, b in zip(held[:len(scs)], stepped[:len(scs)]):
+        assert a.metrics["steps"] < 0.2 * b.metrics["steps"]
+        rel = (a.summary["goodput_bps"] / b.summary["goodput_bps"] - 1.0).abs().max()
+        assert rel < 1e-3, (a.scenario.flows, rel)
+        assert a.summary["end"].tolist() == b.summary["end"].tolist()
+    for a, b in zip(held[len(scs):], stepped[len(scs):]):
+        assert a.metrics["steps"] == b.metrics["steps"]
+        same(a, b)
+
+
 # -- the network model ---------------------------------------------------------------
 @pytest.mark.slow
 def test_limited_transmit_spares_small_windows_their_timeouts():

@@ -76,7 +76,7 @@ from typing import ClassVar
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RecoveryState, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 
 HIGH_GAIN = 739 / 256   # Linux bbr_high_gain = BBR_UNIT * 2885 / 1000 + 1: 2/ln 2, rounded up
@@ -414,42 +414,48 @@ class BbrFluid(FluidLaw):
         np.copyto(f.held, np.where(held, f.acked, 0.0))
         np.copyto(f.t_last, now)
         act = (f.acked > 0) & ((h > 0) | held)
-        if not act.any():
+        if not any_(act):
             return
         grow = act & (h > 0)
         # -- RTprop (on_rtt): a new low, or an expired one replaced ----------------
         expired = act & (now - f.rt_prop_stamp > cc.min_rtt_window)
         new = act & ((f.rtt < f.rt_prop) | expired)  # strictly lower, as Linux
-        f.rt_prop[new] = f.rtt[new]
-        f.rt_prop_stamp[new] = now[new]
-        f.expired[expired] = 1.0
+        np.copyto(f.rt_prop, f.rtt, where=new)
+        np.copyto(f.rt_prop_stamp, now, where=new)
+        np.copyto(f.expired, 1.0, where=expired)
         # -- rounds and the windowed max of delivery-rate samples -------------------
         started = act & (f.delivered >= f.round_end)
-        f.round[started] += 1.0
-        f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
+        any_started = any_(started)
+        if any_started:
+            f.round[started] += 1.0
+            f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
         slot = (f.round % self.bw.shape[1]).astype(np.int64)
-        rows = np.flatnonzero(started)
-        self.bw[rows, slot[rows]] = 0.0
+        if any_started:
+            rows = np.flatnonzero(started)
+            self.bw[rows, slot[rows]] = 0.0
         rows = np.flatnonzero(act)
         sample = np.maximum(np.where(grow, f.acked / np.where(grow, h, 1.0), 0.0), late)
         self.bw[rows, slot[rows]] = np.maximum(self.bw[rows, slot[rows]], sample[rows])
         np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))
         # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
         check = started & (f.filled == 0)
-        more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
-        f.full_bw[more] = f.btl_bw[more]
-        f.full_bw_rounds[more] = 0.0
-        flat = check & ~more
-        f.full_bw_rounds[flat] += 1.0
-        f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
+        if any_started and any_(check):
+            more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
+            f.full_bw[more] = f.btl_bw[more]
+            f.full_bw_rounds[more] = 0.0
+            flat = check & ~more
+            f.full_bw_rounds[flat] += 1.0
+            f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
         # -- phases ---------------------------------------------------------------
         drain = act & (f.mode == 0) & (f.filled == 1)
-        self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
+        if any_(drain):
+            self._set(f, drain, DRAIN, self.cc.drain_gain, self.cc.high_gain)
         bdp = self._bdp(f)
         probe = act & (f.mode == 1) & (f.inflight <= bdp)
-        self._enter_probe_bw(f, probe, now)
+        if any_(probe):
+            self._enter_probe_bw(f, probe, now)
         cyc = act & (f.mode == 2)
-        if cyc.any():
+        if any_(cyc):
             elapsed = now - f.cycle_stamp > f.rt_prop
             g = f.pacing_gain
             move = cyc & np.where(g > 1.0, elapsed & (f.inflight >= g * bdp),
@@ -458,19 +464,19 @@ class BbrFluid(FluidLaw):
             f.cycle_stamp[move] = now[move]
             f.pacing_gain[move] = _CYCLE[f.cycle_index[move].astype(np.int64)]
         enter = act & (f.expired == 1) & (f.mode != 3)
-        if enter.any():
+        if any_(enter):
             self._set(f, enter, PROBE_RTT, PROBE_RTT_GAIN, PROBE_RTT_GAIN)
             f.prior_cwnd[enter] = f.cwnd[enter]
             f.probe_rtt_done[enter] = np.nan
-        f.expired[act] = 0.0
+        np.copyto(f.expired, 0.0, where=act)
         prt = act & (f.mode == 3)
-        if prt.any():
+        if any_(prt):
             armed = prt & ~np.isnan(f.probe_rtt_done)
             arm = prt & ~armed & (f.inflight <= cc.min_target)
             f.probe_rtt_done[arm] = now[arm] + cc.probe_rtt_time
             f.probe_rtt_round_end[arm] = (f.delivered + f.inflight + f.acked)[arm]
             leave = armed & (f.delivered > f.probe_rtt_round_end) & (now >= f.probe_rtt_done)
-            if leave.any():
+            if any_(leave):
                 f.rt_prop_stamp[leave] = now[leave]
                 back = leave & grow
                 f.cwnd[back] = np.maximum(f.cwnd, f.prior_cwnd)[back]
@@ -479,7 +485,7 @@ class BbrFluid(FluidLaw):
                           self.cc.high_gain)
         # -- pacing and the window --------------------------------------------------
         paced = act & (f.btl_bw > 0)
-        f.pacing[paced] = (f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin))[paced]
+        np.copyto(f.pacing, f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin), where=paced)
         target = np.maximum(f.gain * self._bdp(f) + SEND_QUANTUM, cc.min_target)
         acked = f.acked
         doubled = f.cwnd * np.exp2(acked / f.cwnd)

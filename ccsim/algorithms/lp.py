@@ -81,7 +81,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno
 
@@ -195,29 +195,27 @@ class LPFluid(FluidLaw):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         sampled = f.acked > 0
-        if sampled.any():                     # on_rtt: delay statistics
+        if any_(sampled):                     # on_rtt: delay statistics
             d = f.rtt
-            f.last_rtt[sampled] = d[sampled]
-            np.copyto(f.owd_min, np.where(sampled, np.minimum(f.owd_min, d), f.owd_min))
+            np.copyto(f.last_rtt, d, where=sampled)
+            np.copyto(f.owd_min, np.minimum(f.owd_min, d), where=sampled)
             record = sampled & (d > f.owd_max)
-            beyond = record & (d > f.owd_max_rsv)
-            f.owd_max[beyond] = np.where(f.owd_max_rsv == 0.0, d, f.owd_max_rsv)[beyond]
-            f.owd_max_rsv[beyond] = d[beyond]
-            within = record & ~beyond
-            f.owd_max[within] = d[within]
-            first = sampled & np.isnan(f.sowd)
-            f.sowd[first] = d[first]
-            later = sampled & ~first
-            weight = 1.0 - (1.0 - cc.gamma) ** f.acked
-            f.sowd[later] = (f.sowd + weight * (d - f.sowd))[later]
+            if any_(record):  # a new record: past the reserve, the reserve becomes d_max
+                beyond = record & (d > f.owd_max_rsv)
+                np.copyto(f.owd_max, np.where(beyond & (f.owd_max_rsv != 0.0), f.owd_max_rsv, d),
+                          where=record)
+                np.copyto(f.owd_max_rsv, d, where=beyond)
+            weight = 1.0 - (1.0 - cc.gamma) ** f.acked   # the first sample sets sd
+            np.copyto(f.sowd, np.where(np.isnan(f.sowd), d, f.sowd + weight * (d - f.sowd)),
+                      where=sampled)
         moving = (f.h > 0) & sampled
-        if not moving.any():
+        if not any_(moving):
             return
         now = f.now
         ends = f.last_drop + cc.itt * f.last_rtt          # NaN: never an ECI
         inference = now < ends
         eci = moving & (f.sowd >= f.owd_min + cc.delta * (f.owd_max - f.owd_min))
-        if eci.any():
+        if any_(eci):
             f.owd_min[eci] = f.sowd[eci]
             f.owd_max[eci] = ECI_MAX_FACTOR * f.sowd[eci]
             f.owd_max_rsv[eci] = ECI_MAX_FACTOR * f.sowd[eci]
@@ -227,7 +225,7 @@ class LPFluid(FluidLaw):
             f.last_drop[eci] = now[eci]
         # Reno's growth for the part of the step outside the inference phase
         h = f.h.copy()
-        left = np.where(inference, np.clip(now + h - ends, 0.0, h), h)
+        left = np.where(inference, np.minimum(np.maximum(now + h - ends, 0.0), h), h)
         f.h[...] = np.where(moving & ~eci, left, 0.0)
         try:
             f.cwnd += f.slow_start() / f.rtt

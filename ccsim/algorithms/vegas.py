@@ -88,7 +88,7 @@ import math
 import numpy as np
 
 from .base import Ack, Loss, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno, halves_on_loss
 
@@ -311,6 +311,7 @@ class VegasFluid(FluidLaw):
     """
 
     scalar_params = ("alpha", "beta")  # Linux rounds them to whole segments
+    holds = True  # inside the band at a steady queue, nothing moves the window
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
@@ -323,7 +324,7 @@ class VegasFluid(FluidLaw):
             scale, lo, hi = base / f.rtt, math.ceil(cc.alpha), math.floor(cc.beta) + 1.0
         in_ss = moving & (f.cwnd < f.ssthresh)
         leave = in_ss & (f.cwnd * queued > cc.gamma * scale)
-        if leave.any():
+        if any_(leave):
             f.cwnd[leave] = np.maximum(np.minimum(f.cwnd, f.cwnd * base / f.rtt + EXIT_MARGIN),
                                        MIN_WINDOW)[leave]
             f.ssthresh[leave] = f.cwnd[leave]

@@ -66,7 +66,7 @@ from typing import Sequence
 import numpy as np
 
 from ..algorithms import get as get_algorithm
-from ..algorithms.fluid import FlowArrays, FluidLaw
+from ..algorithms.fluid import FlowArrays, FluidLaw, any_
 from ..errors import CcsimError, ScenarioError, law_failure
 from ..recovery import get as get_recovery
 from ..scenario import RED, DropTail, Scenario
@@ -350,6 +350,8 @@ class FluidEngine:
         self.n_bins = np.array([int(math.ceil(sc.duration / sc.sample_interval - 1e-9))
                                 for sc in scs], dtype=np.int64)
         self.key = np.array([draws.scenario_key(sc.seed) for sc in scs], dtype=np.uint64)
+        self.stream_keys = {name: draws.stream_key(self.key, k)
+                            for name, k in draws.STREAMS.items()}
         # the stacks' timers are the same for every flow of a scenario
         self.min_rto = np.array([row[0].min_rto for row in stacks])
         self.max_rto = np.array([sc.max_rto for sc in scs])
@@ -497,25 +499,39 @@ class FluidEngine:
         short_law = np.zeros(F, bool)
         for g in self.groups:
             short_law[g.lo:g.hi] = not g.law.long_steps
-        self.red = bool(self.is_red.any())
+        self.red = bool(any_(self.is_red))
         # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
             marking[idx] = True
         self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~marking
                         & (self.max_step > self.step))
+        # scenarios that may hold at a fixed point: every law holds at
+        # equilibrium (FluidLaw.holds), and nothing samples within a step
+        hold_law = np.zeros(F, bool)
+        for g in self.groups:
+            hold_law[g.lo:g.hi] = g.law.holds and not g.law.paces
+        aqm = np.zeros(S, bool)
+        for _, idx in self.aqms:
+            aqm[idx] = True
+        self.hold_ok = ((np.bincount(self.scen, ~hold_law, S) == 0) & ~self.is_red & ~aqm
+                        & (self.p_loss == 0))
+        for s, _, _ in self.schedules:  # a rate that changes moves any fixed point
+            self.hold_ok[s] = False
+        self.hold_live = bool(any_(self.hold_ok))
+        self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
         self.h_last = np.ones(S)
-        self.long_live = bool(self.long_ok.any())  # some such scenario still runs
-        self.ecn_on = bool((self.ect & marking[self.scen]).any())
+        self.long_live = bool(any_(self.long_ok))  # some such scenario still runs
+        self.ecn_on = bool(any_(self.ect & marking[self.scen]))
         self.echo_law = np.zeros(F, bool)      # flows whose law reads the echoes itself
         for g in self.groups:
             self.echo_law[g.lo:g.hi] = g.law.marks
         if self.ecn_on:  # cumulative marks at the ends of the last ECHO_SLOTS steps
             self.echo_t = np.zeros((ECHO_SLOTS, S))
             self.echo_m = np.zeros((ECHO_SLOTS, F))
-        self.lossy = bool((self.p_loss > 0).any())
-        self.sized = bool(np.isfinite(self.size).any())
+        self.lossy = bool(any_(self.p_loss > 0))
+        self.sized = bool(any_(np.isfinite(self.size)))
         self.uniform_s = self.d_max == self.d_min
         self.t0_marked = self.t0 <= 0
         self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
@@ -579,7 +595,7 @@ class FluidEngine:
         scen, C = self.scen, self.C
         t = self.t
         live = t < self.end_of_run
-        if not live.any():
+        if not any_(live):
             return False
         for s, schedule, bits in self.schedules:  # the rate in force (piecewise constant)
             C[s] = schedule.rate_at(t[s]) / bits
@@ -590,13 +606,15 @@ class FluidEngine:
         h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
         if self.long_live:
             h = self._long_steps(h, in_ss)
+        if self.hold_live and any_(self.settled):  # a fixed point: on to the next event
+            h = np.where(self.settled & (in_ss == 0), np.maximum(h, self.wake_s - t), h)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
         for s, schedule, _ in self.schedules:  # a step ends where the rate changes
             h[s] = min(h[s], schedule.next_change(t[s]) - t[s])
         hf, tf = h[scen], t[scen]
         # flows open or stop, timers fire, losses are detected (in live scenarios:
         # a finished one's pending wake-ups would call this at every step)
-        if ((t >= self.wake_s) & live).any():
+        if any_((t >= self.wake_s) & live):
             self._events(tf, hf)
 
         # the bottleneck: the queue that the data physically in flight implies
@@ -632,7 +650,7 @@ class FluidEngine:
             np.minimum(x, self.pacing, out=x)
         A = np.bincount(scen, x, self.S)
         overflow = q_need - self.B
-        if (overflow > 0).any():  # what does not fit in pipe + buffer is dropped on arrival
+        if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
             dropped = np.minimum(self._overflow_shares(overflow, x, A), physical)
             self.ghost += dropped
@@ -670,8 +688,11 @@ class FluidEngine:
                 wasted = wasted + part
         if self.paced_s is not None and dropped is not None:
             wasted = wasted - dropped * ~self.paced_s[scen]
-        offered = x * hf + wasted
-        inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
+        if isinstance(wasted, float):  # nothing lost in the step
+            inst = 0.0
+        else:
+            offered = x * hf + wasted
+            inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
         self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
         for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
@@ -701,7 +722,7 @@ class FluidEngine:
         np.copyto(t_new, self.duration, where=t_new >= self.end_of_run)  # land on the end
         if self.sized:
             self._complete(self.delivered - deliv, deliv, tf, hf)
-        if ((t_new >= self.next_mark) & live).any():
+        if any_((t_new >= self.next_mark) & live):
             self._marks(t, h, t_new, self.delivered - deliv, deliv, departed, live)
         self.dep += departed
         self.sent += A * h  # what the queue took; what it dropped was sent too
@@ -739,18 +760,20 @@ class FluidEngine:
         np.maximum(grown, 0.0, out=self.growth)
         if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
             self._bad_window(self.started & ~self.done, "grow")
+        if self.hold_live:
+            self._settle(grown, tf, q_new, live)
 
-        if self.traces and (t_new > self.next_sample).any():
+        if self.traces and any_(t_new > self.next_sample):
             self._record(t, h, t_new, self.delivered - deliv, deliv, q_new)
         self.q = q_new
         np.copyto(self.h_last, h, where=live)
         self.t = np.where(live, t_new, t)
         self.steps += live
-        if not (self.t < self.end_of_run).all() and (live & (self.t >= self.end_of_run)).any():
+        if not (self.t < self.end_of_run).all() and any_(live & (self.t >= self.end_of_run)):
             finished = self.t >= self.end_of_run  # skip laws whose scenarios are all done
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
-            self.long_live = bool((self.long_ok & ~finished).any())
+            self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
@@ -764,9 +787,9 @@ class FluidEngine:
         end): near a loss the step is the usual fraction of the RTT."""
         scen, S = self.scen, self.S
         calm = self.long_ok & (in_ss == 0)
-        if not calm.any():
+        if not any_(calm):
             return h
-        if (self.rec_s <= self.t).any():  # a recovery has ended: the next one's end
+        if any_(self.rec_s <= self.t):  # a recovery has ended: the next one's end
             self._recoveries_end()
         C = self.C
         # in flight as the step will begin: the whole window (a long step's
@@ -784,7 +807,7 @@ class FluidEngine:
         # a link not yet full delivers at the windows' rate at the step's start:
         # let them grow by at most 2 % over a long step (1 % of its deliveries)
         idle = self.q <= 0
-        if idle.any():
+        if any_(idle):
             grown = 0.02 * np.bincount(scen, window, S) / rate
             t_full = np.where(idle, np.minimum(t_full, 2.0 * grown), t_full)
         # a random loss lands within the step, but its flow grows all of it:
@@ -796,6 +819,22 @@ class FluidEngine:
                             np.minimum(self.wake_s, self.rec_s) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
 
+    def _settle(self, moved: np.ndarray, tf: np.ndarray, q_new: np.ndarray,
+                live: np.ndarray) -> None:
+        """Mark the scenarios at a fixed point after this step: every law
+        holds at equilibrium (``FluidLaw.holds``), no open flow's window moved
+        (``moved``: the step's change), none is in recovery, waiting for its
+        timer or about to detect a loss, and the queue did not move. The next
+        step of such a scenario is the same step again, so it may run to the
+        scenario's next event (a flow's start or stop, or the end)."""
+        unsettled = (moved != 0) | self.pending | (self.rec_until > tf) | ~self.sending \
+            | (self.cwr_until > tf)
+        open_ = self.started & ~self.done
+        unsettled &= open_
+        self.settled = (self.hold_ok & live & (q_new == self.q)
+                        & (np.bincount(self.scen, unsettled, self.S) == 0)
+                        & (np.bincount(self.scen, open_, self.S) > 0))
+
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
     def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
         # only live scenarios with a flow that woke: alone, no other would be here
@@ -803,10 +842,10 @@ class FluidEngine:
         live = hf > 0
         woke = (np.bincount(self.scen, live & (tf >= self.wake), self.S) > 0)[self.scen]
         newly = ~self.started & (tf >= self.start) & live
-        if newly.any():
+        if any_(newly):
             self._open(newly)
         stopping = woke & self.started & ~self.done & (tf >= self.stop)
-        if stopping.any():
+        if any_(stopping):
             self.done |= stopping
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done & woke
@@ -817,7 +856,7 @@ class FluidEngine:
                                      np.maximum(inflight, window), inflight))
         # retransmission timers that fire now: a timeout reduction, the loss window
         fire = active & (tf >= self.rto_until)
-        if fire.any():
+        if any_(fire):
             # FlightSize at the timeout: nothing was cumulatively ACKed past
             # the first hole, so it is what was out when the loss was detected
             self.outstanding[fire] = self.rto_flight[fire]
@@ -834,16 +873,16 @@ class FluidEngine:
             self.rec_until[fire] = tf[fire]
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
-        if ended.any():
+        if any_(ended):
             self._retransmissions_lost(ended, tf)
         # recoveries that outlast the retransmission timer end in a timeout
         late = active & (tf >= self.rec_timeout)
-        if late.any():
+        if any_(late):
             self._recovery_timeout(late, tf)
         # losses detected now (one RTT after the first drop of a window)
         due = self.pending & active & (tf >= self.t_detect) & (tf >= self.rec_until) \
             & ~np.isfinite(self.rto_until)
-        if due.any():
+        if any_(due):
             self._detect(due, tf)
         self._update_flags()
 
@@ -890,7 +929,7 @@ class FluidEngine:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
             self.losses += np.bincount(scen, k_loss, self.S)
-        if first.any():  # their detection is their next wake-up (and maybe their scenario's)
+        if any_(first):  # their detection is their next wake-up (and maybe their scenario's)
             fi = np.flatnonzero(first)
             detect = np.where(np.isfinite(self.rto_until[fi]), np.inf,
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
@@ -900,7 +939,7 @@ class FluidEngine:
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
         done = self.sending & (self.delivered >= self.size)
-        if not done.any():
+        if not any_(done):
             return
         frac = np.where(deliv > 0, (self.size - before) / deliv, 1.0)
         end = tf + hf * np.clip(frac, 0.0, 1.0)
@@ -921,7 +960,7 @@ class FluidEngine:
             if first:
                 cross &= ~self.t0_marked
                 self.t0_marked |= cross
-            if cross.any():
+            if any_(cross):
                 frac = np.where(h > 0, (mark - t) / h, 0.0)
                 cf = cross[scen]
                 D[cf] = (before + deliv * frac[scen])[cf]
@@ -940,7 +979,7 @@ class FluidEngine:
         self.resent[newly] = 0.0
         for g in self.groups:
             m = newly[g.lo:g.hi]
-            if m.any():
+            if any_(m):
                 for name, value in g.law.state.items():
                     getattr(g.f, name)[m] = value
                 g.call("start", m)
@@ -949,10 +988,10 @@ class FluidEngine:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
         for g in self.groups:
             m = mask[g.lo:g.hi]
-            if m.any():
+            if any_(m):
                 g.call("on_loss", m, kind)
         bad = mask & ~(self.ssthresh >= 1.0)
-        if bad.any():
+        if any_(bad):
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
 
     def _note(self, mask: np.ndarray, tf: np.ndarray, event: str) -> None:
@@ -989,7 +1028,7 @@ class FluidEngine:
             self._loss(fast, "fast")
             left = halvings[~to]
             more = left >= 2
-            while more.any():  # Reno: one more reduction per further loss
+            while any_(more):  # Reno: one more reduction per further loss
                 ai = fi[more]
                 self.cwnd[ai] = np.minimum(self.cwnd[ai], self.ssthresh[ai])
                 again = np.zeros(F, bool)
@@ -1039,7 +1078,7 @@ class FluidEngine:
         s = self.scen[i]
         rto = np.where(self.ack_sum[i] == 0, self.initial_rto[s],
                        self.srtt[i] + np.maximum(0.001, 4.0 * self.rttvar[i]))
-        return np.clip(rto, self.min_rto[s], self.max_rto[s])
+        return np.minimum(np.maximum(rto, self.min_rto[s]), self.max_rto[s])
 
     def _retransmissions_lost(self, ended: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``ended`` finish a fast recovery. Each segment it resent
@@ -1055,12 +1094,12 @@ class FluidEngine:
         self.resent[idx] = 0.0
         p = self.p_lost[idx]
         risky = p > 0
-        if not risky.any():
+        if not any_(risky):
             return
         idx, p, resent = idx[risky], np.minimum(p[risky], 1.0), resent[risky]
         s = self.scen[idx]
-        u = draws.uniforms(self.key[s], draws.STREAMS["retransmits"], self.steps[s],
-                           self.jidx[idx])
+        u = draws.stream_uniforms(self.stream_keys["retransmits"][s], self.steps[s],
+                                  self.jidx[idx])
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
@@ -1111,9 +1150,13 @@ class FluidEngine:
         for _ in range(3):
             tau = d + (q / C)[scen]
             x = inflight / tau
-            paced = x > pacing
-            rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
-            slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
+            if self.paced:
+                paced = x > pacing
+                rate = np.bincount(scen, np.where(paced, pacing, x), self.S)
+                slope = np.bincount(scen, np.where(paced, 0.0, x / tau), self.S) / C
+            else:  # the same without the pacing rates (all inf)
+                rate = np.bincount(scen, x, self.S)
+                slope = np.bincount(scen, x / tau, self.S) / C
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
             q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
         return q
@@ -1138,7 +1181,7 @@ class FluidEngine:
         sel = np.where(growth[scen], self.growth * (p[scen] > 0), sel)
         drop = np.minimum(np.where(self.ect & mark[scen], 0.0, sel), physical)
         # scheduled (regular) drops, where any scenario has them; the rest are random
-        return drop, (np.where(regular[scen], drop, 0.0) if regular.any() else None)
+        return drop, (np.where(regular[scen], drop, 0.0) if any_(regular) else None)
 
     def _echoes(self, live, t_new, tf, tau) -> None:
         """ECN echoes: the marks made at the queue by time ``t − RTT``, read
@@ -1176,25 +1219,25 @@ class FluidEngine:
         # reduction — those made at the queue until that data was delivered
         drained = np.isinf(self.cwr_marks) & (self.delivered >= self.cwr_deliv)
         self.cwr_marks[drained] = self.marked_at_queue[drained]
-        if not (new > 0).any():
+        if not any_(new > 0):
             return
         random = self.red_ecn.copy()
         for model, idx in self.aqms:
             random[idx] = model.random
         k = np.zeros(self.F)
         rnd = random[scen]
-        if (new * rnd).any():
+        if any_(new * rnd):
             drawn = self._draw(new * rnd, "marks")
             if drawn is not None:
                 k += drawn
-        if (new * ~rnd).any():
+        if any_(new * ~rnd):
             before_credit = np.floor(self.mark_credit)
             self.mark_credit += new * ~rnd
             k += np.floor(self.mark_credit) - before_credit
         # a loss not yet detected does not stop it: the sender does not know of it
         react = (k > 0) & ~self.echo_law & self.sending & (tf >= self.rec_until) \
             & (self.echo_seen >= self.cwr_marks)
-        if react.any():
+        if any_(react):
             # the FlightSize the law sees is its whole window, as the packet
             # sender's when the echo arrives (the step's ACKs freed part of it
             # here); what stays in flight is unchanged: the reduction sends nothing
@@ -1203,7 +1246,7 @@ class FluidEngine:
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
-                if m.any():
+                if any_(m):
                     g.call("on_ecn", m)
             np.copyto(self.outstanding, kept)
             if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
@@ -1270,12 +1313,12 @@ class FluidEngine:
         process: a flow whose share of the overflow is one packet per RTT loses
         one packet per RTT, and which flows lose one in a given RTT follows
         their shares and phases."""
-        if not (mean > 0).any():
+        if not any_(mean > 0):
             return None
         before = np.floor(self.drop_credit)
         self.drop_credit += mean
         k = np.floor(self.drop_credit) - before
-        return k if k.any() else None
+        return k if any_(k) else None
 
     def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
         """Poisson counts per flow with the given means (None if all are 0)."""
@@ -1283,7 +1326,7 @@ class FluidEngine:
         if idx.size == 0:
             return None
         s = self.scen[idx]
-        u = draws.uniforms(self.key[s], draws.STREAMS[stream], self.steps[s], self.jidx[idx])
+        u = draws.stream_uniforms(self.stream_keys[stream][s], self.steps[s], self.jidx[idx])
         k = np.zeros(self.F)
         k[idx] = draws.poisson(mean[idx], u)
         return k
@@ -1295,7 +1338,7 @@ class FluidEngine:
         scen, dt = self.scen, self.dt
         while True:
             due = (self.next_sample < t_new) & (self.next_k < self.n_bins)
-            if not due.any():
+            if not any_(due):
                 return
             ss = np.flatnonzero(due)
             ff = np.flatnonzero(due[scen])
@@ -1305,7 +1348,7 @@ class FluidEngine:
             self.tr_cwnd[ff, kk] = np.where(on, self.cwnd[ff], np.nan)
             self.tr_ssthresh[ff, kk] = np.where(on, self.ssthresh[ff], np.nan)
             self.tr_rtt[ff, kk] = np.where(on, self.tau[ff], np.nan)
-            frac = np.clip((self.next_sample[sf] - t[sf]) / h[sf], 0.0, 1.0)
+            frac = np.minimum(np.maximum((self.next_sample[sf] - t[sf]) / h[sf], 0.0), 1.0)
             self.tr_delivered[ff, kk] = before[ff] + deliv[ff] * frac
             self.tr_queue[ss, self.next_k[ss]] = q_new[ss]
             self.next_k[ss] += 1
