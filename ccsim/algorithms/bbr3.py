@@ -387,8 +387,12 @@ class Bbr3(Bbr):
             if self.mode == PROBE_BW:
                 self._too_high(echo.inflight)
 
+    def max_slow_start_step(self, ack: Ack) -> float:
+        """As BBR v1: ``cwnd += acked`` toward its target, plus a jump back to
+        the window before ProbeRTT or a recovery, or up to the floor of 4."""
+        return Bbr.max_slow_start_step(self, ack)
+
     def max_growth_per_rtt(self, cwnd: float) -> float:
-        """``cwnd += acked`` toward its target (at most doubling per RTT), the
-        return to ``prior_cwnd`` and the floor, plus the long-term bound's
-        growth in UP (at most doubling too)."""
-        return super().max_growth_per_rtt(cwnd)
+        """As BBR v1: ``cwnd += acked`` toward its target (at most doubling per
+        RTT), the return to ``prior_cwnd`` and the floor; the bounds only cap."""
+        return Bbr.max_growth_per_rtt(self, cwnd)
