@@ -248,10 +248,10 @@ class Bbr3(Bbr):
         now = ack.now
         if self.mode == STARTUP and self.filled_pipe:
             self.mode, self.pacing_gain, self.gain = DRAIN, self.drain_gain, STARTUP_CWND_GAIN
+        if self.mode == PROBE_BW:  # Linux: bbr_update_cycle_phase before bbr_check_drain
+            self._update_cycle(ack)
         if self.mode == DRAIN and ack.inflight <= self.bdp:
             self._start_down(now)
-        if self.mode == PROBE_BW:
-            self._update_cycle(ack)
         if self.probe_rtt_expired and self.mode != PROBE_RTT:
             self._save_cwnd()
             self.mode, self.pacing_gain, self.gain = PROBE_RTT, 1.0, PROBE_RTT_CWND_GAIN
