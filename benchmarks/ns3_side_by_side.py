@@ -26,8 +26,8 @@ per event:
   10 Gbit/s, 1 us -- receivers (PointToPoint links): a base RTT of 20 ms;
 - TCP: ``ns3::TcpNewReno``, otherwise ns-3's default stack (PRR recovery,
   SACK, timestamps, window scaling, initial window 10, delayed ACKs every
-  second segment: ``--ns3-del-ack-count 1`` acknowledges every segment, as
-  ccsim's default does). Segment size 1448 bytes: with the 12-byte timestamp
+  second segment, as ccsim's default Linux stack does: ``--ns3-del-ack-count
+  1`` acknowledges every segment). Segment size 1448 bytes: with the 12-byte timestamp
   option that is 1500-byte IP packets, as ccsim's 1460-byte MSS + 40-byte
   header (plus PPP's 2 bytes on ns-3's links). Socket buffers of 64 MB, so
   neither flow is window-limited (ccsim's ``rwnd`` is unlimited);
@@ -273,8 +273,8 @@ def main() -> None:
     parser.add_argument("--ns3-python", default=sys.executable, metavar="PATH",
                         help="an interpreter with ns-3's bindings (default: this one)")
     parser.add_argument("--ns3-del-ack-count", type=int, default=2, metavar="N",
-                        help="ns-3's TcpSocket::DelAckCount (default 2, ns-3's own; "
-                             "1 acknowledges every segment, as ccsim does by default)")
+                        help="ns-3's TcpSocket::DelAckCount (default 2, ns-3's own, as "
+                             "ccsim's Linux stack delays ACKs; 1 acknowledges every segment)")
     args = parser.parse_args()
     runs: dict[str, list[dict]] = {"ns-3": [], "ccsim": []}
     for i in range(args.rounds):

@@ -23,13 +23,16 @@ from .errors import (CcsimError, IdenticalSeedsWarning, ScenarioError, ScenarioT
 from .queues import FQ, PIE, CoDel, DualPI2, FqCodel, QueueDiscipline, StepMark
 from .results import Result
 from .run import run, run_many
-from .scenario import RED, DropTail, Flow, Link, Scenario, dumbbell, parking_lot, path
+from .scenario import (RED, DropTail, Flow, Link, RateSchedule, Scenario, cellular_trace, dumbbell,
+                       parking_lot, path, read_mahimahi, write_mahimahi)
 from .sweeps import (aggregate, agreement, load, per_scenario, plot_sweep, read_parquet, sweep,
                      to_parquet, to_xarray)
 
 __all__ = [
     # describe
     "dumbbell", "parking_lot", "path", "Scenario", "Flow", "Link", "DropTail", "RED",
+    # links that change
+    "RateSchedule", "read_mahimahi", "write_mahimahi", "cellular_trace",
     # queue disciplines (ccsim.queues: the contract, and register for your own)
     "QueueDiscipline", "CoDel", "PIE", "StepMark", "FqCodel", "FQ", "DualPI2",
     # simulate

@@ -39,6 +39,7 @@ DEFAULT_FIGSIZE = (9.0, 7.5)
 
 _GRID = {"color": "0.88", "linewidth": 0.6}
 _QUEUE_COLOUR = "0.35"
+_CAPACITY_COLOUR = "0.85"
 
 
 _NON_INTERACTIVE = {"agg", "cairo", "pdf", "pgf", "ps", "svg", "template"}
@@ -227,7 +228,8 @@ def plot_result(result: "Result", *, panels: Any = None, flows: Any = None,
     * ``ssthresh`` (segments; not drawn while still infinite).
     * ``rtt`` (latest RTT sample, ms).
     * ``goodput`` (Mbit/s), a centred rolling mean over ``smooth``, the
-      window named in the axis label, the link rate as a dotted line. In-order
+      window named in the axis label, the link rate as a dotted line (a
+      rate that changes: its capacity shaded under the lines, smoothed alike). In-order
       delivery can exceed the link briefly (a retransmission that fills a hole
       releases everything buffered behind it); the mean smooths those bursts.
       With 5 flows or more, a stacked area: the top edge is the total.
@@ -402,8 +404,33 @@ def _draw_goodput(ax, result, chosen, colours, labels, *, n_window, window, **_)
                 else np.full(len(t), math.nan)
             (handles[i],) = ax.plot(t, y, color=colours[i], linewidth=1.2, label=labels[i])
         ax.set_ylabel(f"goodput (Mbit/s, {format_time(n_window * dt)} mean)")
-    ax.axhline(rate, color="0.3", linestyle=":", linewidth=0.9, label="_link rate")
+    link = sc.links[sc.bottleneck]
+    if link.schedule is None:
+        ax.axhline(rate, color="0.3", linestyle=":", linewidth=0.9, label="_link rate")
+    else:  # a rate that changes: its capacity, shaded under the flows' goodput
+        edges = goodput.index.to_numpy(dtype=float)
+        cap = pd.Series([link.schedule.capacity(b - dt, b) / dt for b in edges], index=edges)
+        cap = cap.rolling(n_window, center=True, min_periods=1).mean()
+        area = ax.fill_between(t, cap.to_numpy() / 1e6, step="mid", color=_CAPACITY_COLOUR,
+                               linewidth=0, zorder=0)
+        # an artist of its own: a legend drawn later on these axes keeps it
+        ax.add_artist(ax.legend([area], ["link capacity"], loc="upper right",
+                                fontsize="small", frameon=False))
     return handles
+
+
+def plot_capacity(result: "Result", *, flows: Any = None, start: Any = None, end: Any = None,
+                  smooth: Any = None, ax: Any = None,
+                  figsize: tuple[float, float] | None = (9, 3.5)) -> Figure:
+    """The flows' goodput over the bottleneck's capacity: for a link whose
+    rate changes (a Mahimahi trace or steps, :class:`ccsim.RateSchedule`)
+    the capacity, averaged over the same ``smooth`` window as the goodput,
+    is the shaded area under the flows' lines (a fixed rate, a dotted line).
+
+    Arguments as :func:`plot_result` (its ``goodput`` panel alone).
+    """
+    return plot_result(result, panels="goodput", flows=flows, start=start, end=end,
+                       smooth=smooth, ax=ax, figsize=figsize)
 
 
 def _draw_queue(ax, result, chosen, colours, labels, *, window, **_):

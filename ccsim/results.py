@@ -373,8 +373,11 @@ def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: f
     share = np.full(n_flows, math.nan)
     fairness = {}  # direction -> (jain, uf)
     if t1 > t0:
-        rate = sc.links[sc.bottleneck].rate
-        utilisation = link_bits / (rate * (t1 - t0))
+        link = sc.links[sc.bottleneck]
+        # a rate that changes: what the link could carry over the interval
+        capacity = (link.schedule.capacity(t0, t1) if link.schedule is not None
+                    else link.rate * (t1 - t0))
+        utilisation = link_bits / capacity
         for side in (False, True):
             members = np.flatnonzero(reverse == side)
             if not len(members):

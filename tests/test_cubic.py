@@ -436,3 +436,23 @@ def test_cubic_target_reads_delay_min_as_linux(rtt_kind):
     r = 0.1 if rtt_kind == "delay_min" else 0.3
     target = min(max(c * (1.0 + r - k) ** 3 + w_max, before), 1.5 * before)
     assert cc.cwnd == pytest.approx(max(before + (target - before) / before, cc.w_est))
+
+
+def test_before_a_loss_cubic_grows_at_least_five_percent_per_rtt_as_linux():
+    # bictcp_update: "if (ca->last_max_cwnd == 0 && ca->cnt > 20) ca->cnt = 20": with no
+    # loss yet (HyStart ended slow start), the plateau's flat curve still grows cwnd by
+    # 1/20 of a segment per segment acknowledged; after a fast loss the rule is off.
+    cc = algorithms.get("cubic")(hystart=False)
+    cc.start(10, MSS)
+    cc.cwnd, cc.ssthresh = 100.0, 100.0  # as HyStart leaves it: no loss, K = 0 at cwnd
+    cc.on_ack(ack(1.0, srtt=0.1))        # begins the epoch on the plateau
+    before = cc.cwnd
+    cc.on_ack(ack(1.001, srtt=0.1))
+    assert cc.cwnd - before == pytest.approx(1 / 20, rel=1e-9)
+    cc.on_loss(loss())
+    cc.cwnd = cc.ssthresh
+    cc.on_ack(ack(2.0))                  # new epoch below W_max: concave, cnt from the curve
+    w = cc.cwnd
+    cc.on_ack(ack(2.001))
+    assert cc.cwnd - w < 1 / 20 or cc.cwnd - w == pytest.approx(
+        (min(cc.w_cubic(2.001 - cc.epoch_start + 0.1), 1.5 * w) - w) / w)

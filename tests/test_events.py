@@ -158,8 +158,8 @@ def test_pcap_at_the_bottleneck(tmp_path):
     # segments leave at one instant), and only those the queue did not drop are
     # there. An ACK passes that point after the segment it acknowledges crossed the
     # link, reached the receiver and the ACK came back: for the flow without access
-    # delay, exactly two link delays later, plus the receiver-side access delay
-    # both ways for the other (no delayed ACKs: each in-order segment is
+    # delay, exactly two link delays and the receiver's NIC's packet time later, plus
+    # the receiver-side access delay both ways for the other (no delayed ACKs: each in-order segment is
     # acknowledged on arrival; no ACK jitter, which would add up to a packet time,
     # nor start jitter: exact phases, a run in which flow 1 sends to the end).
     dpkt = pytest.importorskip("dpkt")
@@ -188,7 +188,8 @@ def test_pcap_at_the_bottleneck(tmp_path):
     mss, delay = sc.mss, sc.links[0].delay
     # behind the link: its delay, then the flow's receiver-side access delay
     # (flow 1: a quarter of its 40 ms extra RTT), both ways
-    for port, back in ((10000, 2 * delay), (10001, 2 * delay + 2 * 0.01)):
+    nic = sc.packet_size * 8 / sc.flows[0].access_rate
+    for port, back in ((10000, 2 * delay + nic), (10001, 2 * delay + 2 * 0.01 + nic)):
         left, copies = {}, {}  # segment -> when it left the bottleneck, how often
         for t, seg in data:
             if seg.sport == port:

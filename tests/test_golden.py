@@ -75,7 +75,31 @@ def scenarios() -> dict[str, ccsim.Scenario]:
                        stack="ns3", duration="10s", seed=13),
         "ns2-stack": d("1.5Mbps", "40ms", buffer=10, mss=960, flows=["sack", "vegas"],
                        stack="ns2", duration="10s", seed=14),
+        "nics-per-flow": d("10Mbps", "20ms", buffer="0.5BDP", flows=[
+            "cubic", Flow("reno", rtt=0.05), Flow("vegas", access_rate="1Gbps")],
+            access=[{"rate": "1Gbps", "delay": "1ms"}, "100Mbps", None], duration="10s",
+            seed=15),
+        # infinitely fast hosts (access=None): first recorded equal, bit for bit, to the
+        # records the same scenarios had under the names without "-no-access" before NICs
+        **{f"{name}-no-access": spec(access=None) for name, spec in NO_ACCESS.items()},
     }
+
+
+NO_ACCESS = {
+    "reno-pair": lambda **a: ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "reno"],
+                                            duration="10s", seed=1, **a),
+    "sack-family-lossy": lambda **a: ccsim.dumbbell(
+        "20Mbps", "30ms", buffer="0.5BDP", loss=0.005, flows=["sack", "fack", "rate-halving",
+                                                             "ssdr"], duration="8s", seed=5, **a),
+    "rtt-mix-access-delays": lambda **a: ccsim.dumbbell(
+        "10Mbps", "10ms", flows=[Flow("westwood", rtt=0.01), Flow("veno", rtt=0.08),
+                                 Flow("illinois", rtt=0.04)], duration="10s", seed=8, **a),
+    "chosen-drops": lambda **a: ccsim.dumbbell(
+        "1.5Mbps", "100ms", buffer=25, flows=[Flow("reno", drop_segments=(14, 15, 16))],
+        duration="5s", rwnd=20 * 1460, seed=11, **a),
+}
+"""Scenarios of :func:`scenarios` built again without NICs (their defaults'
+records before access links are these ``-no-access`` records)."""
 
 
 def _exact(value: object) -> object:

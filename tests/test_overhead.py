@@ -48,7 +48,9 @@ def test_packets_wait_up_to_the_overhead_in_order():
     # A lone flow far below the link's rate (its window held by the receiver). A
     # packet that finds the link idle (its serialisation ends more than a packet
     # time after the one before's) ends it one packet time after it reached the
-    # link, which is its sending time plus its wait. The waits fill [0, overhead]
+    # link, which is its sending time plus its wait plus the NIC's packet time (the
+    # NIC idle too: a packet it held would reach the link less than a packet time
+    # behind the one before, and find it busy). The waits fill [0, overhead]
     # (uniform: mean about half of it), and no packet overtakes another.
     overhead = 0.005
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=100, duration="5s", seed=3, rwnd=4 * 1460,
@@ -60,7 +62,8 @@ def test_packets_wait_up_to_the_overhead_in_order():
     tx = sc.packet_size * 8 / RATE
     left = left.sort_index()
     idle = left.diff() > tx + 1e-9
-    wait = (left - tx - sent.loc[left.index])[idle].to_numpy()
+    nic = sc.packet_size * 8 / sc.flows[0].access_rate
+    wait = (left - tx - nic - sent.loc[left.index])[idle].to_numpy()
     assert len(wait) > 300
     assert wait.min() >= -1e-12
     # the most a packet waits: its own draw, or the one before it still waiting

@@ -235,3 +235,14 @@ def test_docs_show_the_table_as_it_is():
     doc = (Path(__file__).parents[1] / "docs" / "stack.md").read_text()
     begin, end = "<!-- stacks table: begin -->\n", "<!-- stacks table: end -->"
     assert doc[doc.index(begin) + len(begin):doc.index(end)] == markdown()
+
+
+def test_the_command_line_names_the_stack(capsys):
+    import json
+
+    from ccsim.cli import main
+
+    assert main(["run", "--stack", "ns2", "--no-delayed-ack", "--duration", "2s", "--json"]) == 0
+    sc = ccsim.Scenario.from_dict(json.loads(capsys.readouterr().out)["scenario"])
+    assert sc.stack == "ns2" and sc.delayed_ack is False
+    assert sc.flow_stack(0).initial_window == STACKS["ns2"].knobs["initial_window"].value

@@ -179,11 +179,12 @@ def test_the_fluid_engine_refuses_reverse_flows():
 
 def test_reverse_round_trips_and_leaves_one_way_keys_alone():
     one_way = ccsim.dumbbell("10Mbps", "20ms", flows=["reno", "cubic"], duration="10s",
-                             seed=1)
+                             seed=1, access=None)
     assert not one_way.two_way
     assert all("reverse" not in f for f in one_way.to_dict()["flows"])
     # the key this scenario had before flows had a direction (and since the stack
-    # profiles, which took the stack's knobs out of a default scenario's dict)
+    # profiles, which took the stack's knobs out of a default scenario's dict; its hosts
+    # without NICs, as they were then)
     assert one_way.key == "4577251d3fadaeff"
     two_way = one_way.replace(flows=["reno", Flow("cubic", reverse=True, route=(0, 0))])
     assert two_way.two_way and two_way.flows[1].reverse

@@ -367,7 +367,7 @@ ALPHA, BETA = 2, 4
 
 
 @functools.cache
-def settled(n, apart=0.0, initial_window=10, min_rto=0.2, alpha=ALPHA, beta=BETA):
+def settled(n, apart=0.0, initial_window=10, min_rto=0.2, alpha=ALPHA, beta=BETA, access="10x"):
     """Run n Vegas flows started ``apart`` seconds apart; the last 20 s: the mean queue
     (packets), each flow's rate (packets/s), the queue each flow found at its start (the mean
     of the second before it), the link (packets/s), BaseRTT (s), and the run's result."""
@@ -375,7 +375,7 @@ def settled(n, apart=0.0, initial_window=10, min_rto=0.2, alpha=ALPHA, beta=BETA
     duration = max(60.0, starts[-1] + 40.0)
     # the starts exactly as given (start_jitter=0): the tests are about when they start
     sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration=duration, min_rto=min_rto,
-                        initial_window=initial_window, start_jitter=0,
+                        initial_window=initial_window, start_jitter=0, access=access,
                         flows=[ccsim.Flow("vegas", start=s,
                                           params={"alpha": float(alpha), "beta": float(beta)})
                                for s in starts])
@@ -433,14 +433,14 @@ def test_flows_started_together_share_within_the_band(n):
 
 @pytest.mark.parametrize("n", [2, 5])
 def test_flows_started_at_one_instant_inherit_each_others_initial_windows(n):
-    # The engine's senders have no access link: initial windows sent at one instant reach the
+    # Hosts without access links (access=None): initial windows sent at one instant reach the
     # bottleneck together, flow by flow, so flow k's first segment waits behind k·IW others
     # and its BaseRTT is too large by up to k·IW packets. Each flow then holds the band above
     # its own error (Low, Peterson & Wang): summing x_k·(D − e_k) ≤ beta + 1 over the flows,
     # with the shares summing to one, D ≤ n·(beta + 1) + max e_k. The queue sits above the
     # band (13.3 and 42.3 packets, the figures once blamed on Vegas' rules), and the flow
     # with the largest error takes the most.
-    queue, rates, _, _, _, res = settled(n)
+    queue, rates, _, _, _, res = settled(n, access=None)
     iw = 10
     assert n * (BETA + 1) < queue <= n * (BETA + 1) + (n - 1) * iw
     assert rates.argmax() == n - 1 and rates.argmin() == 0

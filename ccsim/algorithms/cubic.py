@@ -59,6 +59,9 @@ Differences from the source:
   also how the post-timeout rule of §4.8 is realised.
 * No application-limited handling (§5.8), no per-ACK integer counters: the
   window is a float.
+* As Linux, before the first loss and after a timeout (``last_max_cwnd``
+  0) the window grows at least 5 % per RTT (``bictcp_update``'s ``cnt`` at
+  most 20), which RFC 9438 does not have.
 
 Defaults and their sources:
 
@@ -99,6 +102,14 @@ TARGET_CAP = 1.5
 """The most the target may exceed ``cwnd``, as a factor: RFC 9438 §4.2 clamps
 ``W_cubic(t + RTT)`` to ``[cwnd, 1.5·cwnd]`` (Linux ``bictcp_update``: at
 most one segment per two ACKs)."""
+
+
+NO_LOSS_MIN_STEP = 1.0 / 20.0
+"""Before any loss (and after a timeout), Linux's ``bictcp_update`` caps
+``cnt`` at 20 ("increase cwnd 5% per RTT"): the window grows at least
+``1/20`` of a segment per segment acknowledged, however flat the cubic curve
+(it matters when HyStart ends slow start without a loss: ``W_max`` is then
+the window itself and ``K = 0``)."""
 
 
 def released_w_max(cwnd, beta):
@@ -170,6 +181,7 @@ class Cubic(Reno):
         super().start(initial_window, mss)
         self.w_max = 0.0        # window before the last reduction, after fast convergence
         self.cwnd_prior = 0.0   # cwnd when the last loss was detected
+        self.last_max = 0.0     # Linux's last_max_cwnd: 0 before a loss, and after a timeout
         self.w_est = 0.0        # Reno-friendly estimate (§4.3)
         self.epoch_start: float | None = None  # time the current epoch began
         self._k = 0.0
@@ -233,7 +245,10 @@ class Cubic(Reno):
         cap = TARGET_CAP * cwnd
         if cap < target:
             target = cap
-        cubic = cwnd + (target - cwnd) / cwnd * acked
+        step = (target - cwnd) / cwnd
+        if self.last_max == 0.0 and step < NO_LOSS_MIN_STEP:
+            step = NO_LOSS_MIN_STEP  # bictcp_update: cnt at most 20 before a loss is known
+        cubic = cwnd + step * acked
         if self.tcp_friendliness and c * (t - k) ** 3 + w_max < w_est and w_est > cubic:
             cubic = w_est  # Reno-friendly region
         self.cwnd = cubic
@@ -251,12 +266,14 @@ class Cubic(Reno):
     def on_loss(self, loss: Loss) -> None:
         self._hystart = None  # a loss ends HyStart++ (RFC 9406 §4.2)
         self.w_max = self.w_max_after_loss()
+        self.last_max = self.w_max
         self.cwnd_prior = self.cwnd
         self.epoch_start = None
         super().on_loss(loss)
         if loss.kind == "timeout":
             # §4.8: the first epoch after a timeout has K = 0, W_max = cwnd_epoch.
             self.w_max = 0.0
+            self.last_max = 0.0  # cubictcp_state(TCP_CA_Loss): bictcp_reset
             if self.hystart and self.hystart_variant == "linux":
                 self._new_hystart()  # cubictcp_state(TCP_CA_Loss): HyStart looks afresh
 
@@ -286,6 +303,7 @@ class CubicFluid(FluidLaw):
     long_steps = True  # relaxes exactly towards W_cubic(t + RTT)
 
     state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
+             "last_max": 0.0,
              "css_until": math.nan, "hystart_over": 0.0}
 
     def grow(self, f: FlowArrays) -> None:
@@ -321,6 +339,9 @@ class CubicFluid(FluidLaw):
         decay = np.exp(-rounds)
         lag = np.where(rounds > 0, (target - before_t) / np.where(rounds > 0, rounds, 1.0), 0.0)
         cubic = target - lag - (before_t - lag - f.cwnd) * decay
+        # before a loss is known: at least 5 % per RTT (Linux's cnt <= 20)
+        cubic = np.where(f.last_max == 0.0,
+                         np.maximum(cubic, f.cwnd * np.exp(rounds * NO_LOSS_MIN_STEP)), cubic)
         alpha = np.where(cc.rfc9438_friendly & (f.w_est >= f.cwnd_prior), 1.0, cc.alpha_cubic)
         w_est = f.w_est + alpha * rounds
         friendly = (w_cubic < w_est) & cc.tcp_friendliness
@@ -379,12 +400,14 @@ class CubicFluid(FluidLaw):
         cwnd = f.cwnd[m]
         shrunk = cc.fast_convergence & (cwnd < f.w_max[m])
         f.w_max[m] = np.where(shrunk, released_w_max(cwnd, cc.beta), cwnd)
+        f.last_max[m] = f.w_max[m]
         f.cwnd_prior[m] = cwnd
         f.epoch[m] = math.nan
         f.hystart_over[m] = 1.0  # a loss ends HyStart++ (RFC 9406 §4.2)
         super().on_loss(f, m, kind)
         if kind == "timeout":
             f.w_max[m] = 0.0  # §4.8: the next epoch starts at K = 0, W_max = cwnd
+            f.last_max[m] = 0.0
             if cc.hystart and cc.hystart_variant == "linux":
                 f.hystart_over[m] = 0.0  # Linux's HyStart looks again after a timeout
 

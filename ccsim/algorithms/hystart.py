@@ -49,6 +49,11 @@ class HyStartPlusPlus:
         self.css_rounds = 0
         self.done = False                   # CSS finished: congestion avoidance
 
+    def __eq__(self, other: object) -> bool:  # state, for checkers comparing snapshots
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    __hash__ = None  # mutable
+
     @property
     def in_css(self) -> bool:
         """Whether Conservative Slow Start is running."""
@@ -129,6 +134,11 @@ class HyStartLinux:
         self.sample_cnt = 0
         self.found = False           # slow start ended by HyStart
         self.exit: str | None = None  # "train" or "delay" once found
+
+    def __eq__(self, other: object) -> bool:  # state, for checkers comparing snapshots
+        return type(other) is type(self) and vars(other) == vars(self)
+
+    __hash__ = None  # mutable
 
     def ack_delay(self, cwnd: float, mss: int, srtt: float) -> float:
         """``hystart_ack_delay`` (s): the allowance for ACKs held back by GSO."""

@@ -69,7 +69,7 @@ from ..algorithms import get as get_algorithm
 from ..algorithms.fluid import FlowArrays, FluidLaw
 from ..errors import CcsimError, ScenarioError
 from ..recovery import get as get_recovery
-from ..scenario import RED, Scenario
+from ..scenario import RED, DropTail, Scenario
 from . import draws
 from .hooks import HookLaw
 from .params import ParamView, split_names
@@ -142,6 +142,25 @@ def _refuse(sc: Scenario, i: int) -> None:
                             "False in the fluid engine",
                             "it has no tail of segments to probe; use mode='packet'")
     for k, link in enumerate(sc.links):
+        if link.jitter:
+            raise ScenarioError(f"scenarios[{i}].links[{k}].jitter", link.jitter,
+                                "0 in the fluid engine",
+                                "it has no packets to delay one by one; use mode='packet'")
+        if link.schedule is not None:
+            if k != sc.bottleneck:
+                raise ScenarioError(f"scenarios[{i}].links[{k}].rate", link.schedule,
+                                    "a fixed rate off the bottleneck in the fluid engine",
+                                    "it models one bottleneck; use mode='packet'")
+            if not min(link.schedule.rates) > 0.0:
+                raise ScenarioError(f"scenarios[{i}].links[{k}].rate", link.schedule,
+                                    "a schedule whose rates are all > 0 in the fluid engine",
+                                    "a link that is down has no fluid queue to drain; "
+                                    "use mode='packet'")
+            if type(link.queue) is not DropTail:
+                raise ScenarioError(f"scenarios[{i}].links[{k}].queue", link.queue,
+                                    "'droptail' on a link whose rate changes, in the fluid "
+                                    "engine", "its AQM models take a fixed rate; "
+                                    "use mode='packet'")
         q = link.queue
         if not type(q).fluid:
             raise ScenarioError(f"scenarios[{i}].links[{k}].queue", q,
@@ -297,6 +316,11 @@ class FluidEngine:
         # per scenario: the bottleneck is the slowest link; the rest adds delay and loss
         links = [sc.links[sc.bottleneck] for sc in scs]  # a slowest link (checked)
         self.C = np.array([l.rate / (8.0 * sc.packet_size) for sc, l in zip(scs, links)])
+        # bottlenecks whose rate changes: (scenario, schedule, packet bits), C set at each step
+        self.schedules = [(s, l.schedule, 8.0 * sc.packet_size)
+                          for s, (sc, l) in enumerate(zip(scs, links)) if l.schedule is not None]
+        for s, schedule, bits in self.schedules:
+            self.C[s] = schedule.rate_at(0.0) / bits
         self.B = np.array([float(l.queue.packets(sc.packet_size)) for sc, l in zip(scs, links)])
         self.p_loss = np.array([1.0 - math.prod(1.0 - l.loss for l in sc.links) for sc in scs])
         red = [l.queue if isinstance(l.queue, RED) else None for l in links]
@@ -533,6 +557,8 @@ class FluidEngine:
         live = t < self.end_of_run
         if not live.any():
             return False
+        for s, schedule, bits in self.schedules:  # the rate in force (piecewise constant)
+            C[s] = schedule.rate_at(t[s]) / bits
         # a fraction of the smallest current RTT, bounded below except in slow
         # start (which doubles per RTT), ending on the duration
         h = self.step * (self.d_min + self.q / C)
@@ -541,6 +567,8 @@ class FluidEngine:
         if self.long_live:
             h = self._long_steps(h, in_ss)
         h = np.where(live, np.minimum(h, self.duration - t), 0.0)
+        for s, schedule, _ in self.schedules:  # a step ends where the rate changes
+            h[s] = min(h[s], schedule.next_change(t[s]) - t[s])
         hf, tf = h[scen], t[scen]
         # flows open or stop, timers fire, losses are detected (in live scenarios:
         # a finished one's pending wake-ups would call this at every step)

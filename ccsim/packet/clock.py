@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import math
 from typing import Any, Callable
 
 
@@ -27,17 +28,14 @@ class Clock:
         heap: ``(time, id, fn, payload)`` tuples; ``fn(payload)`` is called at
             ``time``.
         next_id: returns the next event id (ties at one time run in id order).
-        until: the end of the current :meth:`run` (s): nothing is handled at
-            or after it until the next run.
     """
 
-    __slots__ = ("now", "heap", "next_id", "until")
+    __slots__ = ("now", "heap", "next_id")
 
     def __init__(self) -> None:
         self.now = 0.0
         self.heap: list[tuple[float, int, Callable, Any]] = []
         self.next_id = itertools.count().__next__
-        self.until = 0.0
 
     def schedule(self, at: float, fn: Callable, payload: Any) -> None:
         """Call ``fn(payload)`` at time ``at`` (s, not before :attr:`now`)."""
@@ -46,9 +44,15 @@ class Clock:
     def run(self, until: float) -> None:
         """Handle every event due before ``until`` (s), in time order; events
         scheduled meanwhile are handled too if due before ``until``. The
-        clock is left at the last event's time."""
+        clock is left at the last event's time.
+
+        A mark is left on the heap at ``until`` (an event that does nothing):
+        while the run lasts, the heap's first event is never later than the
+        run's end, so code that asks whether anything happens before a time
+        need only look at ``heap[0]`` (a NIC's departure, ``PacketEngine``)."""
         heap, pop = self.heap, heapq.heappop
-        self.until = until
+        if until < math.inf:
+            heapq.heappush(heap, (until, self.next_id(), _nothing, None))
         while heap and heap[0][0] < until:
             t, _, fn, payload = pop(heap)
             self.now = t
@@ -58,3 +62,7 @@ class Clock:
         """Events scheduled so far, handled or pending (this call takes an id
         of its own: harmless, ids only order ties)."""
         return self.next_id()
+
+
+def _nothing(payload: Any) -> None:
+    """The mark :meth:`Clock.run` leaves at its end."""

@@ -66,6 +66,7 @@ from .tcp import Sender
 
 _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's streams
 _ACK_JITTER = 3  # and their ACK jitter's (2: the start jitter, ccsim.scenario)
+_LINK_JITTER = 4  # and each link's jitter element's (Link.jitter)
 
 
 class PacketEngine:
@@ -73,7 +74,8 @@ class PacketEngine:
 
     Attributes:
         env: the SimPy environment of the outer loop, for processes of one's
-            own (the engine schedules none there).
+            own (the engine schedules none there; ``processes``: functions
+            ``fn(env, net)`` started with the run, :mod:`ccsim.packet.processes`).
         clock: the engine's own event heap and the simulation time (s).
         links: run-time link states, in path order.
         senders, receivers: one per flow, in scenario order.
@@ -92,10 +94,21 @@ class PacketEngine:
     with bit for bit), or a subclass of either that changes a part.
     """
 
+    nic_shortcut = True
+    """A packet leaving a host's NIC (:attr:`Flow.access_rate`) is handed to
+    the first link at once, with its future arrival time, when that time is
+    before every event on the heap (nothing can reach the link first);
+    ``False``: always through an event, the slow twin the shortcut is tested
+    against bit for bit."""
+
     def __init__(self, scenario: Scenario, events: bool = False,
                  hop_by_hop: bool | None = None, two_way: bool | None = None,
-                 sender_class: type[Sender] = FastSender) -> None:
+                 sender_class: type[Sender] = FastSender,
+                 processes: list | tuple = ()) -> None:
         self.scenario = sc = scenario
+        self.processes = tuple(processes)  # users' SimPy processes (ccsim.packet.processes)
+        self.held: set[int] = set()  # flows a process holds back from their start
+        self.process_error: Exception | None = None  # what a user's process raised
         self.log = EventLog() if events else None
         # ACKs as packets through the queues of their way back (None: when some
         # flow is reverse, and only then); True for a one-way scenario gives its
@@ -124,12 +137,13 @@ class PacketEngine:
             (4 if self.two_way else 2) * n_links)
         ack = sc.header if self.two_way else 0
         self.links = [_link_state(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
-                                  n_bins, dt, ack, clock) for i, link in enumerate(sc.links)]
+                                  n_bins, dt, ack, clock, sc.seed, i)
+                      for i, link in enumerate(sc.links)]
         # each link's other side, right to left, when traffic goes both ways
         self.reverse_links = [
             _link_state(link, sc.packet_size, (int(seeds[2 * (n_links + i)]),
                                                int(seeds[2 * (n_links + i) + 1])), n_bins, dt, ack,
-                        clock)
+                        clock, sc.seed, n_links + i)
             for i, link in enumerate(sc.links)] if self.two_way else []
         if not self.hop_by_hop:
             for link in self.links[1:]:  # told of each packet as it enters the first
@@ -181,7 +195,10 @@ class PacketEngine:
                 receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
             self.senders.append(sender)
             self.receivers.append(receiver)
-            clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
+            if self.processes:  # a process may hold the flow back (FlowHandle.hold)
+                clock.schedule(sc.flow_start(i), self._start_flow, i)
+            else:
+                clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
             if flow.stop is not None and flow.stop < sc.duration:
                 clock.schedule(flow.stop, Sender.stop, sender)
         self.times = np.arange(n_bins) * dt
@@ -237,6 +254,7 @@ class PacketEngine:
         jitter = (random.Random(int(np.random.SeedSequence(
             [self.scenario.seed, _ACK_JITTER, i]).generate_state(1)[0])).random
             if wait > 0.0 else None)
+        nic_transmit = None  # the common case's sender behind a NIC, inline (below)
         if jitter is not None and (self.hop_by_hop or log is not None or ecn
                                    or len(links) > 1):
             receive, receive_ce = _jittered(receive, receive_ce, wait, jitter)
@@ -274,6 +292,27 @@ class PacketEngine:
                         t = reached
                     reached = t
                     receive(seq, t)
+
+            if nic > 0.0 and overhead <= 0.0 and self.nic_shortcut:
+                # _nic_transmit and enter in one: the same rules, one call fewer per packet
+                clock = self.clock
+                heap, schedule_enter = clock.heap, clock.schedule
+                free = 0.0  # when the previous packet left the NIC (s)
+
+                def nic_transmit(seq: int, now: float) -> None:
+                    nonlocal reached, free
+                    free = (free if free > now else now) + nic
+                    t = free + before
+                    if t < heap[0][0]:  # never empty in a run: Clock.run's mark
+                        t = forward(t)
+                        if t >= 0.0:
+                            t = t + after + wait * jitter()
+                            if t < reached:
+                                t = reached
+                            reached = t
+                            receive(seq, t)
+                    else:
+                        schedule_enter(t, _enter_later, (enter, seq, t))
         elif len(links) == 1:
             forward = links[0]
 
@@ -297,10 +336,13 @@ class PacketEngine:
                 receive(seq, t + after)
 
         schedule = self.clock.schedule
-        if nic > 0.0:
+        if nic_transmit is not None:
+            transmit = nic_transmit
+        elif nic > 0.0:
             transmit = _nic_transmit(self.clock, enter, nic, before, overhead,
                                      self._overhead_draws(i) if overhead > 0.0 else None,
-                                     not any(type(link) is ScheduledLink for link in self.links))
+                                     self.nic_shortcut and not any(
+                                         type(link) is ScheduledLink for link in self.links))
         elif overhead > 0.0:
             # the flow's own generator, from the scenario's seed and its index
             uniform = random.Random(int(np.random.SeedSequence(
@@ -485,6 +527,11 @@ class PacketEngine:
         if k + 1 < len(self.times):
             self.clock.schedule(float(self.times[k + 1]), self._sample, k + 1)
 
+    def _start_flow(self, i: int) -> None:
+        """Open flow ``i`` at its start unless a user's process holds it."""
+        if i not in self.held and not self.senders[i].started:
+            type(self.senders[i]).start(self.senders[i])
+
     def _loop(self, until: float) -> None:
         """Run to ``until`` (s): the engine's own events, and SimPy's (a
         user's processes on :attr:`env`) in turn, each SimPy event after the
@@ -508,8 +555,16 @@ class PacketEngine:
             from .._progress import progress_bar
 
             self.bar = progress_bar(sc.duration, "packet run")
+        if self.processes:
+            from .processes import start_processes
+
+            start_processes(self, self.processes)
         try:
             self._loop(sc.duration)
+        except Exception:
+            if self.process_error is not None:  # a user's process raised it: as it was
+                raise self.process_error from None
+            raise
         finally:
             if self.bar is not None:
                 self.bar.update(sc.duration - self.bar.n)
@@ -558,12 +613,21 @@ class PacketEngine:
 
 
 def _link_state(link, packet_size: int, seeds: tuple[int, int], n_bins: int, bin_width: float,
-                ack_size: int, clock: Clock) -> LinkState | ScheduledLink:
+                ack_size: int, clock: Clock, seed: int = 0,
+                index: int = -1) -> LinkState | ScheduledLink:
     """A link's run-time state: a FIFO :class:`LinkState`, or a
-    :class:`ScheduledLink` when its queue is a scheduler."""
+    :class:`ScheduledLink` when its queue is a scheduler. ``index``: the
+    link's place on the path, its forward side (its jitter's generator)."""
     if isinstance(link.queue, Scheduler):
+        if link.schedule is not None or link.jitter:
+            raise ScenarioError("link.queue", link.queue,
+                                "a FIFO queue (drop-tail or an AQM) on a link with a rate "
+                                "schedule or jitter", "schedulers serve fixed-rate links only")
         return ScheduledLink(link, packet_size, seeds, n_bins, bin_width, ack_size, clock)
-    return LinkState(link, packet_size, seeds, n_bins, bin_width, ack_size)
+    jitter_seed = 0
+    if link.jitter:  # its own generator, from the scenario's seed and its place
+        jitter_seed = int(np.random.SeedSequence([seed, _LINK_JITTER, index]).generate_state(1)[0])
+    return LinkState(link, packet_size, seeds, n_bins, bin_width, ack_size, jitter_seed)
 
 
 def _codepoint(flow) -> int:
@@ -591,8 +655,8 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
     ``overhead``, behind the one before) when ``uniform`` draws it.
 
     No event of its own when none is needed: a packet due at the first link
-    before every event on the heap (and before the clock's ``until``) is
-    handed to the link at once with its future arrival time, since nothing
+    before every event on the heap (the run's end among them:
+    :meth:`Clock.run`) is handed to the link at once with its future arrival time, since nothing
     can reach the link before it; otherwise it is scheduled there, as a hop.
     ``ahead``: the links take arrivals ahead of the clock (FIFO ones; a
     scheduled link acts on :attr:`Clock.now`, so it always gets the event).
@@ -610,7 +674,7 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
             ready_last = now
         free = (free if free > now else now) + nic
         at = free + before
-        if ahead and at < clock.until and (not heap or at < heap[0][0]):
+        if ahead and at < heap[0][0]:  # never empty in a run: Clock.run's mark
             enter(seq, at)
         else:
             schedule(at, _enter_later, (enter, seq, at))

@@ -22,6 +22,13 @@ describe it still. Queue limits count packets (ns-2's default), an ACK as one;
 ACKs are not subject to random link errors (``loss`` is a data-packet loss,
 as in the one-way case) and are not counted in ``departures`` (data).
 The data paths above are untouched by it.
+
+A link whose rate changes (:attr:`ccsim.scenario.Link.schedule`: steps or a
+Mahimahi trace) asks its schedule's wire (:meth:`RateSchedule.wire`) when
+each packet goes out (:meth:`LinkState._wired`), the queue described by
+departure times as before; a fixed-rate link never does. A link with
+``jitter`` delays each data packet that leaves it by a uniform random time
+in ``[0, jitter]``, no packet overtaking the one before (:meth:`LinkState.jitter`).
 """
 
 from __future__ import annotations
@@ -56,10 +63,11 @@ class LinkState:
     __slots__ = ("tx", "delay", "limit", "loss", "free_at", "queue", "discipline", "drops",
                  "losses", "loss_rng", "departures", "arrivals",
                  "forward", "forward_ect", "ce", "marks", "last_drop_early", "kind", "gone",
-                 "ack_tx", "ack_drops")
+                 "ack_tx", "ack_drops", "wire", "size", "ack_size", "schedule")
 
     def __init__(self, link: Link, packet_size: int, seeds: tuple[int, int],
-                 n_bins: int, bin_width: float, ack_size: int = 0) -> None:
+                 n_bins: int, bin_width: float, ack_size: int = 0,
+                 jitter_seed: int = 0) -> None:
         self.tx = packet_size * 8.0 / link.rate  # bits per packet / bit/s
         self.ack_tx = ack_size * 8.0 / link.rate
         self.ack_drops = 0
@@ -84,6 +92,14 @@ class LinkState:
             self.discipline = link.queue.start(self, random.Random(seeds[1]))
             self.forward = self._disciplined
             self.forward_ect = self._disciplined_ect
+        self.size, self.ack_size = packet_size, ack_size
+        self.schedule = link.schedule
+        self.wire = None
+        if link.schedule is not None:  # a rate that changes: its wire says when packets leave
+            self.wire = link.schedule.wire()
+            self.forward, self.forward_ect = self._wired, self._wired_ect
+        if link.jitter > 0.0:
+            self.jitter(link.jitter, random.Random(jitter_seed).random)
 
     def _droptail(self, t: float) -> float:
         """A data packet arrives at time ``t`` (s; non-decreasing over calls).
@@ -150,6 +166,63 @@ class LinkState:
         self.ce = False
         return self._disciplined(t, True)
 
+    def _wired(self, t: float, ect: bool = False) -> float:
+        """As :meth:`_disciplined` (or :meth:`_droptail`), the packet leaving
+        when the schedule's wire has sent it."""
+        queue = self.queue
+        while queue and queue[0] <= t:
+            queue.popleft()
+        waiting = len(queue) - 1 if queue else 0
+        if self.discipline is None:
+            if len(queue) > self.limit:
+                self.drops += 1
+                self.last_drop_early = False
+                return -1.0
+        else:
+            verdict = self.discipline.arrive(t, waiting, ect)
+            if verdict == DROP:
+                self.drops += 1
+                self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
+                return -1.0
+            if verdict == MARK:
+                if not ect:
+                    raise TypeError(f"queue discipline {type(self.discipline).__name__} marked "
+                                    "a packet of a flow that is not ECN-capable; it must drop it")
+                self.marks += 1
+                self.ce = True
+        self.free_at = done = self.wire.send(t, self.size)
+        queue.append(done)
+        self.departures.at(done, 1)  # a packet goes out at once at its opportunity's time
+        if self.loss and self.loss_rng.random() < self.loss:
+            self.losses += 1
+            return -1.0
+        return done + self.delay
+
+    def _wired_ect(self, t: float) -> float:
+        """:meth:`_wired` for a packet of an ECN-capable flow."""
+        self.ce = False
+        return self._wired(t, True)
+
+    def jitter(self, bound: float, uniform: Callable[[], float]) -> None:
+        """Delay each data packet leaving the link by ``bound · uniform()``
+        (s) more, no later packet reaching the far end before an earlier one
+        (Arun et al., SIGCOMM 2022: non-congestive delay)."""
+        last = -1.0
+
+        def jittered(forward: Callable[..., float]) -> Callable[..., float]:
+            def forward_jittered(t: float) -> float:
+                nonlocal last
+                arrival = forward(t)
+                if arrival < 0.0:
+                    return arrival
+                arrival += bound * uniform()
+                if arrival < last:
+                    arrival = last
+                last = arrival
+                return arrival
+            return forward_jittered
+        self.forward, self.forward_ect = jittered(self.forward), jittered(self.forward_ect)
+
     def ack(self, t: float) -> float:
         """An ACK arrives at time ``t`` (s; non-decreasing over calls, data
         packets' included): queued FIFO with the data, ``ack_tx`` on the wire.
@@ -170,8 +243,11 @@ class LinkState:
             self.ack_drops += 1
             self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
             return -1.0
-        start = self.free_at if self.free_at > t else t
-        self.free_at = done = start + self.ack_tx
+        if self.wire is not None:
+            self.free_at = done = self.wire.send(t, self.ack_size)
+        else:
+            start = self.free_at if self.free_at > t else t
+            self.free_at = done = start + self.ack_tx
         queue.append(done)
         return done + self.delay
 

@@ -12,6 +12,7 @@ Build one with :func:`dumbbell`, :func:`parking_lot` or :func:`path`; the
 dataclasses they return are what the engines read. The parts, bottom up:
 
 * :mod:`.checks`: the field checks every part uses;
+* :mod:`.schedule`: rates that change (steps, Mahimahi traces);
 * :mod:`.links` (:class:`Link`, :func:`make_queue`) and :mod:`.flows`
   (:class:`Flow`);
 * :mod:`.validation`: the checks across a scenario's fields;
@@ -27,9 +28,11 @@ from .builders import dumbbell, parking_lot, path
 from .core import Scenario
 from .flows import Flow, as_flow
 from .links import MIN_RATE, QUEUES, Link, make_queue
+from .schedule import RateSchedule, cellular_trace, read_mahimahi, write_mahimahi
 from .serial import SCHEMA
 from .validation import MAX_TRACE_ROWS, TRACE_BYTES_PER_ROW, TRACE_VARIABLES_PER_FLOW
 
 __all__ = ["DropTail", "RED", "Link", "Flow", "Scenario", "dumbbell", "parking_lot", "path",
            "as_flow", "make_queue", "QUEUES", "MIN_RATE", "SCHEMA", "MAX_TRACE_ROWS",
-           "TRACE_BYTES_PER_ROW", "TRACE_VARIABLES_PER_FLOW"]
+           "TRACE_BYTES_PER_ROW", "TRACE_VARIABLES_PER_FLOW", "RateSchedule", "read_mahimahi",
+           "write_mahimahi", "cellular_trace"]

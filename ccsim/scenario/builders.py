@@ -17,11 +17,14 @@ from .topologies import ACCESS, dumbbell_fields, parking_lot_fields, path_fields
 def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
              loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
              duration: Any = "60s", seed: int = 0, access: Any = ACCESS,
+             jitter: Any = 0.0,
              **knobs: Any) -> Scenario:
     """A dumbbell: every flow crosses one bottleneck link.
 
     Args:
-        bandwidth: bottleneck rate (bit/s or ``"10Mbps"``).
+        bandwidth: bottleneck rate (bit/s or ``"10Mbps"``), or a rate that
+            changes: a list of ``(time, rate)`` steps or a
+            :class:`~ccsim.RateSchedule` such as :func:`ccsim.read_mahimahi`'s.
         rtt: two-way propagation delay of the flows that do not set their own
             (s or ``"20ms"``).
         buffer: bottleneck buffer: packets, bytes (``"64KB"``) or a multiple of
@@ -49,6 +52,8 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
             each sender one NIC packet time apart, so the bursts of flows
             sending together interleave at the bottleneck; ``docs/engine.md``,
             "Hosts and access links".
+        jitter: the bottleneck's jitter (s): each data packet delayed by up
+            to this after the link, order kept (:attr:`Link.jitter`).
         **knobs: stack knobs of :class:`Scenario` (``mss``, ``initial_window``,
             ``min_rto``, ``delayed_ack``, ``sack``, ``rwnd``, ...).
 
@@ -57,7 +62,7 @@ def dumbbell(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptai
     the difference.
     """
     return Scenario(**dumbbell_fields(bandwidth, rtt, buffer, queue, loss, flows, duration, seed,
-                                      access, **knobs))
+                                      access, jitter, **knobs))
 
 
 def parking_lot(hops: int, bandwidth: Any, rtt: Any, buffer: Any = None,
@@ -93,7 +98,8 @@ def path(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration: Any =
 
     Each link is a :class:`Link` or a dict with ``rate``, ``delay`` and
     optionally ``buffer`` (as in :func:`dumbbell`; a BDP multiple uses the
-    path's two-way delay and that link's rate), ``queue`` and ``loss``. Seed
+    path's two-way delay and that link's rate), ``queue``, ``loss`` and
+    ``jitter``; ``rate`` may be a schedule (steps or a Mahimahi trace). Seed
     002's two hosts through four routers with the bottleneck at the first
     router is five links, the second one the slowest.
     """

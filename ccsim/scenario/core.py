@@ -239,7 +239,7 @@ class Scenario:
     #: Keywords of :func:`dumbbell` that are not fields of the scenario: a
     #: :meth:`replace` naming one of them re-builds the dumbbell.
     BUILDER: ClassVar[tuple[str, ...]] = ("bandwidth", "rtt", "buffer", "queue", "loss",
-                                          "access")
+                                          "access", "jitter")
 
     def replace(self, **changes: Any) -> "Scenario":
         """A copy with ``changes`` applied and validated again.
@@ -261,6 +261,9 @@ class Scenario:
           bandwidth-delay product;
         * ``queue``: the queue's kind; a RED queue keeps its thresholds,
           weight and ``max_p`` when only its buffer changes;
+        * ``bandwidth`` may be a rate schedule; a bottleneck whose rate
+          changes keeps its schedule when ``bandwidth`` is not among the
+          changes, and its ``jitter`` likewise;
         * ``access``: the hosts' NICs, for every flow; when not given, flows
           whose NICs are the default (``"10x"``) keep the default at the new
           bandwidth, others keep their rates.
@@ -306,13 +309,16 @@ class Scenario:
         link = self.links[0]
         rtt = self.path_rtt
         flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
-        default = all(f.access_rate == 10.0 * link.rate for f in flows)  # topologies.ACCESS
-        access = "10x" if default else None
-        if new_access or default:
-            flows = [dataclasses.replace(f, access_rate=None) for f in flows]
+        # NICs at the default (topologies.ACCESS) follow the bandwidth, others stay
+        default = [f.access_rate == 10.0 * link.rate for f in flows]
+        access = ["10x" if d else None for d in default]
+        flows = [dataclasses.replace(f, access_rate=None) if d or new_access else f
+                 for f, d in zip(flows, default)]
         q = link.queue
-        return {"bandwidth": link.rate, "rtt": rtt, "loss": link.loss, "flows": flows,
-                "access": access,
+        # a rate that changes is rebuilt from its schedule, not its nominal rate
+        bandwidth = link.schedule if link.schedule is not None else link.rate
+        return {"bandwidth": bandwidth, "rtt": rtt, "loss": link.loss, "flows": flows,
+                "access": access, "jitter": link.jitter,
                 "queue": q, "buffer": None, "duration": self.duration, "seed": self.seed,
                 **{k: getattr(self, k) for k in self.KNOBS}}
 

@@ -16,6 +16,7 @@ from ..errors import ScenarioError, ScenarioTypeError
 from ..queues import DropTail, QueueDiscipline
 from ..units import parse_buffer, parse_rate
 from .checks import probability, seconds, set_normalised
+from .schedule import RateSchedule, as_schedule
 
 MIN_RATE = 1000.0
 """Slowest link (bit/s): a 1,500-byte packet in 12 s. Below it serialisation
@@ -75,18 +76,46 @@ class Link:
 
     Attributes:
         rate: transmission rate (bit/s); strings such as ``"10Mbps"`` accepted.
+            A rate that changes is given here too: a list of ``(time, rate)``
+            steps or a :class:`~ccsim.RateSchedule` (such as
+            :func:`ccsim.read_mahimahi`'s); ``rate`` then reads back as its
+            nominal rate (:attr:`RateSchedule.rate`) and ``schedule`` holds it.
         delay: one-way propagation delay (s); ``"5ms"`` accepted; may be 0.
         queue: the egress queue in front of the link.
         loss: probability that a data packet is lost on this link after being
             transmitted (random link error), in [0, 1).
+        schedule: the rate schedule, or ``None`` for a fixed rate.
+        jitter: each data packet is further delayed by a uniform random time
+            in ``[0, jitter]`` (s) after the link, order kept (a packet never
+            overtakes the one before): non-congestive delay, such as a
+            cellular or Wi-Fi link's (Arun et al., SIGCOMM 2022). 0: none.
     """
 
     rate: float
     delay: float
     queue: QueueDiscipline = field(default_factory=lambda: DropTail(1000))
     loss: float = 0.0
+    schedule: RateSchedule | None = None
+    jitter: float = 0.0
 
     def __post_init__(self) -> None:
+        schedule = as_schedule(self.rate, "link.rate")
+        if schedule is not None:
+            if self.schedule is not None and self.schedule != schedule:
+                raise ScenarioError("link.schedule", self.schedule,
+                                    "None when rate is a schedule, or the same schedule")
+        elif self.schedule is not None:
+            schedule = as_schedule(self.schedule, "link.schedule")
+            if schedule is None:
+                raise ScenarioTypeError("link.schedule", self.schedule,
+                                        "a ccsim.RateSchedule, a list of (time, rate) steps, "
+                                        "or None")
+            if parse_rate(self.rate, "link.rate") != schedule.rate:
+                raise ScenarioError("link.rate", self.rate,
+                                    f"the schedule's nominal rate ({schedule.rate:g} bit/s) "
+                                    "when a schedule is given, or the schedule itself")
+        if schedule is not None:
+            set_normalised(self, schedule=schedule, rate=schedule.rate)
         rate = parse_rate(self.rate, "link.rate")
         if not rate >= MIN_RATE:
             raise ScenarioError("link.rate", self.rate,
@@ -100,4 +129,5 @@ class Link:
                                     + ") or a ccsim.QueueDiscipline such as ccsim.CoDel()")
         set_normalised(self, queue=queue)
         set_normalised(self, rate=rate, delay=seconds(self.delay, "link.delay", positive=False),
-                       loss=probability(self.loss, "link.loss"))
+                       loss=probability(self.loss, "link.loss"),
+                       jitter=seconds(self.jitter, "link.jitter", positive=False))

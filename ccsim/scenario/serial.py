@@ -31,8 +31,11 @@ SCHEMA = 1
 
 def to_dict(sc: "Scenario") -> dict[str, Any]:
     """See :meth:`Scenario.to_dict`."""
-    links = [{"rate": l.rate, "delay": l.delay, "loss": l.loss,
-              "queue": l.queue.to_dict()}
+    # a schedule stands in the rate's place, jitter only when set: keys of
+    # scenarios with fixed-rate links stay
+    links = [{"rate": l.schedule.to_dict() if l.schedule is not None else l.rate,
+              "delay": l.delay, "loss": l.loss, "queue": l.queue.to_dict(),
+              **({"jitter": l.jitter} if l.jitter else {})}
              for l in sc.links]
     flows = [{**{f.name: getattr(flow, f.name) for f in dataclasses.fields(flow)
                  if (f.name != "ecn" or flow.ecn != algorithms.get(flow.algorithm).ecn)
@@ -69,7 +72,7 @@ def from_dict(cls: "type[Scenario]", data: Mapping[str, Any]) -> "Scenario":
         links = []
         for i, spec in enumerate(data.pop("links")):
             spec = dict(spec)
-            known_keys(spec, ["rate", "delay", "queue", "loss"], f"links[{i}]")
+            known_keys(spec, ["rate", "delay", "queue", "loss", "jitter"], f"links[{i}]")
             queue = dict(spec.pop("queue", {"kind": "droptail", "limit": 1000}))
             kind = queue.pop("kind", "droptail")
             if kind not in QUEUES.names():

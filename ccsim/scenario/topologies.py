@@ -17,6 +17,7 @@ from ..units import parse_rate
 from .checks import probability, seconds, whole_bytes
 from .flows import Flow, as_flow
 from .links import MIN_RATE, Link, make_queue
+from .schedule import as_schedule
 
 MSS = 1460
 """Default segment payload (bytes): a 1500-byte Ethernet MTU less 40 bytes of
@@ -106,11 +107,13 @@ def stack_knobs(knobs: Mapping[str, Any]) -> dict[str, Any]:
 def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "droptail",
                     loss: float = 0.0, flows: Iterable[Any] = ("reno", "reno"),
                     duration: Any = "60s", seed: int = 0, access: Any = ACCESS,
+                    jitter: Any = 0.0,
                     **knobs: Any) -> dict[str, Any]:
     """The fields of the :class:`~ccsim.Scenario` that :func:`~ccsim.dumbbell`
     builds (see there), its keywords checked."""
     knobs = stack_knobs(knobs)
-    rate = parse_rate(bandwidth, "bandwidth")
+    schedule = as_schedule(bandwidth, "bandwidth")
+    rate = schedule.rate if schedule is not None else parse_rate(bandwidth, "bandwidth")
     if not rate >= MIN_RATE:
         raise ScenarioError("bandwidth", bandwidth,
                             f"a rate ≥ {MIN_RATE:g} bit/s, such as '10Mbps'")
@@ -130,7 +133,8 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
              for f, (nic, d) in zip(flows, nics)]
     packet = packet_bytes(knobs)
     q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
-    link = Link(rate=rate, delay=min_rtt / 2.0, queue=q, loss=probability(loss, "loss"))
+    link = Link(rate=schedule if schedule is not None else rate, delay=min_rtt / 2.0, queue=q,
+                loss=probability(loss, "loss"), jitter=seconds(jitter, "jitter", positive=False))
     return dict(links=(link,), flows=tuple(flows), duration=duration, seed=seed,
                 topology="dumbbell", **knobs)
 
@@ -174,7 +178,9 @@ def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration
             rates.append(spec.rate)
             delays.append(spec.delay)
         elif isinstance(spec, Mapping) and "rate" in spec and "delay" in spec:
-            rates.append(parse_rate(spec["rate"], f"links[{i}].rate"))
+            schedule = as_schedule(spec["rate"], f"links[{i}].rate")
+            rates.append(schedule.rate if schedule is not None
+                         else parse_rate(spec["rate"], f"links[{i}].rate"))
             delays.append(seconds(spec["delay"], f"links[{i}].delay", positive=False))
         else:
             raise ScenarioTypeError(f"links[{i}]", spec,
@@ -186,15 +192,17 @@ def path_fields(links: Iterable[Any], flows: Iterable[Any] = ("reno",), duration
         if isinstance(spec, Link):
             built.append(spec)
             continue
-        extra = set(spec) - {"rate", "delay", "buffer", "queue", "loss"}
+        extra = set(spec) - {"rate", "delay", "buffer", "queue", "loss", "jitter"}
         if extra:
             raise ScenarioTypeError(f"links[{i}].{sorted(extra)[0]}", spec[sorted(extra)[0]],
-                                    "link keys: rate, delay, buffer, queue, loss")
+                                    "link keys: rate, delay, buffer, queue, loss, jitter")
         if not rates[i] >= MIN_RATE:
             raise ScenarioError(f"links[{i}].rate", spec["rate"], f"a rate ≥ {MIN_RATE:g} bit/s")
         q = make_queue(spec.get("queue", "droptail"), spec.get("buffer"), rates[i],
                        rtt, packet, f"links[{i}]")
-        built.append(Link(rate=rates[i], delay=delays[i], queue=q,
-                          loss=probability(spec.get("loss", 0.0), f"links[{i}].loss")))
+        schedule = as_schedule(spec["rate"], f"links[{i}].rate")
+        built.append(Link(rate=schedule if schedule is not None else rates[i], delay=delays[i],
+                          queue=q, loss=probability(spec.get("loss", 0.0), f"links[{i}].loss"),
+                          jitter=spec.get("jitter", 0.0)))
     return dict(links=tuple(built), flows=tuple(flows), duration=duration, seed=seed,
                 bottleneck=bottleneck, topology="path", **knobs)

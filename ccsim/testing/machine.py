@@ -259,10 +259,12 @@ class AlgorithmMachine(RuleBasedStateMachine):
             self._recovery("recovery", loss)
             self.lines.append("algo.cwnd = algo.ssthresh  # recovery ends (ccsim.recovery.reno)")
             self.algo.cwnd = self.algo.ssthresh
-            self._recovery("open", loss)
         else:
             self._recovery("loss", loss)
         self._check(before, loss)
+        if loss.kind == "fast":
+            # after the loss's rules: leaving recovery may restore a saved window (BBR)
+            self._recovery("open", loss)
 
     def _recovery(self, state: str, loss: Loss) -> None:
         """Tell the law of the recovery state (``on_recovery``), as the packet

@@ -1,0 +1,100 @@
+"""SimPy processes of one's own (``ccsim.run(sc, processes=[...])``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ccsim
+from ccsim.errors import ScenarioError, ScenarioTypeError
+
+
+def test_a_link_that_fails_for_two_seconds_and_comes_back():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["cubic"], duration="16s")
+
+    def outage(env, net):
+        yield env.timeout(10.0)
+        net.link().loss = 1.0  # down: every packet on the wire lost
+        yield env.timeout(2.0)
+        net.link().loss = 0.0
+
+    g = ccsim.run(sc, processes=[outage]).series("goodput")[0]
+    before = g[(g.index > 8) & (g.index <= 10)].mean()
+    during = g[(g.index > 10.1) & (g.index <= 12)].mean()  # 0.1 s: what was in flight
+    after = g[(g.index > 14) & (g.index <= 16)].mean()
+    assert before > 8e6
+    assert during == 0.0
+    assert after > 0.5 * before  # CUBIC comes back after its timeouts
+    # without the process, no gap: the outage is the process's doing
+    plain = ccsim.run(sc).series("goodput")[0]
+    assert plain[(plain.index > 10.1) & (plain.index <= 12)].mean() > 8e6
+
+
+def test_a_flow_started_when_another_finishes():
+    flows = [ccsim.Flow("reno", size="500KB"), ccsim.Flow("reno", start="0.01s")]
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=flows, duration="5s")
+    seen = {}
+
+    def relay(env, net):
+        net.flow(1).hold()
+        yield net.flow(0).finished()
+        seen["finished"] = env.now
+        net.flow(1).start()
+
+    r = ccsim.run(sc, processes=[relay])
+    done = r.summary.end[0]  # when flow 0's last byte was acknowledged
+    assert done <= seen["finished"] <= done + 0.001 + 1e-9  # the 1 ms poll
+    g = r.series("goodput")[1]
+    assert g[g.index <= seen["finished"]].sum() == 0.0  # held until then
+    assert r.summary.goodput_bps[1] > 0
+
+
+def test_a_sampler_records_a_statistic_every_rtt_and_changes_nothing():
+    sc = ccsim.dumbbell("10Mbps", "40ms", flows=["cubic", "bbr"], duration="5s")
+    rows = []
+
+    def sampler(env, net):
+        while True:
+            flows = net.flows
+            rows.append((env.now, net.link().backlog, flows[0].cwnd, flows[1].delivered))
+            yield env.timeout(flows[0].rtt)
+
+    r = ccsim.run(sc, processes=[sampler])
+    times = np.array([t for t, *_ in rows])
+    gaps = np.diff(times)
+    assert len(rows) > 50
+    assert gaps.min() >= 0.04 - 1e-9  # an RTT is at least the base RTT
+    assert max(b for _, b, _, _ in rows) > 0  # it saw the queue
+    assert np.all(np.diff([d for *_, d in rows]) >= 0)  # delivered only grows
+    # watching is free of side effects: the same result bit for bit
+    plain = ccsim.run(sc)
+    assert r.summary.goodput_bps.tolist() == plain.summary.goodput_bps.tolist()
+
+
+def test_a_rate_set_by_a_process_applies_to_packets_from_then_on():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["cubic"], duration="6s")
+
+    def slow_down(env, net):
+        yield env.timeout(3.0)
+        assert net.link().rate == pytest.approx(10e6)
+        net.link().rate = 2e6
+
+    g = ccsim.run(sc, processes=[slow_down]).series("goodput")[0]
+    assert g[(g.index > 4) & (g.index <= 6)].mean() <= 2e6 * 1.01  # 1 %: bins' edges
+
+
+def test_bad_processes_and_settings_are_refused():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="1s")
+    with pytest.raises(ScenarioError, match="fluid"):
+        ccsim.run(sc, "fluid", processes=[lambda env, net: iter(())])
+    with pytest.raises(ScenarioTypeError, match="generator"):
+        ccsim.run(sc, processes=[lambda env, net: None])
+    with pytest.raises(ScenarioTypeError, match="list"):
+        ccsim.run(sc, processes=lambda env, net: None)
+
+    def shorten(env, net):
+        yield env.timeout(0.1)
+        net.link().delay = 0.001
+
+    with pytest.raises(ScenarioError, match="delay"):
+        ccsim.run(sc, processes=[shorten])
