@@ -345,6 +345,22 @@ def test_dual_step_spares_a_packet_that_found_too_short_an_l_queue():
     assert not st.dequeue(0.002).ce and st.dequeue(0.002).ce
 
 
+def test_dual_step_in_packets_counts_what_remains_in_the_l_queue():
+    # step_thresh given in packets (Linux's step_in_packets): an L packet is
+    # marked when more than step_packets remain behind it as it leaves,
+    # whatever its sojourn (a time rule, or >=, is caught at the edges)
+    st, link = dual_state(step_packets=1)
+    st.next_update = math.inf
+    for seq in range(3):
+        st.enqueue(0.0, pkt(0, seq, ECT1))
+    assert st.dequeue(0.0).ce                  # two remain: marked at zero sojourn
+    assert not st.dequeue(0.005).ce            # one remains: not above 1, however late
+    assert not st.dequeue(0.005).ce
+    assert link.marks == 1
+    with pytest.raises(ScenarioError, match="queue.step_packets"):
+        ccsim.DualPI2(step_packets=-1)
+
+
 def test_dual_wrr_gives_the_classic_queue_its_weight():
     # Linux's C-queue protection: with both queues backlogged the C queue
     # gets wc = 10 % of the packets (equal sizes): nine L, then one C.

@@ -118,7 +118,9 @@ class Prague(CongestionControl):
                  rtt_target: float = 0.025, rtt_scaling: str = "rate",
                  rtt_transition: int = 500) -> None:
         if rtt_scaling not in RTT_SCALINGS:
-            raise ValueError(f"rtt_scaling={rtt_scaling!r}: one of {', '.join(RTT_SCALINGS)}")
+            from ..errors import ScenarioError
+            raise ScenarioError("rtt_scaling", rtt_scaling,
+                                "'rate' (the default), 'scalable', 'additive' or 'none'")
         self.g = g
         self.alpha_init = alpha_init
         self.rtt_target = rtt_target

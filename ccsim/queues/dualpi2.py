@@ -49,8 +49,8 @@ Differences from Linux:
 * The PI update runs at multiples of ``tupdate`` from the start of the run,
   applied at the next enqueue or dequeue (exact: the heads, hence
   ``qdelay``, do not change between them).
-* ``drop_early``, a step threshold in packets, and
-  classification by tc filters or priority are not offered; no GSO.
+* ``drop_early`` and classification by tc filters or priority are not
+  offered; no GSO.
 """
 
 from __future__ import annotations
@@ -139,7 +139,9 @@ class DualPI2State(SchedulerState):
             if self.must_drop(packet, in_l):
                 self.drop(packet, "dualpi2")
                 continue
-            if (in_l and packet.tag and t - packet.t > self.discipline.step_thresh
+            if (in_l and packet.tag and (t - packet.t > self.discipline.step_thresh
+                                         if (step := self.discipline.step_packets) is None
+                                         else len(l) > step)
                     and not self.mark(packet)):
                 self.drop(packet, "dualpi2")  # the step, on a packet that cannot be marked
                 continue
@@ -184,6 +186,10 @@ class DualPI2(Scheduler):
         beta: proportional gain (Hz; 819/256).
         coupling: k, with ``p_CL = k·p'`` and ``p_C = p'²`` (2).
         step_thresh: the L queue's step threshold, a sojourn (s; 1 ms).
+        step_packets: the step threshold in packets instead (``tc ... dualpi2
+            step_thresh 2p``, Linux's ``step_in_packets``): an L packet is
+            marked when more than this many packets remain in the L queue as
+            it leaves; ``None`` (the default): ``step_thresh`` in time.
         min_qlen_step: the step applies to a packet that finds at least this
             many packets in the L queue (Linux: 0, always; RFC 9332's
             pseudocode leaves a lone packet unmarked, about 1 here).
@@ -199,6 +205,7 @@ class DualPI2(Scheduler):
     beta: float = 819 / 256
     coupling: float = 2.0
     step_thresh: float = 0.001
+    step_packets: int | None = None
     min_qlen_step: int = 0
     c_protection: int = 10
     drop_overload: bool = True
@@ -215,6 +222,9 @@ class DualPI2(Scheduler):
         real(self, "coupling", "a coupling factor k ≥ 1, such as 2", lambda v: v >= 1)
         real(self, "step_thresh", "a sojourn ≥ 0 s, such as 0.001", lambda v: v >= 0)
         whole(self, "min_qlen_step", "a whole number of packets ≥ 0, such as 0", 0)
+        if self.step_packets is not None:
+            whole(self, "step_packets", "a whole number of packets ≥ 0, such as 2, or None "
+                  "(the step in time, step_thresh)", 0)
         whole(self, "c_protection", "a whole percentage from 0 to 100, such as 10", 0, 100)
         flag(self, "drop_overload")
         flag(self, "ecn")
