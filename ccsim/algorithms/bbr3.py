@@ -248,10 +248,10 @@ class Bbr3(Bbr):
         now = ack.now
         if self.mode == STARTUP and self.filled_pipe:
             self.mode, self.pacing_gain, self.gain = DRAIN, self.drain_gain, STARTUP_CWND_GAIN
+        if self.mode == PROBE_BW:  # Linux: bbr_update_cycle_phase before bbr_check_drain
+            self._update_cycle(ack)
         if self.mode == DRAIN and ack.inflight <= self.bdp:
             self._start_down(now)
-        if self.mode == PROBE_BW:
-            self._update_cycle(ack)
         if self.probe_rtt_expired and self.mode != PROBE_RTT:
             self._save_cwnd()
             self.mode, self.pacing_gain, self.gain = PROBE_RTT, 1.0, PROBE_RTT_CWND_GAIN
@@ -387,8 +387,12 @@ class Bbr3(Bbr):
             if self.mode == PROBE_BW:
                 self._too_high(echo.inflight)
 
+    def max_slow_start_step(self, ack: Ack) -> float:
+        """As BBR v1: ``cwnd += acked`` toward its target, plus a jump back to
+        the window before ProbeRTT or a recovery, or up to the floor of 4."""
+        return Bbr.max_slow_start_step(self, ack)
+
     def max_growth_per_rtt(self, cwnd: float) -> float:
-        """``cwnd += acked`` toward its target (at most doubling per RTT), the
-        return to ``prior_cwnd`` and the floor, plus the long-term bound's
-        growth in UP (at most doubling too)."""
-        return super().max_growth_per_rtt(cwnd)
+        """As BBR v1: ``cwnd += acked`` toward its target (at most doubling per
+        RTT), the return to ``prior_cwnd`` and the floor; the bounds only cap."""
+        return Bbr.max_growth_per_rtt(self, cwnd)
