@@ -53,6 +53,14 @@ DEFAULTS = {
                      "cwnd_gain": 2.0, "min_target": 4.0, "pacing_margin": 0.01,
                      "high_gain": 739 / 256, "drain_gain": 88 / 256, "probe_bw_start": 2},
             ["tcp_bbr.c", "Cardwell"]),
+    # google/bbr v3 branch tcp_bbr.c: bbr_beta 0.7, bbr_loss_thresh 2 %, bbr_inflight_headroom
+    # 15 %, ProbeRTT every 5 s (bbr_probe_rtt_win_ms) for 200 ms; probe_wait 2.5 s is ccsim's
+    # fixed midpoint of Linux's 2-3 s draw; ECN response off by default as on the branch.
+    "bbr3": ("sack", {"variant": "linux", "beta": 0.7, "loss_thresh": 0.02, "headroom": 0.15,
+                      "probe_wait": 2.5, "probe_rtt_window": 5.0, "probe_rtt_time": 0.2,
+                      "min_rtt_window": 10.0, "pacing_margin": 0.01, "ecn_response": False,
+                      "ecn_thresh": 0.5, "ecn_max_rtt": 0.005},
+             ["tcp_bbr.c", "draft-ietf-ccwg-bbr"]),
     # Linux tcp_scalable.c: TCP_SCALABLE_AI_CNT 100 (a = 1/100), MD_SCALE 3 (b = 1/8), no
     # legacy window; Kelly 2003's legacy window 16 for rule="paper".
     "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux"},

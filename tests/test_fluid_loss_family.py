@@ -27,8 +27,8 @@ def _pair(name, **kw):
     # an ACK per segment: the fluid model has no ACK clock (delayed ACKs, the Linux
     # stack's, are a difference of the packet engine's alone)
     return ccsim.dumbbell(bandwidth="10Mbps", rtt="50ms", buffer="1BDP",
-                          flows=[name, "reno"], duration="60s", seed=1,
-                          **{"delayed_ack": False, **kw})
+                          flows=[name, "reno"], duration="60s",
+                          **{"seed": 1, "delayed_ack": False, **kw})
 
 
 # -- (1) the fluid law against the class's own hooks ---------------------------------------
@@ -49,9 +49,16 @@ def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
     hooked = type(cls.__name__ + "Hooked", (cls,), {"name": name + "-hooked"})
     assert "fluid" not in vars(hooked)
     algorithms.register(hooked)
-    law, hooks = ccsim.run_many([_pair(name), _pair(name + "-hooked")], mode="fluid")
-    a, b = law.summary, hooks.summary
-    assert abs(a["share"][0] - b["share"][0]) < HOOK_SHARE_TOL
+    # over three seeds: one shifted loss event moves one run's share by points.
+    # Measured 2026-11-26 (Linux stack, NICs): HighSpeed -5.2/-4.1/-4.5 points
+    # (a steady offset, its closed form against per-step ACKs), the others
+    # within 1.7 points on every seed
+    runs = ccsim.run_many([_pair(name + tag, seed=seed) for seed in (1, 2, 3)
+                           for tag in ("", "-hooked")], mode="fluid")
+    gaps = [law.summary["share"][0] - hooks.summary["share"][0]
+            for law, hooks in zip(runs[::2], runs[1::2])]
+    assert abs(np.mean(gaps)) < HOOK_SHARE_TOL, gaps
+    a, b = runs[0].summary, runs[1].summary
     # total goodput: both keep the link busy (measured within 0.5 %)
     assert a["goodput_bps"].sum() == pytest.approx(b["goodput_bps"].sum(), rel=0.02)
 

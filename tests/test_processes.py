@@ -46,7 +46,7 @@ def test_a_flow_started_when_another_finishes():
     assert done <= seen["finished"] <= done + 0.001 + 1e-9  # the 1 ms poll
     g = r.series("goodput")[1]
     assert g[g.index <= seen["finished"]].sum() == 0.0  # held until then
-    assert r.summary.goodput_bps[1] > 0
+    assert r.summary.lifetime_goodput_bps[1] > 0  # (the two never overlap: no shared interval)
 
 
 def test_a_sampler_records_a_statistic_every_rtt_and_changes_nothing():
@@ -80,7 +80,11 @@ def test_a_rate_set_by_a_process_applies_to_packets_from_then_on():
         net.link().rate = 2e6
 
     g = ccsim.run(sc, processes=[slow_down]).series("goodput")[0]
-    assert g[(g.index > 4) & (g.index <= 6)].mean() <= 2e6 * 1.01  # 1 %: bins' edges
+    # at most 2 Mbit/s over 4-6 s, plus what crossed the link before 4 s and
+    # reached the receiver after (held behind a hole, or in the pipe): a pipe
+    # and a buffer of segments at most
+    edge = (sc.bdp_packets() + sc.links[0].queue.limit) * sc.mss * 8 / 2.0
+    assert g[(g.index > 4) & (g.index <= 6)].mean() <= 2e6 * 1.01 + edge  # 1 %: bins' edges
 
 
 def test_bad_processes_and_settings_are_refused():
