@@ -185,3 +185,27 @@ def test_recipes_and_command_share_the_documented_buffer():
     args = build_parser().parse_args(["matrix"])
     assert ccsim.dumbbell("100Mbps", "1ms", buffer=args.buffer).links[0].queue.limit == 100
     assert "100-packet" in ccsim.experiments.pairwise.__doc__
+
+
+def test_the_matrix_figure_has_room_for_its_title_and_colour_bar_label():
+    # `ccsim matrix --algorithms reno cubic scalable --plot` wrote a 390 x 330 px
+    # image with the title and the colour bar's label cut off
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from ccsim.cli import PLOT_DPI
+
+    res = pairwise_matrix(("reno", "cubic", "scalable"), duration="12s", delay="2s",
+                          mode="fluid")
+    fig = res.plot()
+    FigureCanvasAgg(fig)
+    fig.set_dpi(PLOT_DPI)
+    width, height = fig.get_size_inches() * PLOT_DPI
+    assert width >= 600 and height >= 450
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    texts = [fig.axes[0].title, fig.axes[1].yaxis.label]
+    for text in texts:
+        extent = text.get_window_extent(renderer)
+        assert text.get_text()
+        assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, text.get_text()
+        assert box.y0 - 1 <= extent.y0 and extent.y1 <= box.y1 + 1, text.get_text()

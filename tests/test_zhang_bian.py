@@ -66,3 +66,20 @@ def test_competition_at_ten_packets_is_the_papers_within_ten_points():
                                    buffers=(10,), workers=1).table
     gaps = (table.first_share - table.paper_first_share).abs()
     assert (gaps < 0.10).all(), table[["first", "first_share", "paper_first_share"]]
+
+
+def test_competition_figure_labels_every_buffer_and_shows_each_papers_marker():
+    # the figure labelled only 10 and 100 on its log axis, and the paper's two
+    # markers at 10 packets (70 % for both pairs) sat on top of each other
+    from ccsim.experiments import zhang_bian
+
+    res = zhang_bian.competition(pairs=(("reno", "vegas"), ("sack", "vegas")),
+                                 buffers=(5, 10, 20), seeds=(1,), duration="5s", mode="fluid")
+    ax = res.plot().axes[0]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels == ["5", "10", "20"]
+    paper = [line for line in ax.lines if "Zhang & Bian" in line.get_label()]
+    assert len(paper) == 2
+    points = {(round(float(x), 6), round(float(y), 6)) for line in paper
+              for x, y in zip(line.get_xdata(), line.get_ydata())}
+    assert len(points) == sum(len(line.get_xdata()) for line in paper)  # none hidden

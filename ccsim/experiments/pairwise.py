@@ -305,7 +305,10 @@ def _draw(result: ExperimentResult):
     t = result.table.set_index(["first", "second"])
     share = np.array([[t.loc[(a, b), "first_share"] for b in names] for a in names])
     n = len(names)
-    fig = Figure(figsize=(1.0 + 0.75 * n, 0.8 + 0.65 * n), layout="constrained")
+    # at least 6 x 4.5 in: with few algorithms the title and the colour bar's
+    # label need the room (three made a 390 x 330 px image that cut both off)
+    fig = Figure(figsize=(max(6.0, 1.6 + 0.75 * n), max(4.5, 1.2 + 0.65 * n)),
+                 layout="constrained")
     ax = fig.subplots()
     image = ax.imshow(share * 100, cmap="RdBu_r", vmin=0, vmax=100)
     ax.set_xticks(range(n), names, rotation=45, ha="right")
@@ -319,6 +322,6 @@ def _draw(result: ExperimentResult):
             colour = "white" if not np.isnan(value) and abs(value - 0.5) > 0.3 else "black"
             ax.text(j, i, matrix.loc[a, b], ha="center", va="center", fontsize=7,
                     color=colour)
-    fig.colorbar(image, ax=ax, label="first flow's share while both run (%)", shrink=0.8)
-    ax.set_title("Throughput (Mbit/s, first,second) of every ordered pair", fontsize=10)
+    fig.colorbar(image, ax=ax, label="first flow's share\nwhile both run (%)", shrink=0.8)
+    ax.set_title("Every ordered pair: throughput (Mbit/s),\nfirst, second", fontsize=10)
     return fig
