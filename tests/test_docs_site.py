@@ -30,7 +30,7 @@ def site(tmp_path_factory):
 @pytest.mark.slow
 def test_sphinx_builds_without_warnings(site):
     out = site
-    for page in ("index", "guide", "engine", "fluid", "seeds", "testing", "api", "l4s",
+    for page in ("index", "guide", "engine", "fluid", "studies", "testing", "api", "l4s",
                  "_generated/catalogue", "_generated/notebooks/vegas_vs_reno"):
         assert (out / f"{page}.html").exists(), page
     catalogue = (out / "_generated" / "catalogue.html").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ between them (§III), each client on its own 100 Mbit/s port, so while both
 send the queue they share is the switch's output port towards the server,
 not either sender's ``txqueuelen`` (1000 packets in Linux, the default here
 before), and a commodity switch of the time typically buffered on the order
-of 100 full-size packets per port. The measurements bear this out (docs/seeds.md,
+of 100 full-size packets per port. The measurements bear this out (docs/studies.md,
 "How the agreement moves with the unstated setting"): the mean gap between
 ccsim's first-flow share and Table I's falls from 26 points at 1000 packets
 to 17 at 100 in the fluid engine (12 × 12) and from 27 to 19 in the packet

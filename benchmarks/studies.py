@@ -1,6 +1,6 @@
 """Full-size runs of the study recipes and their agreement with the papers,
-for docs/seeds.md. Run: nice python benchmarks/seeds.py [--workers N] [NAME ...]
-(every recipe docs/seeds.md quotes when no NAME is given; one worker by default)."""
+for docs/studies.md. Run: nice python benchmarks/studies.py [--workers N] [NAME ...]
+(every recipe docs/studies.md quotes when no NAME is given; one worker by default)."""
 
 import argparse
 import time
@@ -15,7 +15,7 @@ QUICK = ["link-errors", "unfairness", "new-arrival", "reno-interop",
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("names", nargs="*", metavar="NAME", help="recipes (default: those docs/seeds.md quotes)")
+    parser.add_argument("names", nargs="*", metavar="NAME", help="recipes (default: those docs/studies.md quotes)")
     parser.add_argument("--workers", type=int, default=1, help="processes per recipe (default 1)")
     parser.add_argument("--mode", default=None, help="engine, for the recipes that take one (default: theirs)")
     args = parser.parse_args()

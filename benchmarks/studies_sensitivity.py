@@ -1,8 +1,8 @@
 """How each study's agreement with its paper moves with a setting the paper
-leaves unstated, for docs/seeds.md ("how the agreement moves with the
+leaves unstated, for docs/studies.md ("how the agreement moves with the
 unstated setting").
 
-Run: nice python benchmarks/seeds_sensitivity.py [--workers N] [STUDY ...]
+Run: nice python benchmarks/studies_sensitivity.py [--workers N] [STUDY ...]
 (every study when none is given; one worker by default). Each study runs its
 recipe once per value of the open setting, the recipe's other defaults kept,
 and prints one line per value with the recipe's own agreement measure.
