@@ -130,7 +130,7 @@ def unfairness(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = (
         **path: overrides of the dumbbell (``bandwidth``, ``buffer``, ``mss``).
 
     Returns:
-        Rows per (algorithm, n): ``short_bps``, ``long_bps`` (mean per
+        One row per (algorithm, n), with ``short_bps``, ``long_bps`` (mean per
         connection, over seeds), ``uf`` (%), and the paper's ``paper_short``,
         ``paper_long``, ``paper_uf``. ``data["agreement"]``: ``biased`` (the
         fraction of rows where the long connections get less, as in every row
@@ -184,7 +184,7 @@ def new_arrival(algorithms: Iterable[str] = LAI_YAO_FAMILY, ns: Iterable[int] = 
         **path: overrides of the dumbbell (``bandwidth``, ``rtt``, ``buffer``, ``mss``).
 
     Returns:
-        Rows per (algorithm, n): ``new_share`` and ``old_share`` (the new
+        One row per (algorithm, n), with ``new_share`` and ``old_share`` (the new
         connection's and an old one's mean share of the link while all run),
         ``new_over_old`` (their ratio; 1 is an even split), ``catch_up_s``
         (the transient: seconds from the arrival until the new connection's
@@ -245,7 +245,7 @@ def reno_interop(algorithms: Iterable[str] = LAI_YAO_FAMILY[1:], ns: Iterable[in
     50 s. Flows alternate (Reno, other, Reno, ...), all starting at 0.
 
     Returns:
-        Rows per (algorithm, n): ``reno_share`` and ``other_share`` (per
+        One row per (algorithm, n), with ``reno_share`` and ``other_share`` (per
         connection), ``other_over_reno`` and the paper's ``paper_reno``,
         ``paper_other``, ``paper_other_over_reno``. ``data["agreement"]`` is
         the fraction of rows with the same winner (10 % margin).

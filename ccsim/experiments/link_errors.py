@@ -82,7 +82,7 @@ def link_errors(algorithms: Iterable[str] = LAI_YAO_FAMILY + ("vegas", "pseudo-r
             shown, as in :func:`ccsim.sweep`.
 
     Returns:
-        Table rows per (algorithm, error rate): ``goodput_bps`` (mean over
+        One row per (algorithm, error rate), with ``goodput_bps`` (mean over
         seeds and flows), ``std_bps`` (across seeds), ``rank`` (1 = highest
         goodput at that error rate), ``timeouts`` (mean per flow), ``failed``
         (runs that raised, left out of the means; their errors are in
@@ -162,7 +162,7 @@ def utilisation_under_loss(algorithms: Iterable[str] = ("reno", "sack", "vegas")
     ``executor``, ``store`` and ``progress`` are :func:`ccsim.sweep`'s.
 
     Returns:
-        Table rows per (algorithm, loss): ``utilisation`` (mean over seeds of
+        One row per (algorithm, loss), with ``utilisation`` (mean over seeds of
         the runs that did not raise) and ``paper_utilisation`` (the paper's figure, NaN
         where it has none). ``plot()`` draws both as grouped bars.
     """

@@ -87,7 +87,7 @@ def rtt_bias(algorithms: Iterable[str] = ("reno", "sack", "vegas"),
             ``mss``, ``duration``).
 
     Returns:
-        Rows per (algorithm, ratio): ``throughput_ratio`` (short flow's
+        One row per (algorithm, ratio), with ``throughput_ratio`` (short flow's
         goodput over the long one's, mean over seeds). ``data["exponent"]``:
         per algorithm, the fitted k of throughput ratio = RTT ratio ** k
         (least squares in log-log; 0 is no bias, 1 the square-root law's
@@ -151,7 +151,7 @@ def queue_fairness(algorithm: str = "reno", buffers: Iterable[int] = (5, 10, 20,
     in :func:`rtt_bias`.
 
     Returns:
-        Rows per (queue, buffer): ``jain`` (Jain's index of the two flows'
+        One row per (queue, buffer), with ``jain`` (Jain's index of the two flows'
         goodputs), ``long_share`` (the long flow's share), ``utilisation``;
         means over seeds. ``plot()`` draws Jain's index against the buffer,
         both queues on one plot.
@@ -202,7 +202,7 @@ def competition(pairs: Iterable[tuple[str, str]] = (("reno", "sack"), ("reno", "
     their stated 10 packets.
 
     Returns:
-        Rows per (pair, buffer): ``first_share`` (the first algorithm's share
+        One row per (pair, buffer), with ``first_share`` (the first algorithm's share
         of the link), ``first_retransmits`` and ``second_retransmits`` (per
         run), and the paper's ``paper_first_share`` (from its packet counts,
         at 10 packets; NaN elsewhere). ``plot()`` draws the first algorithm's

@@ -108,7 +108,8 @@ class AlgorithmMachine(RuleBasedStateMachine):
         imp, ref = _class_ref(self.algorithm)
         head = [f"# ccsim.testing replay: {self.algorithm.__qualname__} breaks {rule!r}",
                 "from math import inf, nan",
-                "from ccsim.algorithms import NOT_SAMPLED, Ack, EcnEcho, Loss, RttSample", imp]
+                "from ccsim.algorithms import (NOT_SAMPLED, Ack, EcnEcho, Loss, RecoveryState,\n"
+                "                              RttSample)", imp]
         tail = [f"# broken rule: {rule}"] + [f"#   {line}" for line in detail.splitlines()]
         replay = "\n".join(head + [self.lines[0].replace("{cls}", ref)] + self.lines[1:] + tail)
         raise CheckFailure(self.algorithm, rule, detail, replay, before, event, after, check)
