@@ -100,6 +100,23 @@ class DCTCP(Reno):
         return max(self.cwnd / LOSS_DIVISOR, MIN_SSTHRESH)
 
 
+def marked_growth(f: FlowArrays, a: np.ndarray, b: np.ndarray, h_ca: np.ndarray) -> None:
+    """Integrate dW/dt = a − b·W (segments per s: growth ``a``, cut rate ``b``
+    from the marked fraction) in closed form over ``h_ca`` seconds of
+    congestion avoidance, in place on ``f.cwnd``; a marked flow stays in
+    congestion avoidance (ssthresh follows cwnd down) and falls no lower than
+    ``MIN_SSTHRESH``. DCTCP's and Prague's fluid laws."""
+    cwnd = f.cwnd
+    decay = np.exp(-b * h_ca)
+    marked = b > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        reduced = np.where(marked, a / b + (cwnd - a / b) * decay, cwnd + a * h_ca)
+    floor = np.where(marked, np.minimum(cwnd, MIN_SSTHRESH), -np.inf)
+    np.copyto(cwnd, np.maximum(reduced, floor))
+    np.copyto(f.ssthresh, np.where(marked & (h_ca > 0), np.minimum(f.ssthresh, cwnd),
+                                   f.ssthresh))
+
+
 class DCTCPFluid(FluidLaw):
     """DCTCP in the fluid engine: the fluid model of Alizadeh, Javanmard &
     Prabhakar, "Analysis of DCTCP: Stability, Convergence, and Fairness"
@@ -145,17 +162,7 @@ class DCTCPFluid(FluidLaw):
             f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / ALPHA_DIVISOR), MIN_SSTHRESH)[cut]
             cwnd[cut] = f.ssthresh[cut]
         h_ca = f.slow_start()
-        # dW/dt = a − b·W over the congestion-avoidance part of the step
-        a, b = 1.0 / rtt, alpha * F / (ALPHA_DIVISOR * rtt)
-        decay = np.exp(-b * h_ca)
-        marked = b > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reduced = np.where(marked, a / b + (cwnd - a / b) * decay, cwnd + a * h_ca)
-        floor = np.where(marked, np.minimum(cwnd, MIN_SSTHRESH), -np.inf)
-        np.copyto(cwnd, np.maximum(reduced, floor))
-        # a reduction stays in congestion avoidance
-        np.copyto(f.ssthresh, np.where(marked & (h_ca > 0), np.minimum(f.ssthresh, cwnd),
-                                       f.ssthresh))
+        marked_growth(f, 1.0 / rtt, alpha * F / (ALPHA_DIVISOR * rtt), h_ca)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         return np.maximum(f.cwnd[m] / LOSS_DIVISOR, MIN_SSTHRESH)

@@ -67,7 +67,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, CongestionControl, EcnEcho, Loss
-from .dctcp import DCTCPFluid
+from .dctcp import DCTCPFluid, marked_growth
 from .fluid import FlowArrays
 from .registry import register
 
@@ -264,15 +264,8 @@ class PragueFluid(DCTCPFluid):
         on = rounds >= cc.rtt_transition
         if cc.rtt_scaling != "none" and on.any():
             ai[on] = [scaled_increase(cc.rtt_scaling, r, cc.rtt_target) for r in rtt[on]]
-        a, b = (1.0 - F) * ai / rtt, alpha * F / (ALPHA_DIVISOR * rtt)
-        decay = np.exp(-b * h_ca)
-        marked = b > 0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            reduced = np.where(marked, a / b + (cwnd - a / b) * decay, cwnd + a * h_ca)
-        floor = np.where(marked, np.minimum(cwnd, MIN_SSTHRESH), -np.inf)
-        np.copyto(cwnd, np.maximum(reduced, floor))
-        np.copyto(f.ssthresh, np.where(marked & (h_ca > 0), np.minimum(f.ssthresh, cwnd),
-                                       f.ssthresh))
+        # marked segments do not grow the window: growth (1 − F)·ai per RTT
+        marked_growth(f, (1.0 - F) * ai / rtt, alpha * F / (ALPHA_DIVISOR * rtt), h_ca)
 
 
 Prague.fluid = PragueFluid
