@@ -161,12 +161,15 @@ def test_kit_catches_mutant(mutant, properties, rules_broken):
     assert any(rule in failure.rule for rule in rules_broken), failure.rule
     assert isinstance(failure, AssertionError)
     assert failure.replay in str(failure)
-    assert "from ccsim.algorithms import NOT_SAMPLED, Ack, EcnEcho, Loss, RttSample" in failure.replay
+    # The replay is a script a user can paste: it compiles and imports what it names
+    # (a missing import would raise NameError or ImportError when it runs, below).
+    compile(failure.replay, "<replay>", "exec")
     assert f"algo = {mutant.__qualname__}(" in failure.replay
     assert f"# broken rule: {failure.rule}" in failure.replay
     if failure.rule == "hooks do not raise":
-        with pytest.raises(Exception):
+        with pytest.raises(Exception) as raised:
             _replay(failure)
+        assert not isinstance(raised.value, (NameError, ImportError)), raised.value
         return
     # The replay reproduces the failing state, and the rule is broken there again.
     algo = _replay(failure)["algo"]
