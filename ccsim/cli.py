@@ -741,18 +741,6 @@ def _print_agreement(table: pd.DataFrame) -> None:
               "weak: see the fluid_warning column")
 
 
-def _readable(value: Any, indent: str = "  ") -> str:
-    """A recipe's figure for reading: a number rounded, a dict or Series one
-    ``name: value`` line each (nested ones indented), never a raw dict."""
-    if isinstance(value, pd.Series):
-        value = value.to_dict()
-    if isinstance(value, dict):
-        return "".join(f"\n{indent}{k}:{_readable(v, indent + '  ')}" for k, v in value.items())
-    if isinstance(value, (float, np.floating)):
-        return " –" if math.isnan(value) else f" {value:.3g}"
-    return f" {value}"
-
-
 def _plain(text: str) -> str:
     """reST roles and literals (``:func:`x```, ````x````) as their text."""
     return re.sub(r"``([^`]+)``", r"\1", re.sub(r":\w+:`~?([^`]+)`", r"\1", text))
@@ -795,19 +783,7 @@ def _cmd_experiment(args: argparse.Namespace) -> int:
                                                  "engine only")
     started = time.perf_counter()
     res = recipe(progress=True, **kwargs)
-    print(res.name)
-    with pd.option_context("display.width", 160, "display.max_rows", 400):
-        print(res.table.drop(columns=["error"], errors="ignore").to_string(
-            index=False, float_format=lambda x: f"{x:.3f}" if abs(x) < 100 else f"{x:.0f}"))
-    if "findings" in res.data:
-        print()
-        for row in res.data["findings"].itertuples():
-            verdict = {True: "reproduced", False: "NOT reproduced"}.get(row.reproduced,
-                                                                         "not checked")
-            print(f"{verdict:>15}: {row.statement}")
-    for key in ("agreement", "ordering", "exponent"):
-        if key in res.data:
-            print(f"\n{key} with the paper:{_readable(res.data[key])}")
+    print(res)
     print(f"\n{time.perf_counter() - started:.0f} s")
     _save_outputs(res, args)
     return 0

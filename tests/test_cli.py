@@ -467,11 +467,28 @@ def test_experiment_list_names_each_study_in_plain_whole_sentences(capsys, monke
 
 
 def test_recipe_figures_print_as_lines_not_raw_dicts():
-    from ccsim.cli import _readable
+    from ccsim.experiments._result import readable
 
-    text = _readable({"biased": 0.75, "uf_rank": {2: 0.4, 4: math.nan}})
+    text = readable({"biased": 0.75, "uf_rank": {2: 0.4, 4: math.nan}})
     assert text.splitlines() == ["", "  biased: 0.75", "  uf_rank:", "    2: 0.4", "    4: –"]
-    assert "{" not in text and _readable(0.68751) == " 0.688"
+    assert "{" not in text and readable(0.68751) == " 0.688"
+
+
+def test_print_of_a_recipes_result_is_its_whole_report():
+    # print(r) in a script: the report the command prints, every column and
+    # row of the table (not pandas' "..." nor the dataclass's repr)
+    import pandas as pd
+
+    from ccsim.experiments._result import ExperimentResult
+
+    table = pd.DataFrame({f"column_{i}": [0.123456 * i] * 70 for i in range(14)})
+    r = ExperimentResult("a study (Someone 1999)", table,
+                         data={"agreement": {"same winner": 0.75}})
+    text = str(r)
+    assert text.splitlines()[0] == "a study (Someone 1999)"
+    assert "..." not in text and "ExperimentResult(" not in text
+    assert all(f"column_{i}" in text for i in range(14)) and text.count("0.123") == 70
+    assert text.endswith("agreement with the paper:\n  same winner: 0.75")
 
 
 def test_sweep_prints_each_flows_share(capsys, tmp_path):
