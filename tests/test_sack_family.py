@@ -368,16 +368,9 @@ def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
 
 
 # -- every window law with every recovery --------------------------------------------------------
-LP_STARVES = pytest.mark.xfail(strict=True, reason=(
-    "TCP-LP in the Linux stack (delayed ACKs) holds cwnd at 1 on this path: 127 kB in 3 s, "
-    "no loss to recover from (2.4 MB with delayed_ack=False or ack_jitter=0): a delayed "
-    "ACK's wait reads as one-way delay and LP backs off again; found 2026-11-26, open"))
-
-
 @pytest.mark.parametrize("recovery", ccsim.recovery.names())
 @pytest.mark.parametrize("algorithm", [
-    pytest.param(name, marks=LP_STARVES) if name == "lp" else name
-    for name in ccsim.algorithms.names() if not ccsim.algorithms.get(name).preset])
+    name for name in ccsim.algorithms.names() if not ccsim.algorithms.get(name).preset])
 def test_any_law_with_any_recovery_delivers(algorithm, recovery):
     # presets (sack, tahoe, ...) are Reno's law with one recovery: "reno" covers them
     sc = ccsim.dumbbell("10Mbps", "20ms", loss=0.01, duration="3s",

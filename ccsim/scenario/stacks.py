@@ -100,6 +100,13 @@ LINUX = Profile(
         "reno": Setting("prr", _LINUX_RACK),
         "vegas": Setting("prr", "`tcp_vegas.c` has no recovery of its own: " + _LINUX_RACK),
     },
+    params={
+        "lp": {"clock_offset": Setting(1000.0, (
+            "`tcp_lp.c` takes the one-way delay as `rcv_tsval − rcv_tsecr`: the receiver's "
+            "timestamp clock against the sender's, which differ by a random per-connection "
+            "offset (`secure_tcp_ts_off`, `net.ipv4.tcp_timestamps` = 1, RFC 7323 §5.4); "
+            "any offset above ~7× the largest queueing delay acts alike, 1000 s stands for it"))},
+    },
 )
 
 _NS3_ACK_COUNTING = ("counts segments: `IncreaseWindow` adds per segment acknowledged in "
