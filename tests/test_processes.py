@@ -178,3 +178,25 @@ def test_flows_that_cannot_be_added_are_refused():
             ccsim.run(sc, processes=[adding(flow, **kw)])
     with pytest.raises(ScenarioTypeError, match="ccsim.Flow"):
         ccsim.run(sc, processes=[adding("reno")])
+
+
+def test_an_added_flow_is_its_declared_twin_with_events_and_two_way_traffic():
+    """The event log and the two-way paths (ACKs queued behind data) take an
+    added flow as a declared one: same events, same summary."""
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[ccsim.Flow("cubic", size="300KB")],
+                        duration="2s", seed=3)
+    r = ccsim.run(sc, processes=[_relay_new_flow({})], events=True)
+    twin = ccsim.run(r.scenario, events=True)
+    assert set(r.events["flow"]) == {0, 1}
+    assert r.events.equals(twin.events) and r.summary.equals(twin.summary)
+
+    both = ccsim.dumbbell("10Mbps", "20ms", flows=["cubic", ccsim.Flow("reno", reverse=True)],
+                          duration="2s")
+
+    def add(env, net):
+        yield env.timeout(0.5)
+        net.add_flow(ccsim.Flow("bbr", reverse=True))
+
+    r = ccsim.run(both, processes=[add])
+    assert r.summary["start"][2] == 0.5 and r.summary["lifetime_goodput_bps"][2] > 0
+    assert ccsim.run(r.scenario).summary.equals(r.summary)
