@@ -111,10 +111,12 @@ def test_alone_in_a_shallow_buffer_it_loses_little_where_v1_loses_more():
     assert v3 < v1
 
 
-def test_against_cubic_in_a_one_bdp_buffer_it_takes_at_most_three_quarters():
+@pytest.mark.parametrize("mode", ["packet", "fluid"])
+def test_against_cubic_in_a_one_bdp_buffer_it_takes_at_most_three_quarters(mode):
+    # measured 2026-11-26: packet 0.36, fluid 0.43 (v1: 0.78 and 0.84, above the bound)
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", flows=["bbr3", "cubic"],
                         duration="30s", seed=1)
-    assert ccsim.run(sc).summary["share"][0] <= 0.75
+    assert ccsim.run(sc, mode=mode).summary["share"][0] <= 0.75
 
 
 # -- the draft's state machine (draft-ietf-ccwg-bbr-04, section 4.3) ----------------------
