@@ -270,7 +270,8 @@ class _QueueDelayProbe(Ledbat):
             type(self).seen.append(self.queue_delay)
 
 
-def test_in_a_one_bdp_buffer_the_queue_never_reaches_the_target(scratch_registry):
+@pytest.mark.parametrize("stack", [{}, {"delayed_ack": False}], ids=["linux", "no-delack"])
+def test_in_a_one_bdp_buffer_the_queue_never_reaches_the_target(stack, scratch_registry):
     """Why the draft's LEDBAT++ cannot keep to 20 % against Reno in a 1-BDP
     buffer at 40 ms: the buffer holds 33 packets, 40 ms of queue, below
     both the slow-start exit (3/4 of 60 ms = 45 ms) and the 60 ms target.
@@ -281,11 +282,13 @@ def test_in_a_one_bdp_buffer_the_queue_never_reaches_the_target(scratch_registry
     roots of their increases, √(1/3)/(1 + √(1/3)) = 0.37 (measured 0.25-0.35
     over seeds 1-3, against Reno or CUBIC): below Reno's half, above the
     20 % a buffer deeper than the target gives. RFC 6817's LEDBAT, gain 1,
-    is Reno there (measured 0.53)."""
+    is Reno there (measured 0.53). Delayed ACKs are not the cause: the ACK
+    wait in a sample is filtered out by the minimum of four, and without
+    them the share is the same (0.25-0.29 over seeds 1-3)."""
     ccsim.algorithms.register(_QueueDelayProbe)
     _QueueDelayProbe.seen = []
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="20s", seed=1,
-                        flows=["ledbat-queue-probe", "reno"])
+                        flows=["ledbat-queue-probe", "reno"], **stack)
     plusplus = ccsim.run(sc).summary["share"][0]
     # 40 ms of buffer, plus up to a packet's serialisation (1.2 ms) of timing
     assert 0.030 < max(_QueueDelayProbe.seen) < 0.75 * 0.060
