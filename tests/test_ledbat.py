@@ -241,32 +241,68 @@ def test_the_conformance_suite_catches_an_uncapped_decrease():
 
 
 # -- behaviour (10 Mbit/s, 40 ms) ---------------------------------------------------------------
-def share(params, buffer, mode="packet", seed=1, duration="20s"):
+def share(params, buffer, mode="packet", seed=1, duration="20s", other="reno"):
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer=buffer, duration=duration, seed=seed,
-                        flows=[ccsim.Flow("ledbat", params=params), "reno"])
+                        flows=[ccsim.Flow("ledbat", params=params), other])
     return ccsim.run(sc, mode=mode).summary["share"][0]
 
 
 @pytest.mark.parametrize("mode", ["packet", "fluid"])
-def test_ledbat_plus_plus_yields_to_reno_where_the_buffer_can_hold_its_target(mode):
-    """A 4-BDP buffer holds 160 ms of queue, beyond the 60 ms target: Reno
-    fills it, LEDBAT++ sees the delay and backs off to at most 20 % of the
-    link (measured 2-3 % in the packet engine, 3-6 % in the fluid one)."""
-    assert share({}, "4BDP", mode) <= 0.20
+@pytest.mark.parametrize("other", ["reno", "cubic"])
+@pytest.mark.parametrize("buffer", ["2BDP", "4BDP"])
+def test_ledbat_plus_plus_yields_where_the_buffer_can_hold_its_target(buffer, other, mode):
+    """The draft's yield needs a queue above its 60 ms target: a 2-BDP buffer
+    holds 80 ms, a 4-BDP one 160 ms. Reno or CUBIC fills it, LEDBAT++ sees the
+    delay pass the target and backs off to at most 20 % of the link (measured
+    over seeds 1-4: 0.06-0.14 at 2 BDP in the packet engine, 0.08-0.11 in the
+    fluid one; 0.02-0.06 at 4 BDP). In a 1-BDP buffer it cannot: see below."""
+    assert share({}, buffer, mode, other=other) <= 0.20
 
 
-def test_in_a_one_bdp_buffer_the_queue_never_reaches_the_target():
-    """A 1-BDP buffer at 40 ms holds 40 ms of queue, less than the 60 ms
-    target: LEDBAT++ never sees its target exceeded and competes as an AIMD
-    flow growing a third of a segment per RTT (gain 1/⌈120/40⌉) against
-    Reno's one, with the slowdowns on top. Unsynchronised AIMD flows with the
-    same decrease share as the square roots of their increases, √(1/3)/(1 +
-    √(1/3)) = 0.37 (measured 0.25-0.37 over seeds): below Reno's half, above
-    the 20 % a deep buffer gives. RFC 6817's LEDBAT, gain 1 and target 100 ms,
-    is Reno there (measured 0.53)."""
-    plusplus = share({}, "1BDP")
-    assert plusplus < 0.45
+class _QueueDelayProbe(Ledbat):
+    """LEDBAT++ recording the queueing delay it steers by, ACK by ACK."""
+    name = "ledbat-queue-probe"
+    seen: list[float] = []
+
+    def on_ack(self, ack):
+        super().on_ack(ack)
+        if self.current_delays:
+            type(self).seen.append(self.queue_delay)
+
+
+@pytest.mark.parametrize("stack", [{}, {"delayed_ack": False}], ids=["linux", "no-delack"])
+def test_in_a_one_bdp_buffer_the_queue_never_reaches_the_target(stack, scratch_registry):
+    """Why the draft's LEDBAT++ cannot keep to 20 % against Reno in a 1-BDP
+    buffer at 40 ms: the buffer holds 33 packets, 40 ms of queue, below
+    both the slow-start exit (3/4 of 60 ms = 45 ms) and the 60 ms target.
+    LEDBAT++ measures at most those 40 ms (asserted: every delay rule of the
+    draft stays idle), so it is a loss-driven AIMD flow growing a third of a
+    segment per RTT (gain 1/⌈120/40⌉) against Reno's one, halving on loss as
+    Reno does. Unsynchronised AIMD flows with one decrease share as the square
+    roots of their increases, √(1/3)/(1 + √(1/3)) = 0.37 (measured 0.25-0.35
+    over seeds 1-3, against Reno or CUBIC): below Reno's half, above the
+    20 % a buffer deeper than the target gives. RFC 6817's LEDBAT, gain 1,
+    is Reno there (measured 0.53). Delayed ACKs are not the cause: the ACK
+    wait in a sample is filtered out by the minimum of four, and without
+    them the share is the same (0.25-0.29 over seeds 1-3)."""
+    ccsim.algorithms.register(_QueueDelayProbe)
+    _QueueDelayProbe.seen = []
+    sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="20s", seed=1,
+                        flows=["ledbat-queue-probe", "reno"], **stack)
+    plusplus = ccsim.run(sc).summary["share"][0]
+    # 40 ms of buffer, plus up to a packet's serialisation (1.2 ms) of timing
+    assert 0.030 < max(_QueueDelayProbe.seen) < 0.75 * 0.060
+    assert 0.20 < plusplus < 0.45
     assert plusplus < share({"variant": "rfc6817"}, "1BDP")
+
+
+@pytest.mark.parametrize("other", ["reno", "cubic"])
+def test_a_target_below_the_buffers_delay_yields_in_a_one_bdp_buffer(other):
+    """The rule that decides is the target against the buffer's delay, not
+    the buffer's size: with a 25 ms target, which a 40 ms queue exceeds,
+    LEDBAT++ yields in the same 1-BDP buffer (measured 0.07-0.11 over seeds
+    1-4) where it takes 0.25-0.35 with the draft's 60 ms."""
+    assert share({"target": 0.025}, "1BDP", other=other) <= 0.20
 
 
 @pytest.mark.parametrize("mode", ["packet", "fluid"])

@@ -47,6 +47,12 @@ W`` with ``GAIN = 1``, then ``W = min(W, FlightSize + ALLOWED_INCREASE)``
 MIN_CWND)``; losses as above. Its pseudo-code has no slow start: the flow
 grows from the initial window by that rule.
 
+Where it yields: only where a competitor's queue can pass ``T``. In a
+buffer holding less delay than ``3/4·T`` (a 1-BDP buffer at 40 ms holds
+40 ms) none of the delay rules acts, and LEDBAT++ is a loss-driven AIMD flow
+at gain ``G`` (1/3 there) that takes 25-35 % against Reno, not the 2-14 % a
+buffer deeper than the target gives; see docs/algorithms.md.
+
 Differences from the sources:
 
 * **RTT, not one-way delay.** RFC 6817 measures one-way delay with
