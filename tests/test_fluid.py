@@ -119,6 +119,41 @@ def _param_sweep():
     return scs
 
 
+def test_a_masked_parameter_view_takes_the_groups_values_computed_once():
+    """A law's ``start``/``on_loss`` run with the view over the masked flows:
+    it reads the group's values (a property computed once per parameter set
+    for the whole batch run, not once per loss event), over those flows."""
+    from ccsim.fluid.params import ParamView
+
+    class Law:
+        calls = 0
+
+        def __init__(self, beta, c):
+            self.beta, self.c = beta, c
+
+        @property
+        def alpha(self):  # a derived constant, as CUBIC's alpha_cubic
+            Law.calls += 1
+            return 3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+
+        def decrease(self, w):
+            return w * self.beta
+
+    laws = [Law(0.5, 0.4), Law(0.8, 0.4)]
+    view = ParamView(laws, np.array([0, 1, 1, 0, 1]))
+    m = np.array([True, False, True, False, True])
+    for _ in range(3):  # three loss events of the same flows
+        part = view.masked(m)
+        assert part.alpha.tolist() == [laws[i].alpha for i in (0, 1, 1)]
+        assert part.c == 0.4  # shared: one value
+        assert part.decrease(np.ones(3)).tolist() == [0.5, 0.8, 0.8]
+    expected = [laws[1].alpha] * 2
+    Law.calls = 0
+    for _ in range(3):
+        assert view.masked(m).masked(np.array([False, True, True])).alpha.tolist() == expected
+    assert Law.calls == 0  # the group's array, not recomputed per masked view  # the group's array, not recomputed per masked view
+
+
 @pytest.mark.slow
 def test_parameter_sweeps_share_one_law_and_give_each_scenario_its_own_result():
     """Flows of one algorithm with different numeric parameters run as one
