@@ -14,6 +14,11 @@ in the same process, one after the other, on the same scenarios:
    starts, drop-tail or RED, random loss on a third of them, 30 s; the
    packet engine on a sample (``--mixed-sample``), scaled to 48.
 4. Scaling: scenario 1 with seeds 0..n-1 as one batch of 1, 10, 100, 1000.
+5. A parameter sweep: 64 scenarios (scenario 1, seeds 0..63, 10 s) whose
+   CUBIC flows all have Linux's ``beta``, against the same 64 with 64
+   different ``beta`` values (0.5-0.9) -- one fluid batch each, interleaved
+   ``--rounds`` times: the law's parameters are arrays over the batch, so
+   the two should cost about the same.
 
 Usage, from the repository root::
 
@@ -64,6 +69,14 @@ def mixed(n: int = 48, seed: int = 2029) -> list[ccsim.Scenario]:
                                   loss=0.0 if rng.random() < 0.67 else 10 ** rng.uniform(-5, -2.5),
                                   flows=flows, duration="30s", seed=i))
     return out
+
+
+def beta_sweep(betas: list[float]) -> list[ccsim.Scenario]:
+    """Scenario 1 (10 s) with seeds 0..n-1, both CUBIC flows of scenario i
+    with ``beta=betas[i]``."""
+    return [ccsim.dumbbell("100Mbps", "20ms", buffer="1BDP", duration="10s", seed=i,
+                           flows=[ccsim.Flow("cubic", params={"beta": b})] * 2)
+            for i, b in enumerate(betas)]
 
 
 def cpu(fn):
@@ -147,6 +160,23 @@ def main() -> None:
         steps = max(r.metrics["steps"] for r in res)
         print(f"| {n} | {c:.2f} s | {c / n * 1000:.2f} ms | {steps} |", flush=True)
 
+    # 5. a parameter sweep does not split the batch: the cost of a loop
+    # iteration is the same; lower betas lose more often, so take more of them
+    one = beta_sweep([717 / 1024] * 64)
+    many = beta_sweep([0.5 + 0.4 * i / 63 for i in range(64)])
+    runs: dict[str, list[float]] = {"one": [], "many": []}
+    loops = {}
+    for _ in range(args.rounds):
+        for name, batch in (("one", one), ("many", many)):
+            res, c = cpu(lambda batch=batch: fluid(batch))
+            runs[name].append(c)
+            loops[name] = max(r.metrics["steps"] for r in res)
+    c_one, c_many = min(runs["one"]), min(runs["many"])
+    print(f"\n5. 64 scenarios (10 s), one CUBIC beta: {c_one:.3f} s, {loops['one']} loop "
+          f"iterations ({c_one / loops['one'] * 1000:.2f} ms each); 64 different betas: "
+          f"{c_many:.3f} s, {loops['many']} iterations ({c_many / loops['many'] * 1000:.2f} ms "
+          f"each); least of {args.rounds} interleaved runs: **{c_many / c_one:.2f}x** the CPU, "
+          f"**{(c_many / loops['many']) / (c_one / loops['one']):.2f}x** per iteration")
 
 if __name__ == "__main__":
     main()

@@ -37,12 +37,14 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _ns3 import run_worker  # noqa: E402 — after the path it lives on
 
 PAIRS = (("reno", "cubic"), ("reno", "bic"), ("reno", "scalable"), ("reno", "illinois"),
          ("reno", "highspeed"), ("reno", "hybla"), ("reno", "westwood"), ("reno", "vegas"))
@@ -141,14 +143,8 @@ std::string Run() {
 }  // namespace ccsim_shares
 """
 
+# The worker's body, after _ns3.WORKER_HEAD has imported ns-3 and cppyy.
 _NS3_WORKER = r"""
-import json, sys
-try:
-    from ns import ns
-    import cppyy
-except Exception as e:
-    print(json.dumps({"missing": f"{type(e).__name__}: {e}"}))
-    sys.exit(0)
 duration, first, second, buffer, source = (float(sys.argv[1]), sys.argv[2], sys.argv[3],
                                            int(sys.argv[4]), sys.argv[5])
 cppyy.cppdef(source)
@@ -160,15 +156,8 @@ print(json.dumps({"bytes": json.loads(str(m.Run()))}))
 
 def ns3_share(python: str, first: str, second: str, duration: float) -> dict:
     """ns-3's first-flow share of one pair, in a fresh subprocess of ``python``."""
-    try:
-        out = subprocess.run([python, "-c", _NS3_WORKER, repr(duration), NS3_CLASS[first],
-                              NS3_CLASS[second], "17", _NS3_CPP], capture_output=True, text=True)
-    except OSError as e:
-        return {"missing": str(e)}
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        raise SystemExit(f"the ns-3 run failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
-    r = json.loads(lines[-1])
+    r = run_worker(python, _NS3_WORKER, repr(duration), NS3_CLASS[first], NS3_CLASS[second],
+                   "17", _NS3_CPP)
     if "bytes" in r:
         a, b = r["bytes"]
         r["share"] = a / (a + b)

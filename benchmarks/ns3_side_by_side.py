@@ -63,6 +63,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _ns3 import run_worker  # noqa: E402 — after the path it lives on
+
 HERE = Path(__file__).resolve().parents[1]
 
 # Runs inside a subprocess with ccsim: one run, one JSON line out.
@@ -189,15 +192,10 @@ std::string Stats() {
 }  // namespace ccsim_bench
 """
 
-# Runs inside a subprocess with ns-3's bindings: one run, one JSON line out.
+# Runs inside a subprocess with ns-3's bindings, after _ns3.WORKER_HEAD: one run,
+# one JSON line out.
 _NS3_WORKER = r"""
-import json, resource, sys, time
-try:
-    from ns import ns
-    import cppyy
-except Exception as e:
-    print(json.dumps({"missing": f"{type(e).__name__}: {e}"}))
-    sys.exit(0)
+import resource, time
 duration, del_ack, buffer, source = float(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 cppyy.cppdef(source)
 bench = cppyy.gbl.ccsim_bench
@@ -235,15 +233,7 @@ def measure_ccsim(duration: float) -> dict:
 def measure_ns3(python: str, duration: float, del_ack: int) -> dict:
     """One ns-3 run of the dumbbell, in a subprocess of ``python``; ``{"missing":
     why}`` if ns-3's bindings do not import there."""
-    try:
-        out = subprocess.run([python, "-c", _NS3_WORKER, repr(duration), str(del_ack),
-                              str(BUFFER), _NS3_CPP], capture_output=True, text=True)
-    except OSError as e:  # no such interpreter
-        return {"missing": str(e)}
-    lines = [line for line in out.stdout.splitlines() if line.startswith("{")]
-    if out.returncode != 0 or not lines:
-        raise SystemExit(f"the ns-3 run failed (exit {out.returncode}):\n{out.stderr[-2000:]}")
-    return json.loads(lines[-1])
+    return run_worker(python, _NS3_WORKER, repr(duration), str(del_ack), str(BUFFER), _NS3_CPP)
 
 
 def sanity(label: str, r: dict) -> str:

@@ -197,8 +197,15 @@ class Result:
     def fct(self, percentiles: Any = (50, 95, 99), buckets: Any = None) -> pd.DataFrame:
         """FCT and FCT-slowdown percentiles by flow size, a tidy table: see
         :func:`ccsim.metrics.fct_percentiles` (its columns, the ideal FCT
-        that slowdown divides by, the default size buckets)."""
+        that slowdown divides by, the default size buckets). Packet runs
+        only: the fluid engine gives no completion times."""
+        from .errors import ScenarioError
+
         sc = self.scenario
+        if self.mode != "packet" and any(f.size is not None for f in sc.flows):
+            raise ScenarioError("mode", self.mode, "'packet' for flow completion times",
+                                "the fluid slow start ends short flows early, below their "
+                                "ideal FCT, so the fluid engine reports none")
         return _m.fct_percentiles(self.summary, percentiles,
                                   _m.SIZE_BUCKETS if buckets is None else buckets,
                                   mss=sc.mss, header=sc.header)
@@ -463,7 +470,8 @@ def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray,
         row["share"] = float(s)
         row["goodput_bps"] = float(bits) / span if span > 0 else math.nan
         row["size"] = math.nan if flow.size is None else float(flow.size)
-        row["finished"] = flow.size is not None and not math.isnan(row["fct"])
+        if "finished" not in row:  # the fluid engine's: finished without an fct
+            row["finished"] = flow.size is not None and not math.isnan(row["fct"])
         row.setdefault("udp_loss", math.nan)
         if flow.source is not None:
             row["algorithm"] = row["recovery"] = flow.label  # "cbr" or "onoff"

@@ -11,6 +11,7 @@ import ccsim
 from ccsim import algorithms
 from ccsim.algorithms import Ack, RttSample
 from ccsim.errors import ScenarioError
+from ccsim.testing import check_algorithm
 
 MSS = 1000
 RTT = 0.1
@@ -114,3 +115,101 @@ def test_against_cubic_in_a_one_bdp_buffer_it_takes_at_most_three_quarters():
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", flows=["bbr3", "cubic"],
                         duration="30s", seed=1)
     assert ccsim.run(sc).summary["share"][0] <= 0.75
+
+
+# -- the draft's state machine (draft-ietf-ccwg-bbr-04, section 4.3) ----------------------
+# The revision with example test cases was not in the material available when these
+# were written; each test restates one transition of the draft's pseudocode instead.
+def in_down(**params):
+    cc = make(**params)
+    t, d = rounds(cc, 4, 100.0)
+    feed(cc, t + 0.01, 100.0, d + 1, inflight=5.0)
+    assert cc.mode == "probe_bw" and cc.phase in ("down", "cruise")
+    return cc, t + 0.01, d + 1
+
+
+def test_drain_lasts_while_inflight_is_above_the_bdp():
+    # 4.3.2, BBRCheckDrainDone: leave Drain when inflight <= BBRInflight(1.0), not before
+    cc = make()
+    t, d = rounds(cc, 4, 100.0, inflight=20.0)
+    assert cc.mode == "drain"
+    feed(cc, t + 0.01, 100.0, d + 1, inflight=11.0)   # BDP 10: still a queue to drain
+    assert cc.mode == "drain"
+    feed(cc, t + 0.02, 100.0, d + 2, inflight=10.0)
+    assert cc.mode == "probe_bw"
+
+
+def test_startup_ends_when_a_round_loses_too_much():
+    # 4.3.1.3, BBRCheckStartupHighLoss: loss above BBRLossThresh (2 %) ends Startup
+    # with inflight_longterm = max(BDP, inflight_latest)
+    cc = make()
+    t, d = rounds(cc, 1, 100.0, inflight=50.0)
+    cc._loss_signal(0.5, 50.0)                        # 1 % of 50: not too high
+    assert not cc.filled_pipe
+    cc._loss_signal(1.0, 50.0)                        # 3 % of 50
+    assert cc.filled_pipe
+    assert cc.inflight_longterm == pytest.approx(max(cc.bdp, cc.inflight_latest))
+    feed(cc, t + 0.01, 100.0, d + 1, inflight=50.0)
+    assert cc.mode == "drain"
+
+
+def test_cruise_waits_then_refill_lasts_one_round_with_the_short_term_bounds_reset():
+    # 4.3.3.5-4.3.3.6: DOWN/CRUISE until BBRProbeWait passes, then REFILL (pacing
+    # gain 1, bw_shortterm/inflight_shortterm reset) for one round, then UP (1.25)
+    cc, t, d = in_down()
+    cc.bw_shortterm = cc.inflight_shortterm = 80.0
+    feed(cc, t + 0.01, 100.0, d + 1, inflight=5.0)
+    assert cc.phase == "cruise"
+    feed(cc, t + 1.0, 100.0, d + 2, inflight=5.0)
+    assert cc.phase == "cruise"                       # 1 s < probe_wait (2.5 s)
+    feed(cc, t + 2.6, 100.0, d + 3, inflight=5.0)
+    assert cc.phase == "refill" and cc.pacing_gain == 1.0
+    assert math.isinf(cc.bw_shortterm) and math.isinf(cc.inflight_shortterm)
+    feed(cc, t + 2.65, 100.0, d + 4, inflight=5.0)   # the round has not ended
+    assert cc.phase == "refill"
+    feed(cc, t + 2.7, 100.0, d + 9, inflight=5.0)    # delivered passes the round's end
+    assert cc.phase == "up" and cc.pacing_gain == 1.25 and cc.gain == 2.25
+
+
+def up_phase():
+    cc, t, d = in_down()
+    feed(cc, t + 2.6, 100.0, d + 1, inflight=5.0)
+    feed(cc, t + 2.7, 100.0, d + 7, inflight=5.0)
+    assert cc.phase == "up"
+    return cc, t + 2.7, d + 7
+
+
+def test_up_ends_after_an_rtprop_once_inflight_reaches_1_25_bdp():
+    # 4.3.3.6, BBRCheckTimeToGoDown / IsTimeToGoDown: UP -> DOWN once min_rtt has
+    # passed and inflight >= BBRInflight(1.25) (BDP 10 here)
+    cc, t, d = up_phase()
+    feed(cc, t + 0.05, 100.0, d + 1, inflight=13.0)   # before an RTprop (0.1 s)
+    assert cc.phase == "up"
+    feed(cc, t + 0.15, 100.0, d + 2, inflight=12.0)   # an RTprop, but 12 < 12.5
+    assert cc.phase == "up"
+    feed(cc, t + 0.16, 100.0, d + 3, inflight=12.5)
+    assert cc.phase == "down"
+
+
+def test_up_ends_at_once_when_loss_is_too_high_and_sets_the_long_term_bound():
+    # 4.3.4.? BBRHandleInflightTooHigh: inflight_longterm = max(inflight at the loss,
+    # BBRBeta * BDP) and ProbeBW_UP -> DOWN at once
+    cc, t, d = up_phase()
+    cc._loss_signal(1.0, 30.0)                        # 1 of 30: 3.3 % > 2 %
+    assert cc.phase == "down"
+    assert cc.inflight_longterm == pytest.approx(max(30.0, 0.7 * cc.bdp))
+
+
+def test_the_window_never_goes_below_four_segments():
+    # 4.6.4.? BBRMinPipeCwnd = 4 packets: even in ProbeRTT with a small BDP
+    cc = make()
+    t, d = rounds(cc, 4, 20.0, inflight=2.0)          # BDP 2 segments
+    cc.on_rtt(RttSample(t + 5.2, 2 * RTT, RTT, RTT, 2.0))
+    cc.on_ack(Ack(t + 5.2, 1.0, 2 * RTT, RTT, RTT, 2.0, d + 2, 20.0 * MSS * 8))
+    assert cc.mode == "probe_rtt" and cc.cwnd == 4.0
+
+
+def test_the_conformance_suite_passes():
+    check_algorithm(algorithms.get("bbr3"), max_examples=40)
+    check_algorithm(algorithms.get("bbr3"), max_examples=20,
+                    params={"variant": "draft", "ecn_response": True})

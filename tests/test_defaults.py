@@ -85,8 +85,9 @@ DEFAULTS = {
                          "beta_max": 0.5, "eta1": 0.01, "eta2": 0.1, "eta3": 0.8,
                          "win_thresh": 15.0, "theta": 5},
                  ["Liu", "Srikant", "VALUETOOLS 2006", "tcp_illinois.c"]),
-    # Kuzmanovic & Knightly 2006: delta 0.15; Linux tcp_lp.c: sowd gain 1/8, inference 3 RTT.
-    "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0},
+    # Kuzmanovic & Knightly 2006: delta 0.15; Linux tcp_lp.c: sowd gain 1/8, inference 3 RTT;
+    # the paper's clocks (no offset; the Linux stack sets Linux's timestamp offset).
+    "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0},
            ["Kuzmanovic", "Knightly", "tcp_lp.c"]),
     # draft-irtf-iccrg-ledbat-plus-plus (revision 06): TARGET 60 ms (None: the variant's; RFC 6817's
     # 100 ms bound with variant="rfc6817"), C = 1, periodic slowdowns; RFC 6817 BASE_HISTORY 10

@@ -113,3 +113,90 @@ def test_a_udp_source_has_no_tcp_handles():
 
     with pytest.raises(ScenarioError, match="TCP flow"):
         ccsim.run(sc, processes=[probe])
+
+
+def _relay_new_flow(seen):
+    """A process that starts a brand-new BBR flow when flow 0 finishes."""
+    def relay(env, net):
+        yield net.flow(0).finished()
+        seen["at"] = env.now
+        seen["index"] = net.add_flow(ccsim.Flow("bbr", size="500KB")).index
+    return relay
+
+
+def test_a_brand_new_flow_added_when_another_finishes_is_its_declared_twin():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[ccsim.Flow("cubic", size="300KB")],
+                        duration="3s", seed=3)
+    seen = {}
+    r = ccsim.run(sc, processes=[_relay_new_flow(seen)])
+    assert seen["index"] == 1
+    assert r.summary.end[0] <= seen["at"] <= r.summary.end[0] + 0.001 + 1e-9  # the 1 ms poll
+    assert list(r.summary.algorithm) == ["cubic", "bbr"]
+    assert r.summary.finished[1] and r.summary["size"][1] == 500_000
+    assert r.series("goodput")[1][lambda g: g.index < seen["at"]].sum() == 0.0
+    # the run is the one of the scenario with the flow declared to start then,
+    # bit for bit: summary, traces and the result's scenario
+    twin = sc.replace(flows=list(sc.flows) + [ccsim.Flow("bbr", size="500KB", start=seen["at"])])
+    declared = ccsim.run(twin)
+    assert r.scenario == twin
+    assert r.summary.drop(columns="fct").equals(declared.summary.drop(columns="fct"))
+    assert r.summary.fct.equals(declared.summary.fct)
+    assert r.traces.equals(declared.traces)
+    # same seed, same result; another seed, another
+    again = ccsim.run(sc, processes=[_relay_new_flow({})])
+    assert r.summary.equals(again.summary) and r.traces.equals(again.traces)
+
+
+def test_a_udp_source_added_mid_run_takes_its_share():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["cubic"], duration="4s")
+
+    def cross(env, net):
+        yield env.timeout(1.0)
+        net.add_flow(ccsim.CBR("5Mbps"), at=1.5)
+
+    r = ccsim.run(sc, processes=[cross])
+    g = r.series("goodput")
+    assert g[1][g[1].index < 1.5].sum() == 0.0  # nothing before its time
+    late = g.index > 2.5
+    assert g[1][late].mean() > 4.5e6 and g[0][late].mean() < 5.5e6
+
+
+def test_flows_that_cannot_be_added_are_refused():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], duration="1s")
+
+    def adding(flow, **kw):
+        def fn(env, net):
+            yield env.timeout(0.2)
+            net.add_flow(flow, **kw)
+        return fn
+
+    for flow, kw, field in [(ccsim.Flow("reno", start=0.5), {}, "start"),
+                            (ccsim.Flow("reno"), {"at": 0.1}, "at"),
+                            (ccsim.Flow("reno"), {"at": 1.0}, "at"),
+                            (ccsim.Flow("reno", reverse=True), {}, "reverse")]:
+        with pytest.raises(ScenarioError, match=field):
+            ccsim.run(sc, processes=[adding(flow, **kw)])
+    with pytest.raises(ScenarioTypeError, match="ccsim.Flow"):
+        ccsim.run(sc, processes=[adding("reno")])
+
+
+def test_an_added_flow_is_its_declared_twin_with_events_and_two_way_traffic():
+    """The event log and the two-way paths (ACKs queued behind data) take an
+    added flow as a declared one: same events, same summary."""
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[ccsim.Flow("cubic", size="300KB")],
+                        duration="2s", seed=3)
+    r = ccsim.run(sc, processes=[_relay_new_flow({})], events=True)
+    twin = ccsim.run(r.scenario, events=True)
+    assert set(r.events["flow"]) == {0, 1}
+    assert r.events.equals(twin.events) and r.summary.equals(twin.summary)
+
+    both = ccsim.dumbbell("10Mbps", "20ms", flows=["cubic", ccsim.Flow("reno", reverse=True)],
+                          duration="2s")
+
+    def add(env, net):
+        yield env.timeout(0.5)
+        net.add_flow(ccsim.Flow("bbr", reverse=True))
+
+    r = ccsim.run(both, processes=[add])
+    assert r.summary["start"][2] == 0.5 and r.summary["lifetime_goodput_bps"][2] > 0
+    assert ccsim.run(r.scenario).summary.equals(r.summary)

@@ -130,11 +130,20 @@ def test_a_tail_loss_probe_repairs_the_tail_before_the_timer():
     assert probed.summary["fct"][0] < plain.summary["fct"][0]
 
 
-def test_one_segment_in_flight_waits_for_the_timer_anyway():
-    # RFC 8985 §7.2 (and Linux): with one segment in flight the PTO allows 200 ms for a
-    # delayed ACK, which puts it past this flow's RTO: the timer fires first.
+def test_one_segment_in_flight_probes_at_the_rto_instead_of_timing_out():
+    # RFC 8985 §7.2 and Linux's tcp_schedule_loss_probe: with one segment in flight the PTO
+    # allows min_rto (200 ms) for a delayed ACK, which puts it past this flow's RTO; the
+    # probe is then armed for the RTO's time (min(PTO, time to the RTO)) and goes instead
+    # of the timeout: the last segment again, which repairs the loss. (ccsim used to arm
+    # the RTO itself: a timeout, cwnd 1.)
     res = _tail(True, drop=(99,))
-    assert res.summary["timeouts"][0] == 1
+    assert res.summary["timeouts"][0] == 0
+    ev = res.events
+    again = ev[ev["event"] == "retransmitted"]
+    assert list(again["seq"]) == [99]
+    # at the RTO's time: min_rto (200 ms) dominates SRTT + 4·RTTVAR on this path
+    last_ack = ev[(ev["event"] == "acked") & (ev["time"] < again["time"].iloc[0])]["time"].max()
+    assert float(again["time"].iloc[0]) - last_ack == pytest.approx(0.2, rel=1e-9)
 
 
 def _probing_sender(rwnd):
@@ -163,7 +172,8 @@ def test_a_probe_sends_new_data_when_there_is_some():
     burst = [q for t, q in sent if t == 0.05]
     probe = next((t, q) for t, q in sent if t > 0.05)
     assert probe[1] == burst[-1] + 1
-    assert probe[0] == pytest.approx(0.05 + 2 * 0.05)  # PTO = 2·SRTT after the last ACK
+    # PTO = 2·SRTT + 2 ms after the last ACK (Linux's TCP_TIMEOUT_MIN_US: four in flight)
+    assert probe[0] == pytest.approx(0.05 + 2 * 0.05 + 0.002)
     assert s.tlp.probes == 1 and s.timeouts >= 1
 
 

@@ -12,6 +12,7 @@ import pytest
 
 import ccsim
 from ccsim import Flow
+from ccsim.algorithms.registry import REGISTRY
 from ccsim.algorithms.reno import Reno
 from ccsim.packet.clock import Clock
 from ccsim.packet.engine import PacketEngine
@@ -124,6 +125,26 @@ def test_explicit_knobs_flow_fields_and_law_parameters_override_the_profile():
     assert sc.flow_stack(3).ack_counting == "acks" and sc.flow_stack(0).ack_counting == "segments"
     engine = PacketEngine(sc)
     assert engine.senders[1].cc.params()["a"] == 0.05 and engine.senders[0].rtt.min_rto == 0.3
+
+
+@pytest.mark.parametrize("stack, expected", [("linux", "prr"), ("ns3", "prr"), ("ns2", "reno")])
+def test_a_users_own_law_runs_in_the_stacks_recovery_as_reno_does(stack, expected):
+    # A law that declares Reno's recovery (the base class's default, as a user's
+    # own law usually does) is not Reno by name, yet Linux and ns-3 run every
+    # law inside their one recovery (tcp_input.c; TcpL4Protocol::RecoveryType).
+    class OwnAimd(Reno):
+        name = "own-aimd-in-" + stack
+
+    assert OwnAimd.recovery == "reno"
+    with REGISTRY.scratch():
+        ccsim.algorithms.register(OwnAimd)
+        sc = ccsim.dumbbell("10Mbps", "20ms", stack=stack, duration="1s",
+                            flows=[OwnAimd.name, Flow(OwnAimd.name, recovery="newreno"),
+                                   "pseudo-rate"])
+        assert sc.flow_stack(0).recovery == expected
+        assert sc.flow_stack(1).recovery == "newreno"       # the flow's own still wins
+        assert sc.flow_stack(2).recovery == "vegas"         # declares Vegas's: its own
+        assert type(PacketEngine(sc).senders[0].recovery) is ccsim.recovery.get(expected)
 
 
 def test_stack_round_trips_and_leaves_keys_of_scenarios_that_do_not_name_it():

@@ -100,6 +100,25 @@ class DCTCP(Reno):
         return max(self.cwnd / LOSS_DIVISOR, MIN_SSTHRESH)
 
 
+def track_marks(f: FlowArrays, g: float) -> tuple[np.ndarray, np.ndarray]:
+    """One step of DCTCP's bookkeeping of marks, in place on ``f``: ``F``, the
+    fraction of the step's acknowledged segments whose marks were echoed;
+    ``alpha``'s EWMA (gain ``g`` per window) over the step's windows; slow
+    start ended at the first echoes with one cut. Returns ``F`` and the time
+    each flow spends in congestion avoidance in the step (s). DCTCP's and
+    Prague's fluid laws."""
+    h, rtt, cwnd = f.h, f.rtt, f.cwnd
+    F = np.where(f.acked > 0, np.minimum(f.marked / np.maximum(f.acked, 1e-300), 1.0), 0.0)
+    F = np.where(h > 0, F, 0.0)
+    alpha = f.alpha
+    alpha[...] = F + (alpha - F) * (1.0 - g) ** (h / rtt)
+    cut = (cwnd < f.ssthresh) & (F > 0)
+    if cut.any():
+        f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / ALPHA_DIVISOR), MIN_SSTHRESH)[cut]
+        cwnd[cut] = f.ssthresh[cut]
+    return F, f.slow_start()
+
+
 def marked_growth(f: FlowArrays, a: np.ndarray, b: np.ndarray, h_ca: np.ndarray) -> None:
     """Integrate dW/dt = a − b·W (segments per s: growth ``a``, cut rate ``b``
     from the marked fraction) in closed form over ``h_ca`` seconds of
@@ -149,20 +168,8 @@ class DCTCPFluid(FluidLaw):
         self.state = {"alpha": float(cc.alpha_init)}
 
     def grow(self, f: FlowArrays) -> None:
-        h, rtt, cwnd = f.h, f.rtt, f.cwnd
-        g = self.cc.g
-        F = np.where(f.acked > 0, np.minimum(f.marked / np.maximum(f.acked, 1e-300), 1.0), 0.0)
-        F = np.where(h > 0, F, 0.0)
-        windows = h / rtt
-        alpha = f.alpha
-        alpha[...] = F + (alpha - F) * (1.0 - g) ** windows
-        # slow start ends at the first echoes, with one cut
-        cut = (cwnd < f.ssthresh) & (F > 0)
-        if cut.any():
-            f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / ALPHA_DIVISOR), MIN_SSTHRESH)[cut]
-            cwnd[cut] = f.ssthresh[cut]
-        h_ca = f.slow_start()
-        marked_growth(f, 1.0 / rtt, alpha * F / (ALPHA_DIVISOR * rtt), h_ca)
+        F, h_ca = track_marks(f, self.cc.g)
+        marked_growth(f, 1.0 / f.rtt, f.alpha * F / (ALPHA_DIVISOR * f.rtt), h_ca)
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         return np.maximum(f.cwnd[m] / LOSS_DIVISOR, MIN_SSTHRESH)

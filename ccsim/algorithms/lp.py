@@ -35,7 +35,23 @@ Differences from the source:
   timestamps; its reverse path carries only ACKs and never queues, so
   ``RTT − min RTT`` *is* the forward queueing delay, and the RTT sample stands
   in for the one-way delay. On paths whose reverse direction queues, this
-  would react to reverse congestion too.
+  would react to reverse congestion too. Like Linux's ``rcv_tsval −
+  rcv_tsecr``, a sample includes the receiver's delayed-ACK wait.
+* **The two clocks' offset** (``clock_offset``, s, added to every sample).
+  Linux's one-way delay is the receiver's timestamp minus the echoed sender's:
+  it carries the offset between the two timestamp clocks, random per
+  connection since Linux 4.10 (``secure_tcp_ts_off``). The thresholds
+  ``d_min + δ(d_max − d_min)`` ignore an offset, but the reset after an ECI
+  (``d_max = 2·sd``) does not: it spans the offset, so the next ECI needs the
+  smoothed delay ``0.15 × offset`` above the reset level, which no queue
+  reaches once the offset is large: Linux's LP then runs as Reno after its
+  first ECI. The Linux stack sets a large offset (docs/stack.md), the class
+  default is the paper's clocks (0). With no offset and delayed ACKs, the
+  40 ms delayed-ACK wait of a lone segment and the quick ACK of the next pair
+  swing the delay by 40 ms: the smoothed delay, still high when ``d_min``
+  falls, fires ECI after ECI in the inference phase and holds ``cwnd`` at 1
+  (0.34 Mb/s of 10 in 3 s, 20 ms, 1 % loss). Offsets above 2^29 ms make
+  Linux's 32-bit ``sowd << 3`` wrap; ccsim does not model that arithmetic.
 * The ECI reaction runs in ``on_ack`` (outside loss recovery only, where
   ccsim's recovery strategies own ``cwnd``); Linux runs it in ``pkts_acked``
   on every ACK. Delay samples are taken on every valid RTT sample (recovery
@@ -72,6 +88,8 @@ Defaults and their sources:
   1/8 new).
 * ``itt = 3.0`` (RTTs) — inference time-out; Linux ``lp->inference = 3 *
   delta`` with delta the RTT of the ACKed segment.
+* ``clock_offset = 0.0`` (s) — the paper's clocks; the Linux stack sets
+  1000 s, standing for Linux's random timestamp offset.
 """
 
 from __future__ import annotations
@@ -101,12 +119,15 @@ class LP(Reno):
 
     name = "lp"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
-    param_space = {"delta": (0.01, 1.0), "gamma": (0.01, 1.0), "itt": (0.5, 10.0)}
+    param_space = {"delta": (0.01, 1.0), "gamma": (0.01, 1.0), "itt": (0.5, 10.0),
+                   "clock_offset": (0.0, 1e4)}
 
-    def __init__(self, *, delta: float = 0.15, gamma: float = 0.125, itt: float = 3.0) -> None:
+    def __init__(self, *, delta: float = 0.15, gamma: float = 0.125, itt: float = 3.0,
+                 clock_offset: float = 0.0) -> None:
         self.delta = delta  # ECI threshold, fraction of (d_max − d_min)
         self.gamma = gamma  # EWMA gain of the smoothed delay
         self.itt = itt      # inference time-out (RTTs)
+        self.clock_offset = clock_offset  # added to every delay sample (s)
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -134,8 +155,8 @@ class LP(Reno):
 
     # -- hooks ---------------------------------------------------------------------
     def on_rtt(self, sample: RttSample) -> None:
-        d = sample.rtt
-        self.last_rtt = d
+        self.last_rtt = sample.rtt
+        d = sample.rtt + self.clock_offset
         self.owd_min = min(self.owd_min, d)
         if d > self.owd_max:  # Linux: "always forget the max of the max"
             if d > self.owd_max_rsv:
@@ -169,8 +190,8 @@ class LP(Reno):
 class LPFluid(FluidLaw):
     """TCP-LP in the fluid engine.
 
-    Delay signal: the current RTT, as :class:`LP` uses its RTT samples (base
-    RTT plus the forward queueing delay ``rtt − min_rtt``, ccsim's reverse
+    Delay signal: the current RTT plus ``clock_offset``, as :class:`LP` uses its
+    RTT samples (base RTT plus the forward queueing delay ``rtt − min_rtt``, ccsim's reverse
     path never queuing: the one-way delay up to a constant; the thresholds
     ``d_min + δ(d_max − d_min)`` see only the queueing part, the reset
     ``d_max = 2·sd`` sees the whole RTT, as in the class).
@@ -196,8 +217,8 @@ class LPFluid(FluidLaw):
         cc = self.cc
         sampled = f.acked > 0
         if any_(sampled):                     # on_rtt: delay statistics
-            d = f.rtt
-            np.copyto(f.last_rtt, d, where=sampled)
+            np.copyto(f.last_rtt, f.rtt, where=sampled)
+            d = f.rtt + cc.clock_offset
             np.copyto(f.owd_min, np.minimum(f.owd_min, d), where=sampled)
             record = sampled & (d > f.owd_max)
             if any_(record):  # a new record: past the reserve, the reserve becomes d_max

@@ -67,7 +67,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, CongestionControl, EcnEcho, Loss
-from .dctcp import DCTCPFluid, marked_growth
+from .dctcp import DCTCPFluid, marked_growth, track_marks
 from .fluid import FlowArrays
 from .registry import register
 
@@ -248,16 +248,9 @@ class PragueFluid(DCTCPFluid):
         self.state = {"alpha": float(cc.alpha_init), "rounds": 0.0}
 
     def grow(self, f: FlowArrays) -> None:
-        h, rtt, cwnd, cc = f.h, f.rtt, f.cwnd, self.cc
-        F = np.where(f.acked > 0, np.minimum(f.marked / np.maximum(f.acked, 1e-300), 1.0), 0.0)
-        F = np.where(h > 0, F, 0.0)
+        rtt, cwnd, cc = f.rtt, f.cwnd, self.cc
+        F, h_ca = track_marks(f, cc.g)
         alpha = f.alpha
-        alpha[...] = F + (alpha - F) * (1.0 - cc.g) ** (h / rtt)
-        cut = (cwnd < f.ssthresh) & (F > 0)
-        if cut.any():
-            f.ssthresh[cut] = np.maximum(cwnd * (1.0 - alpha / ALPHA_DIVISOR), MIN_SSTHRESH)[cut]
-            cwnd[cut] = f.ssthresh[cut]
-        h_ca = f.slow_start()
         rounds = f.rounds
         rounds += h_ca / rtt
         ai = np.ones_like(cwnd)

@@ -17,6 +17,10 @@ beside ccsim's where the paper gives them.
 * :func:`pairwise_matrix` — Esterhuizen & Krzesinski, Table I: every ordered
   pair of algorithms (any registered names: with Veno, Esterhuizen's 13 × 13);
   :func:`start_order`: each pair in both orders.
+* :func:`short_flow_fct` — short flows' completion times (DCTCP's web-search
+  sizes, Alizadeh et al. 2010) behind CUBIC, behind BBR and under fq_codel.
+* :func:`cellular_link` — Vegas, Copa and BBR on a synthetic cellular trace
+  (Sprout's link model, Winstein et al. 2013).
 
 :data:`RECIPES` maps the names ``ccsim experiment NAME`` takes to the functions.
 """
@@ -25,13 +29,16 @@ from ._result import ExperimentResult
 from .kwon import delay_queue_loss
 from .lai_yao import new_arrival, reno_interop, unfairness
 from .link_errors import link_errors, utilisation_under_loss
+from .cellular import cellular_link
 from .multiple_drops import multiple_drops
 from .pairwise import pairwise_matrix, start_order
+from .short_flows import short_flow_fct
 from .zhang_bian import competition, queue_fairness, rtt_bias
 
 RECIPES = {f.__name__.replace("_", "-"): f for f in (
     pairwise_matrix, start_order, multiple_drops, link_errors, unfairness, new_arrival, reno_interop,
-    utilisation_under_loss, rtt_bias, queue_fairness, competition, delay_queue_loss)}
+    utilisation_under_loss, rtt_bias, queue_fairness, competition, delay_queue_loss,
+    short_flow_fct, cellular_link)}
 """Recipe name (as ``ccsim experiment NAME`` spells it) → function."""
 
 STUDIES = {
@@ -47,6 +54,8 @@ STUDIES = {
     "queue-fairness": "Zhang & Bian",
     "competition": "Zhang & Bian",
     "delay-queue-loss": "Kwon",
+    "short-flow-fct": "Alizadeh et al. 2010",
+    "cellular-link": "Winstein et al. 2013",
 }
 """Recipe name → the published study it reproduces (``ccsim experiment --list``)."""
 
@@ -54,6 +63,7 @@ __all__ = [
     "RECIPES",
     "STUDIES",
     "ExperimentResult",
+    "cellular_link",
     "competition",
     "delay_queue_loss",
     "link_errors",
@@ -61,6 +71,7 @@ __all__ = [
     "new_arrival",
     "pairwise_matrix",
     "queue_fairness",
+    "short_flow_fct",
     "reno_interop",
     "rtt_bias",
     "start_order",

@@ -101,15 +101,15 @@ class FluidLawError(CcsimError):
     window that is not a finite number at or above the law's floor."""
 
 
-def _refuse(sc: Scenario, i: int) -> None:
-    """Raise for what the fluid model cannot represent, naming it."""
+def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
+    """Raise for what the fluid model cannot represent, naming it
+    (``stacks``: each flow's resolved stack, ``sc.flow_stack(j)``)."""
     slowest = min(link.rate for link in sc.links)
     if sc.links[sc.bottleneck].rate > slowest:
         raise ScenarioError(f"scenarios[{i}].bottleneck", sc.bottleneck,
                             "a slowest link in the fluid engine",
                             "it queues only at the slowest link; use mode='packet'")
-    for j in range(len(sc.flows)):
-        st = sc.flow_stack(j)
+    for j, st in enumerate(stacks):
         if st.ack_counting == "acks" and st.delayed_ack:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].ack_counting", st.ack_counting,
                                 "'segments' in the fluid engine when ACKs are delayed "
@@ -235,8 +235,10 @@ class FluidEngine:
         if not (isinstance(max_step, (int, float)) and step <= max_step <= 64):
             raise ScenarioError("max_step", max_step,
                                 f"RTTs from step ({step!r}) to 64")
-        for i, sc in enumerate(scenarios):
-            _refuse(sc, i)
+        # each flow's stack (its profile and knobs resolved), once
+        self._stacks = [[sc.flow_stack(j) for j in range(len(sc.flows))] for sc in scenarios]
+        for i, (sc, stacks) in enumerate(zip(scenarios, self._stacks)):
+            _refuse(sc, i, stacks)
         self.scenarios = list(scenarios)
         self.step, self.min_step, self.max_step = float(step), float(min_step), float(max_step)
         self.traces = traces
@@ -250,9 +252,8 @@ class FluidEngine:
         # algorithm share a group (and a fluid law) unless their parameters
         # differ in ways the law cannot take as arrays (see .params)
         instances: dict[tuple[str, str], object] = {}
-        # each flow's stack (its profile and knobs resolved), and its flow with
-        # the law's parameters the stack gives it
-        stacks = [[sc.flow_stack(j) for j in range(len(sc.flows))] for sc in scs]
+        # each flow with the law's parameters its stack gives it
+        stacks = self._stacks
         law_flows = [[f if f.params == st.params else dataclasses.replace(f, params=st.params)
                       for f, st in zip(sc.flows, row)] for sc, row in zip(scs, stacks)]
         self.law_flows = law_flows

@@ -76,12 +76,27 @@ class ParamView:
     def __init__(self, instances: Sequence[Any], index: np.ndarray) -> None:
         self.__dict__["_instances"] = list(instances)
         self.__dict__["_index"] = np.asarray(index, dtype=np.int64)
+        self.__dict__["_spread"] = set()  # names whose values are arrays over the flows
 
     def masked(self, m: np.ndarray) -> "ParamView":
-        """The same parameters over the flows of the mask ``m`` only."""
-        return ParamView(self._instances, self._index[m])
+        """The same parameters over the flows of the mask ``m`` only (values
+        taken from this view's, computed once for the whole group)."""
+        view = ParamView(self._instances, self._index[m])
+        view.__dict__["_parent"] = (self, m)
+        return view
 
     def __getattr__(self, name: str) -> Any:
+        parent = self.__dict__.get("_parent")
+        if parent is not None:  # the group's value, over the masked flows
+            view, m = parent
+            value = getattr(view, name)
+            if isinstance(value, types.MethodType) and value.__self__ is view:
+                value = types.MethodType(value.__func__, self)
+            elif name in view._spread:
+                value = value[m]
+                self._spread.add(name)
+            self.__dict__[name] = value
+            return value
         first = self._instances[0]
         attr = inspect.getattr_static(type(first), name, None)
         if isinstance(attr, types.FunctionType):  # a method: runs on the arrays
@@ -94,6 +109,7 @@ class ParamView:
                 value = values[0]
             elif all(map(_numeric, values)):
                 value = np.array(values)[self._index]
+                self._spread.add(name)
             else:
                 raise AttributeError(
                     f"{type(first).__name__}.{name} differs among flows sharing a fluid law "

@@ -36,6 +36,7 @@ on the wire (``mss + header`` bytes).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -47,7 +48,7 @@ import numpy as np
 import simpy
 
 from .. import algorithms
-from ..errors import CcsimError, ScenarioError, law_failure
+from ..errors import CcsimError, ScenarioError, ScenarioTypeError, law_failure
 from ..recovery import get as get_recovery
 from ..metrics import integrate_bins
 from ..queues.scheduler import ECT0, ECT1, NOT_ECT, Packet, Scheduler
@@ -152,60 +153,9 @@ class PacketEngine:
                 link.told_ahead()
         self.senders: list[Sender] = []
         self.receivers: list[Receiver] = []
+        self.sender_class = sender_class
         for i, flow in enumerate(sc.flows):
-            one_way = sc.route_rtt(i) / 2.0  # the links the flow crosses
-            access = (sc.flow_rtt(i) - sc.route_rtt(i)) / 2.0  # one way, both sides together
-            access = max(access, 0.0)  # rtt == route rtt up to rounding
-            if flow.source is not None:  # an unresponsive UDP source (ccsim.packet.udp)
-                self._add_source(i, flow, access / 2.0, n_bins, dt)
-                continue
-            st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
-            rec = get_recovery(st.recovery)()
-            sack = st.sack or rec.uses_sack
-            # two ways, an ACK's trip back is hops of its own after the receiver's
-            # access delay; one way, it is the propagation delay, all at once
-            back = access / 2.0 if self.two_way else one_way + access
-            accecn = flow.ecn == "accecn"  # Accurate ECN feedback (RFC 9768)
-            receiver = (AccEcnReceiver if accecn else Receiver)(
-                sack=sack, dsack=sack and st.tail_loss_probe, delayed_ack=st.delayed_ack,
-                ack_delay=st.delayed_ack_timeout, back=back,
-                clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
-                quick_gap=sc.flow_rtt(i) + st.min_rto if st.quick_ack else None)
-            # the hosts' NICs (Flow.access_rate): one packet time each (s)
-            nic = 0.0 if flow.access_rate is None else sc.packet_size * 8.0 / flow.access_rate
-            sender = sender_class(
-                algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
-                transmit=self._path(i, receiver, access / 2.0, access / 2.0 + nic,
-                                    Counter(flow.drop_segments), flow.ecn, flow.overhead,
-                                    _codepoint(flow), nic),
-                initial_window=st.initial_window, mss=sc.mss,
-                rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
-                         self._path_cap(i)),
-                min_rto=st.min_rto, initial_rto=st.initial_rto, max_rto=sc.max_rto,
-                end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
-                         else math.inf),
-                packet_bits=sc.packet_size * 8.0,
-                ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
-                limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
-                law_rtt=st.law_rtt)
-            if accecn:
-                sender.ecn = AccEcnResponse()
-            receiver.deliver_ack = sender.on_ack  # the two ends know each other
-            receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
-            if self.log is not None:
-                receiver.deliver_ack = recorded = self.log.ack(i, sender, clock)
-                receiver.deliver_ce = partial(_echo_then, sender, recorded)
-            if self.two_way:
-                receiver.deliver_ack = self._ack_path(i, receiver.deliver_ack, access / 2.0)
-                receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
-            self.senders.append(sender)
-            self.receivers.append(receiver)
-            if self.processes:  # a process may hold the flow back (FlowHandle.hold)
-                clock.schedule(sc.flow_start(i), self._start_flow, i)
-            else:
-                clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
-            if flow.stop is not None and flow.stop < sc.duration:
-                clock.schedule(flow.stop, Sender.stop, sender)
+            self._add_flow(i, flow, sender_class)
         self.times = np.arange(n_bins) * dt
         shape = (n_bins, len(sc.flows))
         self.cwnd = np.full(shape, np.nan)
@@ -215,6 +165,102 @@ class PacketEngine:
         self.reverse_queue = np.zeros(n_bins) if self.two_way else None
         self.bar = None  # the progress bar while a run shows one
         clock.schedule(0.0, self._sample, 0)
+
+    def _add_flow(self, i: int, flow, sender_class: type[Sender]) -> None:
+        """Flow ``i`` of the scenario: its sender and receiver, its path, its
+        start and stop on the clock."""
+        sc, clock = self.scenario, self.clock
+        n_bins, dt = self.n_bins, sc.sample_interval
+        one_way = sc.route_rtt(i) / 2.0  # the links the flow crosses
+        access = (sc.flow_rtt(i) - sc.route_rtt(i)) / 2.0  # one way, both sides together
+        access = max(access, 0.0)  # rtt == route rtt up to rounding
+        if flow.source is not None:  # an unresponsive UDP source (ccsim.packet.udp)
+            self._add_source(i, flow, access / 2.0, n_bins, dt)
+            return
+        st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
+        rec = get_recovery(st.recovery)()
+        sack = st.sack or rec.uses_sack
+        # two ways, an ACK's trip back is hops of its own after the receiver's
+        # access delay; one way, it is the propagation delay, all at once
+        back = access / 2.0 if self.two_way else one_way + access
+        accecn = flow.ecn == "accecn"  # Accurate ECN feedback (RFC 9768)
+        receiver = (AccEcnReceiver if accecn else Receiver)(
+            sack=sack, dsack=sack and st.tail_loss_probe, delayed_ack=st.delayed_ack,
+            ack_delay=st.delayed_ack_timeout, back=back,
+            clock=clock, deliver_ack=None, n_bins=n_bins, bin_width=dt,
+            quick_gap=sc.flow_rtt(i) + st.min_rto if st.quick_ack else None)
+        # the hosts' NICs (Flow.access_rate): one packet time each (s)
+        nic = 0.0 if flow.access_rate is None else sc.packet_size * 8.0 / flow.access_rate
+        sender = sender_class(
+            algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
+            transmit=self._path(i, receiver, access / 2.0, access / 2.0 + nic,
+                                Counter(flow.drop_segments), flow.ecn, flow.overhead,
+                                _codepoint(flow), nic),
+            initial_window=st.initial_window, mss=sc.mss,
+            rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
+                     self._path_cap(i)),
+            min_rto=st.min_rto, initial_rto=st.initial_rto, max_rto=sc.max_rto,
+            end_seq=(math.ceil(flow.size / sc.mss) if flow.size is not None
+                     else math.inf),
+            packet_bits=sc.packet_size * 8.0,
+            ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
+            limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
+            law_rtt=st.law_rtt)
+        if accecn:
+            sender.ecn = AccEcnResponse()
+        receiver.deliver_ack = sender.on_ack  # the two ends know each other
+        receiver.deliver_ce = sender.on_ack_ce  # ACKs echoing ECN marks
+        if self.log is not None:
+            receiver.deliver_ack = recorded = self.log.ack(i, sender, clock)
+            receiver.deliver_ce = partial(_echo_then, sender, recorded)
+        if self.two_way:
+            receiver.deliver_ack = self._ack_path(i, receiver.deliver_ack, access / 2.0)
+            receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
+        self.senders.append(sender)
+        self.receivers.append(receiver)
+        if self.processes:  # a process may hold the flow back (FlowHandle.hold)
+            clock.schedule(sc.flow_start(i), self._start_flow, i)
+        else:
+            clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
+        if flow.stop is not None and flow.stop < sc.duration:
+            clock.schedule(flow.stop, Sender.stop, sender)
+
+    def add_flow(self, flow, at: float) -> int:
+        """Add ``flow`` to the running scenario, opening at ``at`` (s, not
+        before now) as a declared flow with ``start = at`` would; its index.
+        The run's scenario becomes the one with the flow declared so
+        (:attr:`scenario`, and the result's)."""
+        from ..scenario import Flow
+
+        sc = self.scenario
+        if not isinstance(flow, Flow):
+            raise ScenarioTypeError("add_flow(flow)", flow, "a ccsim.Flow (or ccsim.CBR(...), "
+                                    "ccsim.OnOff(...))")
+        if flow.start != 0.0:
+            raise ScenarioError("add_flow(flow).start", flow.start, "0 (left unset)",
+                                "the flow opens at add_flow's at= (default: now)")
+        if isinstance(at, bool) or not isinstance(at, (int, float)) or not math.isfinite(at) \
+                or not self.now <= at < sc.duration:
+            raise ScenarioError("add_flow(at)", at, f"a time in [now = {self.now:g}, "
+                                f"duration = {sc.duration:g}) s")
+        if flow.reverse and not self.two_way:
+            raise ScenarioError("add_flow(flow).reverse", True, "False in a run without a "
+                                "reverse flow declared", "whether ACKs queue with data is "
+                                "fixed when the run begins: declare a reverse flow")
+        full = (0, len(sc.links) - 1)
+        if flow.route not in (None, full) and not self.hop_by_hop:
+            raise ScenarioError("add_flow(flow).route", flow.route, f"None or {full} in this run",
+                                "a run whose flows all cross the whole chain takes a packet "
+                                "through it at once; declare a routed flow to add one")
+        extended = sc.replace(flows=sc.flows + (dataclasses.replace(flow, start=float(at)),))
+        i = len(sc.flows)
+        self.scenario = extended
+        column = np.full((self.n_bins, 1), np.nan)
+        self.cwnd = np.hstack([self.cwnd, column])
+        self.ssthresh = np.hstack([self.ssthresh, column])
+        self.rtt = np.hstack([self.rtt, column])
+        self._add_flow(i, extended.flows[i], self.sender_class)
+        return i
 
     def _add_source(self, i: int, flow, before: float, n_bins: int, dt: float) -> None:
         """Flow ``i``, a UDP source: its packets on the same path as a TCP
@@ -601,6 +647,7 @@ class PacketEngine:
                 self.bar.close()
                 self.bar = None
         wall = time.perf_counter() - start
+        sc = self.scenario  # with the flows a process added (Network.add_flow)
         n = self.n_bins
         flows = []
         for flow, s, r in zip(sc.flows, self.senders, self.receivers):

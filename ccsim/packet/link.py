@@ -129,36 +129,55 @@ class LinkState:
             return -1.0
         return done + self.delay
 
-    def _disciplined(self, t: float, ect: bool = False) -> float:
-        """As :meth:`_droptail`, with the discipline's verdict on the arrival."""
+    def _admitted(self, t: float, ect: bool) -> bool:
+        """Whether a data packet arriving at ``t`` (s) joins the queue: the
+        discipline's verdict (drop-tail's without one), drops counted and a
+        mark set in ``ce``. :meth:`_droptail` is its drop-tail twin, inlined."""
         queue = self.queue
         while queue and queue[0] <= t:
             queue.popleft()
+        if self.discipline is None:
+            if len(queue) > self.limit:  # full: limit waiting, and the head in service
+                self.drops += 1
+                self.last_drop_early = False
+                return False
+            return True
         waiting = len(queue) - 1 if queue else 0
         verdict = self.discipline.arrive(t, waiting, ect)
         if verdict == DROP:
             self.drops += 1
             self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
-            return -1.0
+            return False
         if verdict == MARK:
             if not ect:
                 raise TypeError(f"queue discipline {type(self.discipline).__name__} marked "
                                 "a packet of a flow that is not ECN-capable; it must drop it")
             self.marks += 1
             self.ce = True
+        return True
+
+    def _sent(self, done: float) -> float:
+        """A packet that left the link at ``done`` (s): when it reaches the far
+        end (s), or ``-1.0`` if a link error lost it."""
+        if self.loss and self.loss_rng.random() < self.loss:
+            self.losses += 1
+            return -1.0
+        return done + self.delay
+
+    def _disciplined(self, t: float, ect: bool = False) -> float:
+        """As :meth:`_droptail`, with the discipline's verdict on the arrival."""
+        if not self._admitted(t, ect):
+            return -1.0
         start = self.free_at if self.free_at > t else t
         done = start + self.tx
         self.free_at = done
-        queue.append(done)
+        self.queue.append(done)
         departures = self.departures
         if done * departures.rate < departures.bin_next:
             departures.in_bin += 1
         else:
             self._departure(start, done)
-        if self.loss and self.loss_rng.random() < self.loss:
-            self.losses += 1
-            return -1.0
-        return done + self.delay
+        return self._sent(done)
 
     def _disciplined_ect(self, t: float) -> float:
         """:meth:`_disciplined` for a packet of an ECN-capable flow; ``ce``
@@ -169,34 +188,12 @@ class LinkState:
     def _wired(self, t: float, ect: bool = False) -> float:
         """As :meth:`_disciplined` (or :meth:`_droptail`), the packet leaving
         when the schedule's wire has sent it."""
-        queue = self.queue
-        while queue and queue[0] <= t:
-            queue.popleft()
-        waiting = len(queue) - 1 if queue else 0
-        if self.discipline is None:
-            if len(queue) > self.limit:
-                self.drops += 1
-                self.last_drop_early = False
-                return -1.0
-        else:
-            verdict = self.discipline.arrive(t, waiting, ect)
-            if verdict == DROP:
-                self.drops += 1
-                self.last_drop_early = not (waiting >= self.limit and self.free_at > t)
-                return -1.0
-            if verdict == MARK:
-                if not ect:
-                    raise TypeError(f"queue discipline {type(self.discipline).__name__} marked "
-                                    "a packet of a flow that is not ECN-capable; it must drop it")
-                self.marks += 1
-                self.ce = True
-        self.free_at = done = self.wire.send(t, self.size)
-        queue.append(done)
-        self.departures.at(done, 1)  # a packet goes out at once at its opportunity's time
-        if self.loss and self.loss_rng.random() < self.loss:
-            self.losses += 1
+        if not self._admitted(t, ect):
             return -1.0
-        return done + self.delay
+        self.free_at = done = self.wire.send(t, self.size)
+        self.queue.append(done)
+        self.departures.at(done, 1)  # a packet goes out at once at its opportunity's time
+        return self._sent(done)
 
     def _wired_ect(self, t: float) -> float:
         """:meth:`_wired` for a packet of an ECN-capable flow."""

@@ -17,9 +17,15 @@ What a change reaches: the packet engine gives each packet its departure
 time as it joins a queue, so a new rate or delay applies to packets that
 arrive at the link from then on (those queued keep theirs); a delay may only
 grow (a packet never overtakes one on the wire); a loss or limit applies at
-once. Not possible yet: adding flows that the scenario does not declare
-(declare them with :meth:`FlowHandle.hold`, then :meth:`FlowHandle.start`),
-and changing a link that has a rate schedule (its schedule is its rate).
+once. A process may add a flow the scenario does not declare
+(:meth:`Network.add_flow`): it opens as a declared flow with that start
+would, and the result's scenario, summary and traces have it as one more
+flow. Not possible: changing a link that has a rate schedule (its schedule
+is its rate). Example: a new flow started when flow 0 finishes::
+
+    def relay(env, net):
+        yield net.flow(0).finished()
+        net.add_flow(ccsim.Flow("bbr", size=500_000))
 """
 
 from __future__ import annotations
@@ -228,20 +234,38 @@ class Network:
 
     Attributes:
         env: the SimPy environment (its ``now`` is the simulation time, s).
-        scenario: the scenario being run.
     """
 
     def __init__(self, engine: "PacketEngine") -> None:
         self._engine = engine
         self.env = engine.env
-        self.scenario = engine.scenario
         self._links = [LinkHandle(engine, k) for k in range(len(engine.links))]
         self._flows = [FlowHandle(engine, i) for i in range(len(engine.senders))]
+
+    @property
+    def scenario(self) -> Any:
+        """The scenario being run, with the flows added so far declared."""
+        return self._engine.scenario
 
     @property
     def now(self) -> float:
         """Simulation time (s)."""
         return self._engine.now
+
+    def add_flow(self, flow: Any, at: float | None = None) -> FlowHandle:
+        """Add a flow the scenario does not declare, and return its handle.
+
+        ``flow`` is a :class:`ccsim.Flow` (or a ``ccsim.CBR(...)`` /
+        ``ccsim.OnOff(...)`` source) with its ``start`` left unset; it opens at
+        ``at`` (s; default now, never before now) as a declared flow with
+        ``start = at`` would, start jitter included. It takes the next index
+        (``len(net.flows) - 1``), and the result has it as one more flow: a
+        row of the summary, a column of the traces, its ``fct`` if sized.
+        Refused: a reverse flow in a run with none declared, a ``route`` over
+        part of the chain in a run whose flows all cross all of it."""
+        i = self._engine.add_flow(flow, self.now if at is None else at)
+        self._flows.append(FlowHandle(self._engine, i))
+        return self._flows[i]
 
     def link(self, index: int | None = None) -> LinkHandle:
         """Link ``index`` of the path (default: the bottleneck)."""

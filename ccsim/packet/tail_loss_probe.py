@@ -12,6 +12,13 @@ recovery, and only the retransmission timer (backed off, at least
 than the RTO, sends one segment to draw an ACK whose SACK information starts
 a fast recovery instead.
 
+The probe timeout as Linux's ``tcp_schedule_loss_probe`` (since 4.13):
+``2·SRTT``, plus ``min_rto`` (Linux's ``tcp_rto_min_us``, RFC 8985's
+WCDelAckT) when one segment is in flight, else plus ``TIMEOUT_MIN``; and no
+later than the RTO would fire (RFC 8985 §7.2 step 3): when the RTO comes
+first, the probe goes at the RTO's time instead of the timeout, which then
+waits one more RTO.
+
 Deviations: none in the rules above. The probe needs SACK (the sender runs
 it only with a scoreboard); at most one probe is outstanding per episode.
 """
@@ -23,9 +30,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .tcp import Sender
 
-WORST_CASE_DELAYED_ACK = 0.2
-"""WCDelAckT of RFC 8985 §7.2 (s): what a probe timeout allows for a delayed
-ACK when one segment is in flight."""
+TIMEOUT_MIN = 0.002
+"""Added to the probe timeout when more than one segment is in flight (s):
+Linux's ``TCP_TIMEOUT_MIN_US``, 2 ms (with one in flight it adds ``min_rto``,
+for a delayed ACK)."""
 
 
 class TailLossProbe:
@@ -49,18 +57,16 @@ class TailLossProbe:
         self.probes = 0
 
     def timeout(self, tcp: "Sender", rto: float) -> float:
-        """The span (s) to arm the retransmission timer with: the PTO of §7.2
-        when it comes before ``rto`` and a probe may go (no episode open, not
-        in recovery or the loss phase after a timeout, an RTT measured),
-        else ``rto``."""
+        """The span (s) to arm the retransmission timer with: when a probe may
+        go (no episode open, not in recovery or the loss phase after a
+        timeout, an RTT measured) the PTO of §7.2, at most ``rto`` (the probe
+        then goes at the RTO's time); else ``rto``."""
         self.armed = False
         if self.high_seq < 0 and not tcp.in_recovery and tcp.snd_una >= tcp.recover \
                 and tcp.rtt.rtt_count:
-            pto = 2.0 * tcp.rtt.srtt + (WORST_CASE_DELAYED_ACK
-                                        if tcp.high_tx - tcp.snd_una == 1 else 0.0)
-            if pto < rto:
-                self.armed = True
-                return pto
+            self.armed = True
+            return min(2.0 * tcp.rtt.srtt + (tcp.rtt.min_rto if tcp.high_tx - tcp.snd_una == 1
+                                             else TIMEOUT_MIN), rto)
         return rto
 
     def probe(self, tcp: "Sender") -> None:

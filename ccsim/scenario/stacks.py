@@ -48,7 +48,10 @@ class Profile:
         title: what it is, for docs.
         knobs: a value for each of :data:`STACK_KNOBS`.
         recovery: per algorithm name, the recovery strategy its flows run when
-            ``Flow.recovery`` is not given (others: the algorithm's own).
+            ``Flow.recovery`` is not given (others: the algorithm's own). The
+            ``"reno"`` entry also serves every other law that declares Reno's
+            recovery (``recovery = "reno"``, the base class's default), so a
+            user's own law runs in the stack's recovery as Reno does.
         ack_counting: per algorithm name, its ``ack_counting`` where it differs
             from ``knobs["ack_counting"]``.
         params: per algorithm name, law parameters that differ from the
@@ -96,6 +99,13 @@ LINUX = Profile(
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
         "vegas": Setting("prr", "`tcp_vegas.c` has no recovery of its own: " + _LINUX_RACK),
+    },
+    params={
+        "lp": {"clock_offset": Setting(1000.0, (
+            "`tcp_lp.c` takes the one-way delay as `rcv_tsval − rcv_tsecr`: the receiver's "
+            "timestamp clock against the sender's, which differ by a random per-connection "
+            "offset (`secure_tcp_ts_off`, `net.ipv4.tcp_timestamps` = 1, RFC 7323 §5.4); "
+            "any offset above ~7× the largest queueing delay acts alike, 1000 s stands for it"))},
     },
 )
 
@@ -226,6 +236,8 @@ def resolve(profile: Profile, algorithm: str, default_recovery: str, knobs: Mapp
     recovery = flow_recovery
     if recovery is None:
         entry = profile.recovery.get(algorithm)
+        if entry is None and default_recovery == "reno":  # a law declaring Reno's recovery
+            entry = profile.recovery.get("reno")
         recovery = default_recovery if entry is None else entry.value
     params = {k: s.value for k, s in profile.params.get(algorithm, {}).items()}
     params.update(flow_params)
