@@ -196,6 +196,7 @@ events = st.lists(
 # the implementation by an ulp or so at a step where an ACK crosses ssthresh; over at most
 # 200 steps that drift stays many orders of magnitude under 1e-12 relative, while any wrong
 # rule (a missed split, 1/cwnd instead of acked/cwnd, a wrong halving) is off by > 1e-4.
+@pytest.mark.slow
 @family
 @settings(max_examples=150, deadline=None)
 @given(cwnd=st.floats(1.0, 200.0), ssthresh=st.one_of(st.just(math.inf), st.floats(2.0, 300.0)),

@@ -25,6 +25,7 @@ def half_load(seed: int = 1) -> ccsim.Scenario:
                           duration="30s", seed=seed, trace_interval="1s")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["packet", "fluid"])
 def test_arrivals_at_half_load_finish_and_carry_half_the_link(mode):
     """Load 0.5 on 10 Mbit/s, 20 ms, 30 s: at least 50 flows finish, each
@@ -63,6 +64,7 @@ def test_unfinished_flows_are_marked_and_have_no_fct():
     assert (late["delivered_bytes"] < late["size"]).all()
 
 
+@pytest.mark.slow
 def test_arrivals_are_poisson_with_sizes_from_the_cdf():
     """Arrival times and sizes follow what was asked: the count within four
     standard deviations of rate·T, exponential gaps (Kolmogorov-Smirnov at

@@ -178,6 +178,7 @@ def test_hystart_delay_ends_slow_start(pinned):
     assert cc.ssthresh < math.inf and cc.ssthresh == math.floor(cc.ssthresh)
 
 
+@pytest.mark.slow
 def test_check_algorithm():
     check_algorithm(algorithms.get("cdg"), max_examples=60)
     check_algorithm(algorithms.get("cdg"), max_examples=20, params={"window": 1})

@@ -111,12 +111,14 @@ def test_a_loss_halves_and_ends_slow_start():
     assert cc.ssthresh == 3.0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", [{}, {"competitive": False}])
 def test_the_conformance_suite_passes(params):
     check_algorithm(Copa, params=params)
 
 
 # -- behaviour (10 Mbit/s, 40 ms) ---------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["packet", "fluid"])
 @pytest.mark.parametrize("competitive", [True, False])
 def test_alone_it_keeps_the_queue_within_ten_packets_at_ninety_percent(mode, competitive):

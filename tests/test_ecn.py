@@ -80,6 +80,7 @@ def test_receiver_echoes_the_marked_segments_each_ack_covers():
     assert acks == [(2, (), 1), (4, (), 2), (6, ()), (7, ()), (8, (), 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("queue", [ccsim.StepMark(K=5, limit=200),
                                    ccsim.RED(limit=200, ecn=True),
                                    ccsim.CoDel(limit=200, ecn=True),

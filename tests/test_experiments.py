@@ -39,6 +39,7 @@ def test_multiple_drops_outcomes(drops):
                 assert row.recovery_rtts < newreno.recovery_rtts
 
 
+@pytest.mark.slow
 def test_multiple_drops_plot(drops):
     fig = drops.plot()
     axes = [ax for ax in fig.axes if ax.get_visible()]

@@ -270,6 +270,7 @@ def test_halving_the_step_changes_shares_by_less_than_two_points(case):
     assert abs(coarse.metrics["utilisation"] - fine.metrics["utilisation"]) < 0.01
 
 
+@pytest.mark.slow
 def test_long_steps_between_losses_keep_the_outcome():
     """Long steps (up to ``max_step`` RTTs while every law has a closed form
     and no loss is near) take a fraction of the steps and leave shares within
@@ -295,6 +296,7 @@ def test_long_steps_between_losses_keep_the_outcome():
         assert abs(long_.metrics["utilisation"] - short.metrics["utilisation"]) < 0.01
 
 
+@pytest.mark.slow
 def test_delay_laws_at_a_fixed_point_step_to_their_next_event(monkeypatch):
     """Vegas flows inside their band at a steady queue move nothing: such a
     scenario steps straight to its next event (a start, a stop, the end)
@@ -547,6 +549,7 @@ def test_red_is_stable_inside_hollots_region_and_oscillates_outside():
 
 
 # -- every algorithm, both routes ----------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ccsim.algorithms.names())
 def test_every_registered_algorithm_runs_in_the_fluid_engine(name):
     """Each law, with its fluid law or through its hooks, runs against Reno

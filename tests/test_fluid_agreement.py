@@ -36,6 +36,7 @@ def test_staggered_newreno_flows_share_fairly():
     assert share.max() < 0.32 and share.min() > 0.18
 
 
+@pytest.mark.slow
 def test_bbr_overrunning_a_shallow_buffer_pays_in_timeouts():
     # BBR keeps up to 2 BDP in flight whatever the losses; behind a 5-packet
     # buffer beside Reno about a tenth of all packets is dropped (both

@@ -284,6 +284,7 @@ def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
 # where a packet's sample is 41.2 ms), and rounding up to jiffies turns that
 # 1.2 ms into 4 ms (40 ms stays 40, 41.2 becomes 44), a 10 % larger ssthresh in
 # the packet engine only: the strict xfail "westwood-jiffies".
+@pytest.mark.slow
 @pytest.mark.parametrize("name,params", [
     ("westwood", {"jiffy": 0.0}), ("lp", {}), ("lp", {"clock_offset": 0.0}), ("yeah", {}), ("pseudo-rate", {}),
     pytest.param("westwood", {}, id="westwood-jiffies", marks=pytest.mark.xfail(
@@ -313,6 +314,7 @@ def test_veno_share_against_reno_matches_the_packet_engine():
     assert abs(fluid - packet) < 0.05, (fluid, packet)
 
 
+@pytest.mark.slow
 def test_bbr_share_against_reno_matches_the_packet_engine():
     # BBR against Reno, 10 Mbit/s, 40 ms, 1 BDP: 0.889 (fluid) vs 0.875 (packet), with
     # Linux's fixed-point gains (739/256, 88/256). This was a strict xfail at 0.89 vs 0.66
@@ -325,6 +327,7 @@ def test_bbr_share_against_reno_matches_the_packet_engine():
     assert abs(fluid["share"][0] - packet["share"][0]) < 0.10
 
 
+@pytest.mark.slow
 def test_bbr_alone_matches_the_packet_engine_goodput():
     """BBR alone, 1 BDP: goodput 9.55 vs 9.32 Mb/s (within 5 %: the fluid
     link has no idle gaps); mean RTT 46 vs 43 ms (within 15 %: the fluid

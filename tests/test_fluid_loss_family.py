@@ -42,6 +42,7 @@ def _pair(name, **kw):
 HOOK_SHARE_TOL = 0.05
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LAWS)
 def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
     cls = algorithms.get(name)
@@ -256,6 +257,7 @@ def test_scalable_fluid_reads_the_window_laws_own_rule():
         assert _scalable_rules(law, big)[1] == pytest.approx(keep, rel=2e-3)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", LAWS)
 def test_a_flow_not_yet_started_is_left_alone(name):
     """A flow with h = 0 (here: not started yet) must come out of grow

@@ -128,6 +128,7 @@ def _usable(attr: str, value: float) -> bool:
     return value == 0.0 or 1500 * 8 / 60.0 <= value < math.inf
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
                                                   HealthCheck.function_scoped_fixture])
 @given(hook=st.sampled_from(["on_ack", "on_loss", "on_rtt", "start"]),

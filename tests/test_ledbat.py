@@ -219,6 +219,7 @@ def test_a_target_that_is_not_a_number_is_refused():
         ccsim.Flow("ledbat", params={"target": "60ms"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", [{}, {"variant": "rfc6817"}, {"slowdowns": False}])
 def test_the_conformance_suite_passes(params):
     check_algorithm(Ledbat, params=params)
@@ -305,6 +306,7 @@ def test_a_target_below_the_buffers_delay_yields_in_a_one_bdp_buffer(other):
     assert share({"target": 0.025}, "1BDP", other=other) <= 0.20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["packet", "fluid"])
 def test_alone_it_keeps_the_queueing_delay_near_the_target_and_the_link_busy(mode):
     """Alone in a 4-BDP buffer the queueing delay settles about the 60 ms

@@ -155,6 +155,7 @@ def test_reset_period_is_drawn_within_three_quarters_to_five_quarters():
     assert len(draws) > 10  # the seed keyword changes the draws
 
 
+@pytest.mark.slow
 def test_check_algorithm():
     check_algorithm(algorithms.get("nv"), max_examples=60)
 

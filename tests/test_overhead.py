@@ -26,6 +26,7 @@ def _two_rtts(overhead, seed=1, duration="100s"):
                                  ccsim.Flow("reno", rtt="60ms", overhead=overhead)])
 
 
+@pytest.mark.slow
 def test_overhead_breaks_the_phase_lock():
     tx = 1500 * 8 / RATE  # one packet time at the bottleneck: Floyd & Jacobson's size
     locked = [ccsim.run(_two_rtts(0.0, seed)).summary for seed in (1, 2)]

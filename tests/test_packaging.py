@@ -9,6 +9,8 @@ import re
 import tomllib
 from pathlib import Path
 
+import pytest
+
 import ccsim
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +66,7 @@ def test_readme_speed_figures_are_the_benchmarks():
     assert "benchmarks/packet_engine.py" in speed
 
 
+@pytest.mark.slow
 def test_importing_ccsim_leaves_plotting_and_clusters_for_later():
     # Plots, Dask and xarray are imported when used, not with ccsim: matplotlib
     # alone adds about 40,000 objects that every garbage collection of a

@@ -147,6 +147,7 @@ def test_stopped_flow_ends_at_its_stop_time():
 
 
 # -- queues ---------------------------------------------------------------------------
+@pytest.mark.slow
 def test_red_keeps_the_average_queue_between_its_thresholds():
     red = ccsim.RED(limit=300)  # thresholds 5 and 15 packets (the paper's)
     common = dict(bandwidth="10Mbps", rtt="40ms", flows=["reno"] * 4, duration="40s", seed=2)

@@ -23,6 +23,7 @@ def small():
     return pairwise_matrix(["reno", "cubic", "scalable"], **SMALL)
 
 
+@pytest.mark.slow
 def test_every_ordered_pair_once(small):
     t = small.table
     assert len(t) == 9 and not t.duplicated(["first", "second"]).any()
@@ -135,6 +136,7 @@ def test_small_matrix_reports_the_paper_figures(small):
     assert 0.0 <= small.data["agreement"] <= 1.0
 
 
+@pytest.mark.slow
 def test_start_order_vegas_loses_whoever_starts_first():
     # Esterhuizen & Krzesinski §IV: Illinois started first keeps more of the link,
     # "with the exception of Westwood and Vegas, whose mean throughput remains
@@ -151,6 +153,7 @@ def test_start_order_vegas_loses_whoever_starts_first():
     assert row.a_share_when_second == pytest.approx(1 - runs["vegas", "illinois"])
 
 
+@pytest.mark.slow
 def test_matrix_takes_any_registered_names_veno_included():
     # Esterhuizen (2012) adds Veno to the matrix: not in Table I, so no paper figure.
     m = pairwise_matrix(["veno", "reno"], mode="fluid", duration="20s", delay="5s",
@@ -187,6 +190,7 @@ def test_recipes_and_command_share_the_documented_buffer():
     assert "100-packet" in ccsim.experiments.pairwise.__doc__
 
 
+@pytest.mark.slow
 def test_the_matrix_figure_has_room_for_its_title_and_colour_bar_label():
     # `ccsim matrix --algorithms reno cubic scalable --plot` wrote a 390 x 330 px
     # image with the title and the colour bar's label cut off

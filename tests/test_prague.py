@@ -126,6 +126,7 @@ def _against_cubic(queue, seed):
     return ccsim.run(sc)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("queue, seed", [(ccsim.DualPI2(min_qlen_step=2), 1),
                                          (ccsim.DualPI2(min_qlen_step=2), 2),
                                          (ccsim.DualPI2(step_packets=1), 1)])
@@ -154,6 +155,7 @@ def test_linux_step_threshold_starves_prague_at_10_mbits():
     assert res.summary["share"][0] < 0.3
 
 
+@pytest.mark.slow
 def test_the_fluid_law_holds_the_queue_where_the_window_law_does():
     # one Prague flow behind a step-marking switch (K = 20 packets, 1.2 ms
     # each at 10 Mbit/s): both engines keep the queue near K (the window law

@@ -10,6 +10,7 @@ from ccsim.packet import PacketEngine
 from tests.test_golden import fingerprint, scenarios
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["three-link-path", "tahoe-reno-red", "rtt-mix-access-delays",
                                   "bbr-cubic-paced", "chosen-drops", "sack-family-lossy"])
 def test_hop_by_hop_gives_the_whole_chain_shortcuts_results(name):
@@ -28,6 +29,7 @@ def _ratio(hops: int) -> float:
     return g[0] / g[1:].mean()  # the long flow against a cross flow
 
 
+@pytest.mark.slow
 def test_the_long_flows_share_falls_with_the_number_of_hops():
     # Reno's rate goes as 1/(RTT^a·sqrt(p)); the long flow has hops times the RTT and
     # meets about hops times the loss, so against a cross flow it gets hops^-(a+1/2)

@@ -206,6 +206,7 @@ def test_ssdr_repairs_one_hole_per_round_trip(k):
 
 
 # -- never resend what the receiver holds ------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("name", ["sack", "fack", "rate-halving", "prr"])
 def test_sack_based_never_resend_a_sacked_segment(name, seed, request):
@@ -368,6 +369,7 @@ def test_window_is_ssthresh_after_a_recovery_ended_at_once(name):
 
 
 # -- every window law with every recovery --------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("recovery", ccsim.recovery.names())
 @pytest.mark.parametrize("algorithm", [
     name for name in ccsim.algorithms.names() if not ccsim.algorithms.get(name).preset])

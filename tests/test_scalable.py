@@ -111,6 +111,7 @@ def rtts_to_regain(cc, w):
     return rounds
 
 
+@pytest.mark.slow
 def test_recovery_time_does_not_depend_on_the_window():
     # Kelly's point: log(1/(1-b)) / log(1+a) = 13.42 RTTs whatever the window, so 14 whole
     # rounds; the integer number of ACKs per round (int(cwnd)) can add one more round.

@@ -52,6 +52,7 @@ def _two_rtts(seed: int, **knobs) -> ccsim.Scenario:
                           flows=["reno", ccsim.Flow("reno", rtt="60ms")], stack="ns2", **knobs)
 
 
+@pytest.mark.slow
 def test_the_default_breaks_the_phase_lock():
     share = lambda s: s.goodput_bps[0] / s.goodput_bps.sum()  # noqa: E731
     locked = ccsim.run(_two_rtts(1, start_jitter=0, ack_jitter=0)).summary

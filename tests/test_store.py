@@ -352,6 +352,7 @@ def test_a_damaged_record_is_run_again_and_said_so(tmp_path, damage):
 
 
 # -- a full disk ---------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_a_full_disk_stops_with_what_finished(tmp_path, monkeypatch):
     path = tmp_path / "full.sqlite"
     grid = {"seed": list(range(40))}

@@ -367,6 +367,7 @@ def test_progress_bar_counts_done_and_failed(broken, capsys):
 
 
 # -- the fluid engine, batched ------------------------------------------------------------------
+@pytest.mark.slow
 def test_fluid_sweeps_go_in_batches_and_both_sits_beside_packet(monkeypatch):
     calls = []
     run_many = ENGINES.run_many

@@ -65,6 +65,7 @@ FLOWS = [["reno"], ["cubic"], ["dies"], ["reno", "cubic"], ["vegas"], ["cubic", 
          ["bic"], ["htcp"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pool", ["workers=2", "a ProcessPoolExecutor"])
 def test_a_dead_worker_costs_only_its_scenario(laws, pool):
     good = [f for f in FLOWS if f != ["dies"]]

@@ -24,6 +24,7 @@ def _sweep(grid=GRID, **kw):
     return ccsim.sweep(BASE, grid, mode="fluid", workers=1, progress=False, **kw)
 
 
+@pytest.mark.slow
 def test_validate_runs_a_seeded_share_in_the_packet_engine_as_paired_rows():
     table = _sweep(validate=0.25)
     fluid, packet = table[table["mode"] == "fluid"], table[table["mode"] == "packet"]
@@ -140,6 +141,7 @@ def test_weak_regimes_carry_a_warning_in_the_result_and_the_table():
     assert (table[table["mode"] == "packet"]["fluid_warning"] == "").all()
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_agreement_when_validating(tmp_path, capsys):
     spec = tmp_path / "sweep.toml"
     spec.write_text('bandwidth = "10Mbps"\nrtt = "20ms"\nflows = ["reno", "cubic"]\n'

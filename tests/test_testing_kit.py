@@ -293,6 +293,7 @@ def test_skip_names_and_param_space_are_validated():
         check_algorithm(object)
 
 
+@pytest.mark.slow
 def test_skip_leaves_a_rule_out():
     check_algorithm(AimdKeepsWindowOnTimeout, max_examples=50,
                     skip=("timeout to loss window", "loss does not increase cwnd"))
@@ -326,6 +327,7 @@ def test_params_are_drawn_from_param_space(params):
     assert isinstance(params["step"], int) and 1 <= params["step"] <= 3
 
 
+@pytest.mark.slow
 def test_user_algorithm_passes_with_fixed_and_drawn_params():
     check_algorithm(Gentle)
     check_algorithm(Gentle, params={"beta": 0.9, "step": 2})

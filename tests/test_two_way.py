@@ -27,6 +27,7 @@ def _ack_gaps(res, flow: int = 0) -> np.ndarray:
     return np.diff(ev[(ev["event"] == "acked") & (ev["flow"] == flow)]["time"].to_numpy())
 
 
+@pytest.mark.slow
 def test_ack_compression_appears_with_reverse_traffic():
     # One way, ACKs leave the receiver spaced by the bottleneck's packet time (data
     # departs it back to back at best) and nothing queues them on the way back, so
@@ -63,6 +64,7 @@ def _mirror(scenario: ccsim.Scenario) -> ccsim.Scenario:
                                bottleneck=n - 1 - scenario.bottleneck)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scenario", [
     _dumbbell(["cubic"], duration="10s"),
     ccsim.path([{"rate": "100Mbps", "delay": "2ms"},
@@ -109,6 +111,7 @@ def test_a_one_way_run_is_unchanged_by_the_two_way_machinery():
     assert "ack_drops" not in engine.run().metrics
 
 
+@pytest.mark.slow
 def test_reverse_traffic_lowers_the_forward_flows_utilisation():
     # Zhang, Shenker & Clark (1991): with traffic both ways, ACK compression makes the
     # forward flow's sending bursty and its losses come in clusters, and the link is
@@ -202,6 +205,7 @@ def test_two_way_runs_are_deterministic():
     assert fingerprint(ccsim.run(sc)) == fingerprint(ccsim.run(sc))
 
 
+@pytest.mark.slow
 def test_reverse_cross_flows_cross_only_their_own_links_reverse_side():
     # The parking lot with its cross flows reversed: each one's data is dropped only
     # at its own link (the event trace names it). The long flow no longer shares its

@@ -405,6 +405,7 @@ def lpw_diff(queue, rates, errors, pps, base):
 TOGETHER = {"apart": 0.005, "initial_window": 2, "min_rto": 0.3}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 2, 5, 10])
 def test_flows_started_together_hold_the_queue_in_the_band(n):
     queue, _, _, _, _, res = settled(n, **TOGETHER)
@@ -417,6 +418,7 @@ def test_flows_started_together_hold_the_queue_in_the_band(n):
     assert res.metrics["utilisation"] > 0.95  # a standing queue: the link never idles
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 5, 10])
 def test_flows_started_together_share_within_the_band(n):
     # With alpha < beta the equilibrium is a band, not a point: rates are in proportion to

@@ -8,6 +8,7 @@ import pytest
 from ccsim import experiments as ex
 
 
+@pytest.mark.slow
 def test_reno_is_biased_against_the_long_delay_flow_and_vegas_is_not():
     # "Reno and SACK Bias on Long Delay Link"; Vegas, paced by its delay
     # signal, splits the link evenly whatever the RTTs. The recipe's random send
@@ -56,6 +57,7 @@ def test_vegas_uses_a_lossy_link_best():
     assert list(res.table.algorithm) == ["reno", "sack", "vegas"]
 
 
+@pytest.mark.slow
 def test_competition_at_ten_packets_is_the_papers_within_ten_points():
     # Zhang & Bian's packet counts at their 10-packet buffer: Reno and SACK take 70 % against
     # Vegas (13170 vs 5723, 13208 vs 5682 packets). In ns-2's stack (their simulator), with
