@@ -215,6 +215,7 @@ def ccsim_imports() -> tuple[Import, ...]:
     return tuple(imports(ROOT / "ccsim"))
 
 
+@pytest.mark.slow
 def test_ccsims_imports_have_no_circles():
     circles = cycles(list(ccsim_imports()))
     if circles:

@@ -126,6 +126,7 @@ def test_alone_fills_the_link_with_an_empty_queue():
     assert q(reno) > 1.0 * bdp
 
 
+@pytest.mark.slow
 def test_holds_its_throughput_under_random_loss_where_reno_collapses():
     # Kwon et al.: with 2% loss BBR keeps high throughput, Reno and CUBIC collapse.
     bbr_clean, bbr_lossy = _run("bbr", 0.0), _run("bbr", 0.02)

@@ -97,6 +97,7 @@ def test_an_unknown_variant_is_refused():
 
 
 # -- behaviour (10 Mbit/s, 40 ms) ---------------------------------------------------------
+@pytest.mark.slow
 def test_alone_in_a_shallow_buffer_it_loses_little_where_v1_loses_more():
     """A 0.25-BDP buffer: BBRv3's loss bounds keep its loss rate at most 3 %
     with the link at least 90 % busy (measured 0.4 % at 0.905); v1 keeps its
@@ -111,6 +112,7 @@ def test_alone_in_a_shallow_buffer_it_loses_little_where_v1_loses_more():
     assert v3 < v1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["packet", "fluid"])
 def test_against_cubic_in_a_one_bdp_buffer_it_takes_at_most_three_quarters(mode):
     # measured 2026-11-26: packet 0.36, fluid 0.43 (v1: 0.78 and 0.84, above the bound)
@@ -251,6 +253,7 @@ def test_the_draft_leaves_drain_after_three_rounds():
     assert cc.mode == "probe_bw"
 
 
+@pytest.mark.slow
 def test_the_conformance_suite_passes():
     check_algorithm(algorithms.get("bbr3"), max_examples=40)
     check_algorithm(algorithms.get("bbr3"), max_examples=20,

@@ -197,6 +197,7 @@ def _mean_queue(res, t0, t1):
     return float(q[(q.index >= t0) & (q.index < t1)].mean().iloc[0])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["packet", "fluid"])
 def test_alone_keeps_a_small_queue_at_high_utilisation(mode):
     # Hayes & Armitage §5: CDG keeps the queueing delay low where loss-based TCP fills the

@@ -106,6 +106,7 @@ def test_fluid_engine_refuses_to_record_events():
         ccsim.run(_lossy(), mode="fluid", events=True)
 
 
+@pytest.mark.slow
 def test_pcap_reads_back_with_a_pcap_reader(tmp_path, lossy):
     dpkt = pytest.importorskip("dpkt")
     _, res = lossy

@@ -73,6 +73,7 @@ def _notebook_pair(stack, seed):
                           stack=stack, flows=["reno", "cubic"])
 
 
+@pytest.mark.slow
 def test_linux_stack_reno_beside_cubic_recovers_without_the_timer():
     # SACK + PRR repair a window's losses in one reduction, so Reno never
     # waits for its timer here and the two flows split the link evenly (the
@@ -85,6 +86,7 @@ def test_linux_stack_reno_beside_cubic_recovers_without_the_timer():
     assert all(0.4 < r.summary.share[0] < 0.6 for r in runs)
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
     "measured 2026-11-26: under ns-2's stack (Reno's classic recovery, no limited "
     "transmit) one seed in three locks the fluid Reno into 116 timeouts (share 0.02): "

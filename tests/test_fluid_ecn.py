@@ -80,6 +80,7 @@ def test_dctcp_without_marks_runs_its_loss_law_in_fluid():
     assert abs(res.summary["share"].iloc[0] - 0.5) < 0.1  # Reno's law, Reno's share
 
 
+@pytest.mark.slow
 def test_an_ecn_reno_flow_behind_red_ecn_is_marked_not_dropped():
     # RED with ECN (RFC 3168 §7): the ECN-capable flow's early congestion
     # signals are marks, answered without retransmission; the other flow, not
@@ -159,6 +160,7 @@ def test_every_registered_algorithm_runs_with_ecn_in_the_fluid_engine(name):
     assert np.median(_steady_queue(res, 5.0)) < 60
 
 
+@pytest.mark.slow
 def test_a_users_class_hears_marks_through_its_hooks(scratch_registry):
     # the hooks route: a class without a fluid law gets on_ce_echo for each
     # step's echoes and on_ecn at most once per RTT, as from the packet sender

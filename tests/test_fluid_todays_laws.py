@@ -30,12 +30,14 @@ def share_gap(name: str, other: str) -> float:
     return float(abs(packet - fluid).max())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["bbr3", pytest.param("copa", marks=COPA_COMPETITIVE),
                                   "ledbat", pytest.param("cdg", marks=CDG_AGAINST_RENO), "nv"])
 def test_against_reno_the_fluid_share_is_within_the_published_agreement(name):
     assert share_gap(name, "reno") <= P90_SHARE_GAP
 
 
+@pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
     "The generic hook route hands BBRv3 a loss episode as one lost segment (on_loss; "
     "the packet engine's on_recovery carries the count), so with more than 50 segments "

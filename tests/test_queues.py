@@ -376,6 +376,7 @@ def test_pie_spares_bursts_for_max_burst_then_drops_with_p():
     assert st.arrive(0.3, 2, False) == ENQUEUE  # two packets or fewer: never (§5.1)
 
 
+@pytest.mark.slow
 def test_pie_holds_the_queue_delay_near_its_reference():
     # Four Reno flows through PIE (target 15 ms): the median sampled delay in
     # [target/2, 2 target] — a PI controller tuned for stability, not speed,

@@ -176,6 +176,7 @@ def test_jitter_delays_each_packet_by_at_most_its_bound_and_keeps_order():
     assert extra.mean() > 0.005  # the delay is there, not 0
 
 
+@pytest.mark.slow
 def test_jitter_starves_a_delay_based_flow():
     """Arun et al., "Starvation in End-to-End Congestion Control" (SIGCOMM
     2022): a delay-convergent algorithm maps the delay it measures to a rate,

@@ -384,6 +384,7 @@ def test_dual_no_aqm_below_two_mtus():
 
 
 # -- through the packet engine ------------------------------------------------------------
+@pytest.mark.slow
 def test_fq_codel_shares_fairly_where_a_fifo_does_not():
     # Reno, CUBIC and BBR through one 10 Mbit/s, 40 ms bottleneck: fair
     # queueing gives each its third (the check, Jain >= 0.95 at 60 s;

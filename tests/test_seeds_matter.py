@@ -271,6 +271,7 @@ def test_aggregate_is_quiet_when_the_seeds_differ_or_are_one(table):
         ccsim.aggregate(table)
 
 
+@pytest.mark.slow
 def test_aggregate_of_a_real_sweep_warns_only_with_the_jitter_off():
     base = _pair()
     grid = {"start_jitter": [0, None], "ack_jitter": [0, None]}

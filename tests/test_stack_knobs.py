@@ -19,6 +19,7 @@ def mathis_goodput(delayed: bool, counting: str) -> float:
     return PacketEngine(sc).run().summary.iloc[0].goodput_bps
 
 
+@pytest.mark.slow
 def test_mathis_delayed_ack_constant_only_with_per_ack_counting():
     # Growth per ACK (ns-2, ns-3): delayed ACKs halve the growth, and Mathis' constant
     # falls from sqrt(3/2) to sqrt(3/4), a ratio sqrt(1/2) = 0.71. Counting segments

@@ -173,6 +173,7 @@ def test_completion_order_does_not_matter(reference, tmp_path):
     same(ccsim.load(tmp_path / "s.sqlite"), reference)
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_gives_the_same_table(reference):
     distributed = pytest.importorskip("distributed")
     # threads rather than processes: robust on a 2-core CI machine; the

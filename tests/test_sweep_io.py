@@ -319,6 +319,7 @@ def _cluster():
     return cluster, distributed.Client(cluster)
 
 
+@pytest.mark.slow
 def test_dask_sweep_resumes_from_the_store_after_a_cluster_restart(tmp_path):
     path = tmp_path / "cluster.sqlite"
     grid = {"buffer": ["0.5BDP", "2BDP"], "loss": [0, 0.01]}

@@ -115,6 +115,7 @@ def test_agreement_leaves_out_failed_runs_and_needs_pairs():
         ccsim.agreement(table[table["mode"] == "fluid"])
 
 
+@pytest.mark.slow
 def test_a_sweeps_agreement_is_its_own_pairs_gaps():
     table = _sweep(validate=0.5)
     got = ccsim.agreement(table)
@@ -126,6 +127,7 @@ def test_a_sweeps_agreement_is_its_own_pairs_gaps():
     assert got.loc["share", "median"] == pytest.approx(gaps.median())
 
 
+@pytest.mark.slow
 def test_weak_regimes_carry_a_warning_in_the_result_and_the_table():
     tiny = BASE.replace(buffer=2)
     assert any("buffer of 2 packets" in w for w in ccsim.run(tiny, mode="fluid").warnings)

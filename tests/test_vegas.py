@@ -494,6 +494,7 @@ def test_lpw_queue_for_newcomers_into_equilibrium():
 
 
 # -- the packet engine: against Reno (seeds 003/004; Mo et al. 1999) ---------------------------------
+@pytest.mark.slow
 def test_reno_takes_more_as_the_buffer_grows():
     # Reno fills any buffer until it drops; Vegas keeps alpha..beta segments queued. With a
     # buffer of one BDP or more Reno's standing queue pushes Vegas's RTT up and Vegas backs

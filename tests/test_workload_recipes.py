@@ -18,6 +18,7 @@ def short_flows():
     return short_flow_fct(duration="60s")  # ~20 web-search flows per setting, ~2 s
 
 
+@pytest.mark.slow
 def test_fq_codel_takes_short_flows_out_of_the_bulk_flows_queue(short_flows):
     t = short_flows.table
     assert list(dict.fromkeys(t.setting)) == ["behind CUBIC", "behind BBR",
@@ -38,6 +39,7 @@ def test_fq_codel_takes_short_flows_out_of_the_bulk_flows_queue(short_flows):
     assert (t.bulk_goodput_bps > 3e6).all()  # the bulk flow runs beside them
 
 
+@pytest.mark.slow
 def test_the_short_flow_figure_has_a_bar_group_per_bucket(short_flows):
     fig = short_flows.plot()
     labels = [x.get_text() for x in fig.axes[0].get_xticklabels()]
