@@ -501,7 +501,9 @@ def plot_fct(results: Any, *, percentiles: Any = (50, 99), labels: Any = None,
                                     color="0.3")
     ax.set_yscale("log")
     low, high = ax.get_ylim()
-    ax.set_ylim(low, high * 4.0)  # room above the bars for the legend
+    # from below the ideal (1), where the counts stand, to room above the bars
+    # for the legend
+    ax.set_ylim(min(low, 0.6), high * 4.0)
     ax.axhline(1.0, color="0.5", linewidth=0.8)
     ax.set_xticks(x, buckets)
     ax.set_xlabel("flow size (finished flows counted at the foot of each bar)")

@@ -190,6 +190,12 @@ def test_plot_fct_draws_bars_for_each_result(tmp_path):
     ax = fig.axes[0]
     buckets = res.fct()["bucket"].nunique()
     assert len(ax.patches) == 2 * 2 * buckets
+    # the finished-flow counts stand at the ideal (slowdown 1), inside the axes:
+    # they were clipped away when the bars' range began above 1
+    counts = [t for t in ax.texts if t.get_text().isdigit()]
+    assert len(counts) == 2 * buckets
+    low, high = ax.get_ylim()
+    assert all(low < t.xy[1] < high for t in counts)
     fig.savefig(tmp_path / "fct.png")
     with pytest.raises(ccsim.ScenarioError):
         plot_fct([res], labels=["a", "b"])
