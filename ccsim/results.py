@@ -368,6 +368,7 @@ def build(scenario: Scenario, mode: str, *, times: np.ndarray, cwnd: np.ndarray,
             "recoveries": raw["recoveries"],
             "mean_rtt": raw["rtt_sum"] / raw["rtt_count"] if raw["rtt_count"] else math.nan,
             "fct": fct,
+            "finished": not math.isnan(fct),
             # a UDP source: the fraction of its packets that did not arrive
             "udp_loss": (1.0 - raw["udp"][1] / raw["udp"][0] if raw.get("udp") and raw["udp"][0]
                          else math.nan),
@@ -460,8 +461,9 @@ def shares_and_metrics(sc: Scenario, shared: np.ndarray, link_bits: float, t0: f
 
 def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray,
                   shared: np.ndarray, t0: float, t1: float) -> pd.DataFrame:
-    """The summary table: ``rows`` (every column but ``share`` and
-    ``goodput_bps``) with the flows' shares and goodputs over the measurement
+    """The summary table: ``rows`` (every column but ``share``,
+    ``goodput_bps``, ``size`` and, for flows other than UDP sources,
+    ``udp_loss``) with the flows' shares and goodputs over the measurement
     interval ``[t0, t1]`` (s; ``shared``: bits each flow delivered over it)
     and the scenario's parameters."""
     params = scenario_columns(sc)
@@ -470,8 +472,6 @@ def summary_frame(sc: Scenario, rows: list[dict[str, Any]], share: np.ndarray,
         row["share"] = float(s)
         row["goodput_bps"] = float(bits) / span if span > 0 else math.nan
         row["size"] = math.nan if flow.size is None else float(flow.size)
-        if "finished" not in row:  # the fluid engine's: finished without an fct
-            row["finished"] = flow.size is not None and not math.isnan(row["fct"])
         row.setdefault("udp_loss", math.nan)
         if flow.source is not None:
             row["algorithm"] = row["recovery"] = flow.label  # "cbr" or "onoff"
