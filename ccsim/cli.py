@@ -571,7 +571,8 @@ def _cmd_algorithms(args: argparse.Namespace) -> int:
     width = max(60, min(shutil.get_terminal_size((100, 24)).columns, 120))
     print(f"{'algorithm':<{w_name}}  {'default recovery':<{w_rec}}  description")
     for name, rec, doc in rows:
-        lines = textwrap.wrap(doc, width - indent) or [""]
+        lines = textwrap.wrap(doc, width - indent, break_on_hyphens=False,
+                              break_long_words=False) or [""]
         print(f"{name:<{w_name}}  {rec:<{w_rec}}  {lines[0]}".rstrip())
         for line in lines[1:]:
             print(" " * indent + line)

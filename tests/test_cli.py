@@ -337,9 +337,11 @@ def test_duration_too_short_for_a_flow_is_an_error(capsys):
     assert code == 2 and "flows[1].start=70.0" in captured.err
 
 
-def test_algorithms_prints_whole_descriptions(capsys):
+@pytest.mark.parametrize("columns", ["60", "80", "120"])
+def test_algorithms_prints_whole_descriptions(capsys, monkeypatch, columns):
     import inspect
 
+    monkeypatch.setenv("COLUMNS", columns)  # wraps at the terminal's width: no word split
     assert main(["algorithms"]) == 0
     out = " ".join(capsys.readouterr().out.split())
     for name in ccsim.algorithms.names():
