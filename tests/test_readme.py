@@ -21,7 +21,7 @@ def _commands() -> list[str]:
 
 def test_readme_gives_exactly_two_commands():
     assert _commands() == ['pip install . && ccsim demo',
-                           'pip install ".[test]" && python -m pytest']
+                           'pip install ".[test]" && python -m pytest -n auto']
 
 
 def test_ci_runs_the_readme_test_command():
