@@ -41,7 +41,8 @@ def _observed(sender, receiver):
         "delayed_ack_timeout": receiver.ack_delay,
         "quick_ack": receiver.quick_gap is not None,
         "sack": receiver.sack,
-        "ack_counting": "acks" if sender.per_ack else "segments",
+        "ack_counting": ("acks" if sender.per_ack else "acks-in-slow-start"
+                         if sender.per_ack_in_slow_start else "segments"),
         "limited_transmit": sender.limited_transmit,
         "tail_loss_probe": sender.tlp is not None,
         "law_rtt": "smoothed" if sender.law_smoothed else "sample",
@@ -82,8 +83,11 @@ def test_the_profiles_values_are_their_sources():
     assert [ns3.knobs[k].value for k in ("min_rto", "delayed_ack_timeout", "law_rtt")] \
         == [1.0, 0.2, "smoothed"]
     assert ns3.knobs["limited_transmit"].value is True  # TcpSocketBase::LimitedTransmit
-    assert {a for a, s in ns3.ack_counting.items() if s.value == "segments"} == {
-        "cubic", "bic", "scalable", "illinois", "highspeed", "hybla"}
+    # TcpCubic::IncreaseWindow counts segments in slow start too; the others
+    # step once per ACK there (TcpNewReno::SlowStart, TcpHybla::SlowStart)
+    assert {a for a, s in ns3.ack_counting.items() if s.value == "segments"} == {"cubic"}
+    assert {a for a, s in ns3.ack_counting.items() if s.value == "acks-in-slow-start"} == {
+        "bic", "scalable", "illinois", "highspeed", "hybla"}
     assert ns3.params["scalable"]["a"].value == 1 / 50
     assert ns3.params["bic"]["smooth_part"].value == 5
     assert ns3.params["hybla"]["rtt0"].value == 0.05
@@ -267,3 +271,34 @@ def test_the_command_line_names_the_stack(capsys):
     sc = ccsim.Scenario.from_dict(json.loads(capsys.readouterr().out)["scenario"])
     assert sc.stack == "ns2" and sc.delayed_ack is False
     assert sc.flow_stack(0).initial_window == STACKS["ns2"].knobs["initial_window"].value
+
+
+@pytest.mark.parametrize("counting", ["segments", "acks", "acks-in-slow-start"])
+def test_ack_counting_tells_the_law_what_each_rule_says(counting):
+    # Restated from Scenario.ack_counting: "segments", every segment an ACK
+    # covers; "acks", one per ACK; "acks-in-slow-start", one per ACK below
+    # ssthresh and every segment above it (ns-3's TcpNewReno::SlowStart, then
+    # CongestionAvoidance with the segments acknowledged).
+    told = []
+
+    class Spy(Reno):
+        name = "spy-" + counting
+
+        def on_ack(self, event):
+            told.append((self.cwnd < self.ssthresh, event.acked, event.inflight))
+            super().on_ack(event)
+
+    with REGISTRY.scratch():
+        ccsim.algorithms.register(Spy)
+        # delayed ACKs cover two segments; the loss ends slow start early on
+        sc = ccsim.dumbbell("10Mbps", "20ms", buffer=10, duration="3s", stack="ns3",
+                            flows=[Flow(Spy.name, ack_counting=counting)])
+        engine = PacketEngine(sc)
+        engine.run()
+    slow = [acked for ss, acked, _ in told if ss]
+    avoid = [acked for ss, acked, _ in told if not ss]
+    assert slow and avoid
+    per_ack_below = counting in ("acks", "acks-in-slow-start")
+    per_ack_above = counting == "acks"
+    assert (max(slow) == 1) == per_ack_below
+    assert (max(avoid) == 1) == per_ack_above

@@ -110,7 +110,7 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                             "a slowest link in the fluid engine",
                             "it queues only at the slowest link; use mode='packet'")
     for j, st in enumerate(stacks):
-        if st.ack_counting == "acks" and st.delayed_ack:
+        if st.ack_counting in ("acks", "acks-in-slow-start") and st.delayed_ack:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].ack_counting", st.ack_counting,
                                 "'segments' in the fluid engine when ACKs are delayed "
                                 f"(stack {sc.stack!r})",

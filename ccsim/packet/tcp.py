@@ -120,6 +120,8 @@ class Sender:
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, for laws that read it
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
+        # ... or only below ssthresh (ns-3's classes on TcpNewReno::SlowStart)
+        self.per_ack_in_slow_start = ack_counting == "acks-in-slow-start"
         # laws that read the recovery state (on_recovery: BBR's packet conservation)
         self.tells_recovery = type(cc).on_recovery is not CongestionControl.on_recovery
         self.loss_phase = False         # a timeout's loss phase a law is to hear the end of
@@ -251,7 +253,7 @@ class Sender:
         cc = self.cc
         if not in_recovery or cc.acks_in_recovery:
             w, s = cc.cwnd, cc.ssthresh
-            cc.on_ack(Ack(now=now, acked=1 if self.per_ack else acked, rtt=rtt,
+            cc.on_ack(Ack(now=now, acked=self.law_acked(acked), rtt=rtt,
                           min_rtt=self.law_min_rtt if self.law_smoothed else self.rtt.min_rtt,
                           srtt=self.rtt.srtt,
                           inflight=self.snd_nxt - ackno, delivered=self.delivered,
@@ -597,6 +599,13 @@ class Sender:
                             srtt=self.rtt.srtt,
                             inflight=self.snd_nxt - self.snd_una))
         self.check_law("on_rtt", w, s)
+
+    def law_acked(self, acked: int) -> int:
+        """The segments the window law is told an ACK acknowledged
+        (``ack_counting``): all of them, or one per ACK always or in slow start."""
+        if self.per_ack or (self.per_ack_in_slow_start and self.cc.cwnd < self.cc.ssthresh):
+            return 1
+        return acked
 
     def check_law(self, hook: str, cwnd_before: float, ssthresh_before: float) -> None:
         """Refuse what a window law's hook left that no sender can use: a

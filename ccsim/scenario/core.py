@@ -73,12 +73,13 @@ class Scenario:
         ack_counting: what the window laws count as acknowledged, for every
             flow without its own ``Flow.ack_counting``. ``"segments"``: the
             segments an ACK newly acknowledges (RFC 3465 appropriate byte
-            counting; Linux, and ns-3's CUBIC, BIC, Scalable, Illinois,
-            HighSpeed and Hybla). ``"acks"``: one per ACK that advances
+            counting; Linux, and ns-3's CUBIC). ``"acks"``: one per ACK that advances
             ``snd.una``, whatever it covers, as ns-2 and ns-3's NewReno,
             Westwood+ and Vegas grow, so with delayed ACKs windows grow at
             half speed (``Ack.acked`` is 1; recovery and delivery counts are
-            unchanged).
+            unchanged). ``"acks-in-slow-start"``: one per ACK below
+            ``ssthresh``, the segments above it, as ns-3's BIC, Scalable,
+            Illinois, HighSpeed and Hybla grow (``TcpNewReno::SlowStart``).
         law_rtt: the RTT the window laws are handed (``Ack.rtt``,
             ``RttSample.rtt``, and ``min_rtt`` the smallest of them):
             ``"sample"``, each ACK's own (Linux, ns-2), or ``"smoothed"``,

@@ -18,6 +18,10 @@ from .checks import seconds, set_normalised
 from .links import MIN_RATE
 from .source_spec import normalised_source
 
+ACK_COUNTINGS = ("segments", "acks", "acks-in-slow-start")
+"""What a window law is told an ACK acknowledged (``Scenario.ack_counting``
+says what each means)."""
+
 
 @dataclass(frozen=True)
 class Flow:
@@ -165,9 +169,10 @@ class Flow:
             raise ScenarioTypeError("flow.reverse", self.reverse,
                                     "True (data right to left, over each link's reverse side) "
                                     "or False (left to right, the default)")
-        if self.ack_counting not in (None, "segments", "acks"):
+        if self.ack_counting not in (None, *ACK_COUNTINGS):
             raise ScenarioError("flow.ack_counting", self.ack_counting,
-                                "'segments', 'acks' or None (the scenario's or its stack's)")
+                                "'segments', 'acks', 'acks-in-slow-start' or None "
+                                "(the scenario's or its stack's)")
         access_rate = None
         if self.access_rate is not None:
             access_rate = parse_rate(self.access_rate, "flow.access_rate")

@@ -109,8 +109,13 @@ LINUX = Profile(
     },
 )
 
-_NS3_ACK_COUNTING = ("counts segments: `IncreaseWindow` adds per segment acknowledged in "
-                     "congestion avoidance (`tcp-{}.cc`; slow start per ACK)")
+_NS3_ACK_COUNTING = ("one slow-start step per ACK ({}), the segments acknowledged in "
+                     "congestion avoidance")
+_NS3_SLOW_START = {"bic": "`TcpBic::IncreaseWindow`, tcp-bic.cc",
+                   "scalable": "`TcpNewReno::SlowStart`, tcp-congestion-ops.cc",
+                   "illinois": "`TcpNewReno::SlowStart`, called by tcp-illinois.cc",
+                   "highspeed": "`TcpNewReno::SlowStart`, tcp-congestion-ops.cc",
+                   "hybla": "`TcpHybla::SlowStart`, tcp-hybla.cc"}
 
 NS3 = Profile(
     name="ns3",
@@ -138,10 +143,11 @@ NS3 = Profile(
     recovery={name: Setting("prr", "`TcpL4Protocol::RecoveryType` TcpPrrRecovery "
                                    "(tcp-l4-protocol.cc), whatever the class")
               for name in ("reno", "vegas")},
-    ack_counting={name: Setting("segments", _NS3_ACK_COUNTING.format(file))
-                  for name, file in (("cubic", "cubic"), ("bic", "bic"),
-                                     ("scalable", "scalable"), ("illinois", "illinois"),
-                                     ("highspeed", "highspeed"), ("hybla", "hybla"))},
+    ack_counting={
+        "cubic": Setting("segments", "counts segments in both phases: "
+                                     "`TcpCubic::IncreaseWindow` (tcp-cubic.cc)"),
+        **{name: Setting("acks-in-slow-start", _NS3_ACK_COUNTING.format(source))
+           for name, source in _NS3_SLOW_START.items()}},
     params={
         "scalable": {"a": Setting(1 / 50, "`TcpScalable::AIFactor` 50 (tcp-scalable.cc; "
                                           "Linux 100)")},

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from ..errors import ScenarioError, ScenarioTypeError
 from ..units import parse_size
 from .checks import positive_number, seconds, whole, whole_bytes
-from .flows import Flow, as_flow
+from .flows import ACK_COUNTINGS, Flow, as_flow
 from .links import Link
 from .stacks import STACKS
 
@@ -126,9 +126,9 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
         if getattr(sc, name) is not None and not isinstance(getattr(sc, name), bool):
             raise ScenarioTypeError(name, getattr(sc, name),
                                     f"True, False or None (the {sc.stack} stack's)")
-    if sc.ack_counting not in (None, "segments", "acks"):
+    if sc.ack_counting not in (None, *ACK_COUNTINGS):
         raise ScenarioError("ack_counting", sc.ack_counting,
-                            "'segments', 'acks' or None (the stack's)")
+                            "'segments', 'acks', 'acks-in-slow-start' or None (the stack's)")
     if sc.law_rtt not in (None, "sample", "smoothed"):
         raise ScenarioError("law_rtt", sc.law_rtt, "'sample', 'smoothed' or None (the stack's)")
     granularity = seconds(sc.rtt_granularity, "rtt_granularity", positive=False)
