@@ -54,6 +54,12 @@ Differences from the source:
   cwnd by FlightSize).
 * The window is a float growing continuously; Linux adds whole segments
   after cwnd / a ACKs.
+* **Open:** Linux's ``hstcp_cong_avoid`` adds ``a + 1`` to its counter per
+  *ACK* in congestion avoidance, whatever the ACK covers (RFC 3649 §5 also
+  states its rule per ACK); ccsim multiplies by ``acked``, as RFC 3465
+  counts, so under delayed ACKs its HighSpeed grows twice as fast as
+  Linux's. Linux's rule needs the fluid engine to know the ACKs per
+  segment, which it does not yet.
 """
 
 from __future__ import annotations
