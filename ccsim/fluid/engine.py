@@ -1158,8 +1158,11 @@ class FluidEngine:
             else:  # the same without the pacing rates (all inf)
                 rate = np.bincount(scen, x, self.S)
                 slope = np.bincount(scen, x / tau, self.S) / C
+            move = (rate > C) & ~exact
+            if not any_(move):  # converged: further iterations leave q as it is
+                break
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
-            q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
+            q = np.maximum(q + np.where(move, step, 0.0), 0.0)
         return q
 
     def _aqm_signals(self, t, h, hf, physical):
