@@ -76,6 +76,9 @@ class FlowArrays:
         acked: segments acknowledged during the step (delivered ones).
         delivered: segments delivered since the flow started.
         inflight: segments in flight (``min(cwnd, rwnd)`` in the fluid model).
+        lost: segments found lost since the flow started (cumulative, as
+            ``delivered``): a loss episode's whole count is added when the
+            flow detects it, before :meth:`FluidLaw.on_loss` runs.
         marked: of the segments acknowledged during the step, those whose
             ECN congestion marks (CE, RFC 3168) the ACKs echoed (0 for flows
             that are not ECN-capable).
@@ -99,6 +102,7 @@ class FlowArrays:
     acked: np.ndarray
     delivered: np.ndarray
     inflight: np.ndarray
+    lost: np.ndarray
     marked: np.ndarray
     mss: np.ndarray
 

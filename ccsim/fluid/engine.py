@@ -393,6 +393,7 @@ class FluidEngine:
         self.pending = np.zeros(F, bool)       # a loss happened, not yet detected
         self.t_detect = np.full(F, np.inf)     # when it will be (s)
         self.lost = np.zeros(F)                # losses in the window being detected
+        self.found_lost = np.zeros(F)          # segments found lost since the start (cumulative)
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
@@ -471,9 +472,11 @@ class FluidEngine:
             g = _Group(law, k, hi, cls.__name__, view)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
-                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now"):
+                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
+                         "lost"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
-                          "inflight": self.outstanding}.get(name, getattr(self, name, None))
+                          "inflight": self.outstanding, "lost": self.found_lost,
+                          }.get(name, getattr(self, name, None))
                 setattr(f, name, source[k:hi])
             for name, value in law.state.items():
                 setattr(f, name, np.full(hi - k, float(value)))
@@ -1017,6 +1020,7 @@ class FluidEngine:
         # scenarios has some detection at nearly every step
         i = np.flatnonzero(due)
         lost, cwnd, mh, dup = self.lost[i], self.cwnd[i], self.multi_halve[i], self.dupthresh[i]
+        self.found_lost[i] += lost  # what the laws' on_loss reads as ``lost``
         halvings = np.where(mh, np.maximum(lost, 1.0), 1.0)
         to = (cwnd - lost < dup) | (mh & (lost >= 2)
                                     & (cwnd / np.exp2(halvings - 1.0) < dup + lost))
