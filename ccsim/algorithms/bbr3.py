@@ -491,7 +491,9 @@ class Bbr3Fluid(BbrFluid):
         np.copyto(f.lost_seen, f.lost, where=m)
         f.loss_in_round[m] = 1.0
         f.lost_in_round[m] += lost[m]
-        high = m & (f.lost_in_round > cc.loss_thresh * np.maximum(f.inflight, 1.0))
+        # in flight when they were lost (Linux's tx_in_flight), else at detection
+        sent = np.where(f.lost_inflight > 0, f.lost_inflight, f.inflight)
+        high = m & (f.lost_in_round > cc.loss_thresh * np.maximum(sent, 1.0))
         bdp = self._bdp(f)
         su = high & (f.mode == _MODE_STARTUP)
         if any_(su):
@@ -500,7 +502,7 @@ class Bbr3Fluid(BbrFluid):
         pb = high & (f.mode == _MODE_PROBE_BW)
         if any_(pb):
             f.too_high[pb] = 1.0
-            f.infl_lt[pb] = np.maximum(f.inflight, cc.beta * bdp)[pb]
+            f.infl_lt[pb] = np.maximum(sent, cc.beta * bdp)[pb]
             up = pb & (f.phase == _PHASES[UP])
             if any_(up):
                 self._start_down(f, up, f.now)
