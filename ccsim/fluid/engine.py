@@ -393,6 +393,8 @@ class FluidEngine:
         self.pending = np.zeros(F, bool)       # a loss happened, not yet detected
         self.t_detect = np.full(F, np.inf)     # when it will be (s)
         self.lost = np.zeros(F)                # losses in the window being detected
+        self.found_lost = np.zeros(F)          # segments found lost since the start (cumulative)
+        self.loss_flight = np.zeros(F)         # most in flight as a pending loss happened
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
@@ -471,9 +473,11 @@ class FluidEngine:
             g = _Group(law, k, hi, cls.__name__, view)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
-                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now"):
+                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
+                         "lost", "lost_inflight"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
-                          "inflight": self.outstanding}.get(name, getattr(self, name, None))
+                          "inflight": self.outstanding, "lost": self.found_lost,
+                          "lost_inflight": self.loss_flight}.get(name, getattr(self, name, None))
                 setattr(f, name, source[k:hi])
             for name, value in law.state.items():
                 setattr(f, name, np.full(hi - k, float(value)))
@@ -869,6 +873,7 @@ class FluidEngine:
             self.ghost[fire] = 0.0  # losses since the timeout included
             self.retransmits[fire] += self.lost[fire]
             self.lost[fire] = 0.0
+            self.loss_flight[fire] = 0.0
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
@@ -926,6 +931,7 @@ class FluidEngine:
         self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
         self.pending |= hit
         self.lost += k
+        np.maximum(self.loss_flight, np.where(hit, self.outstanding, 0.0), out=self.loss_flight)
         if k_drop is not None:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
@@ -1017,6 +1023,7 @@ class FluidEngine:
         # scenarios has some detection at nearly every step
         i = np.flatnonzero(due)
         lost, cwnd, mh, dup = self.lost[i], self.cwnd[i], self.multi_halve[i], self.dupthresh[i]
+        self.found_lost[i] += lost  # what the laws' on_loss reads as ``lost``
         halvings = np.where(mh, np.maximum(lost, 1.0), 1.0)
         to = (cwnd - lost < dup) | (mh & (lost >= 2)
                                     & (cwnd / np.exp2(halvings - 1.0) < dup + lost))
@@ -1071,6 +1078,7 @@ class FluidEngine:
             self.ghost[fi] = 0.0
         self.pending[i] = False
         self.lost[i] = 0.0
+        self.loss_flight[i] = 0.0
         self.t_detect[i] = np.inf
 
     def _rto(self, i: np.ndarray) -> np.ndarray:
@@ -1122,6 +1130,7 @@ class FluidEngine:
         self.ghost[late] = 0.0
         self.retransmits[late] += self.lost[late]
         self.lost[late] = 0.0
+        self.loss_flight[late] = 0.0
         self.pending[late] = False
         self.t_detect[late] = np.inf
         self.timeouts[late] += 1
