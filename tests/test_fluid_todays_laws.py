@@ -2,9 +2,8 @@
 held to its published agreement with the packet engine: the largest per-flow
 share gap against Reno in a 1-BDP buffer (10 Mbit/s, 40 ms, 30 s, seed 1)
 within the held-out 90th percentile of docs/fluid.md's agreement table (19.4
-points when measured on 2026-11-26). A law outside it is a strict xfail with
-its figure and cause, listed in docs/fluid.md's "What the fluid model gets
-wrong"; `benchmarks/todays_laws_agreement.py` measures all the scenarios."""
+points when measured on 2026-11-26). `benchmarks/todays_laws_agreement.py`
+measures all the scenarios."""
 
 from __future__ import annotations
 
@@ -13,13 +12,6 @@ import pytest
 import ccsim
 
 P90_SHARE_GAP = 0.194  # docs/fluid.md: held-out 90th percentile of the largest share gap
-
-COPA_COMPETITIVE = pytest.mark.xfail(strict=True, reason=(
-    "Copa (competitive mode, the default) against Reno: 0.53 of the link in the packet "
-    "engine, 0.11 in the fluid one (gap 0.42); cause not yet found"))
-CDG_AGAINST_RENO = pytest.mark.xfail(strict=True, reason=(
-    "CDG against Reno: 0.16 of the link in the packet engine, 0.45 in the fluid one "
-    "(gap 0.29); cause not yet found"))
 
 
 def share_gap(name: str, other: str) -> float:
@@ -31,8 +23,7 @@ def share_gap(name: str, other: str) -> float:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["bbr3", pytest.param("copa", marks=COPA_COMPETITIVE),
-                                  "ledbat", pytest.param("cdg", marks=CDG_AGAINST_RENO), "nv"])
+@pytest.mark.parametrize("name", ["bbr3", "copa", "ledbat", "cdg", "nv"])
 def test_against_reno_the_fluid_share_is_within_the_published_agreement(name):
     assert share_gap(name, "reno") <= P90_SHARE_GAP
 
