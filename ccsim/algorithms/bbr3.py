@@ -57,10 +57,9 @@ random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
 random): same scenario, same result; STARTUP's loss exit takes one episode
 above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
 allowance and no idle restart; Drain ends on in-flight data only (Linux),
-not also after 3 rounds (draft-ietf-ccwg-bbr-06). The fluid engine drives
-this law per step through its generic hook route, which hands it a loss
-episode as one lost segment: the loss bounds seldom engage there (see
-docs/fluid.md, "What the fluid model gets wrong").
+not also after 3 rounds (draft-ietf-ccwg-bbr-06). In the fluid engine,
+:class:`Bbr3Fluid` runs these rules once per step (see docs/fluid.md for its
+agreement with the packet engine).
 """
 
 from __future__ import annotations
