@@ -57,10 +57,9 @@ random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
 random): same scenario, same result; STARTUP's loss exit takes one episode
 above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
 allowance and no idle restart; Drain ends on in-flight data only (Linux),
-not also after 3 rounds (draft-ietf-ccwg-bbr-06). The fluid engine drives
-this law per step through its generic hook route, which hands it a loss
-episode as one lost segment: the loss bounds seldom engage there (see
-docs/fluid.md, "What the fluid model gets wrong").
+not also after 3 rounds (draft-ietf-ccwg-bbr-06). In the fluid engine,
+:class:`Bbr3Fluid` runs these rules once per step (see docs/fluid.md for its
+agreement with the packet engine).
 """
 
 from __future__ import annotations
@@ -485,25 +484,28 @@ class Bbr3Fluid(BbrFluid):
 
     # -- loss ----------------------------------------------------------------------
     def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
-        cc = self.cc
-        f.ssthresh[m] = np.maximum(f.cwnd[m], MIN_SSTHRESH)
-        lost = np.maximum(f.lost - f.lost_seen, 1.0)  # at least one per episode, as the class
-        np.copyto(f.lost_seen, f.lost, where=m)
-        f.loss_in_round[m] = 1.0
-        f.lost_in_round[m] += lost[m]
+        cc = self.cc  # parameters that differ among the flows are arrays over m's flows
+        i = np.flatnonzero(m)
+        f.ssthresh[i] = np.maximum(f.cwnd[i], MIN_SSTHRESH)
+        lost = np.maximum(f.lost[i] - f.lost_seen[i], 1.0)  # at least one per episode
+        f.lost_seen[i] = f.lost[i]
+        f.loss_in_round[i] = 1.0
+        f.lost_in_round[i] += lost
         # in flight when they were lost (Linux's tx_in_flight), else at detection
-        sent = np.where(f.lost_inflight > 0, f.lost_inflight, f.inflight)
-        high = m & (f.lost_in_round > cc.loss_thresh * np.maximum(sent, 1.0))
-        bdp = self._bdp(f)
-        su = high & (f.mode == _MODE_STARTUP)
+        sent = np.where(f.lost_inflight[i] > 0, f.lost_inflight[i], f.inflight[i])
+        high = f.lost_in_round[i] > cc.loss_thresh * np.maximum(sent, 1.0)
+        bdp = self._bdp(f)[i]
+        mode = f.mode[i]
+        su = high & (mode == _MODE_STARTUP)
         if any_(su):
-            f.filled[su] = 1.0
-            f.infl_lt[su] = np.maximum(bdp, f.infl_latest)[su]
-        pb = high & (f.mode == _MODE_PROBE_BW)
+            f.filled[i[su]] = 1.0
+            f.infl_lt[i[su]] = np.maximum(bdp, f.infl_latest[i])[su]
+        pb = high & (mode == _MODE_PROBE_BW)
         if any_(pb):
-            f.too_high[pb] = 1.0
-            f.infl_lt[pb] = np.maximum(sent, cc.beta * bdp)[pb]
-            up = pb & (f.phase == _PHASES[UP])
+            f.too_high[i[pb]] = 1.0
+            f.infl_lt[i[pb]] = np.maximum(sent, cc.beta * bdp)[pb]
+            up = np.zeros_like(m)
+            up[i[pb & (f.phase[i] == _PHASES[UP])]] = True
             if any_(up):
                 self._start_down(f, up, f.now)
 

@@ -86,6 +86,10 @@ class FlowArrays:
             ECN congestion marks (CE, RFC 3168) the ACKs echoed (0 for flows
             that are not ECN-capable).
         mss: segment size (bytes).
+        capacity: the bottleneck's rate in force (segments/s), for laws whose
+            window law reacts to a queue's swing the fluid model smooths away.
+        scenario: the flow's scenario's index in the batch (flows of one
+            scenario share a bottleneck); read only.
 
     Attributes are views into the engine's arrays: update them in place
     (``f.cwnd[...] = ...``, ``f.cwnd += ...``, ``np.maximum(..., out=f.cwnd)``),
@@ -109,6 +113,8 @@ class FlowArrays:
     lost_inflight: np.ndarray
     marked: np.ndarray
     mss: np.ndarray
+    capacity: np.ndarray
+    scenario: np.ndarray
 
     def slow_start(self, doublings: float | np.ndarray = 1.0) -> np.ndarray:
         """Slow start over this step: ``cwnd`` doubles per RTT (``cwnd ·

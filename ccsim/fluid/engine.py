@@ -449,6 +449,7 @@ class FluidEngine:
 
         # -- groups: one law instance per (algorithm, parameters) ------------------------
         self.groups: list[_Group] = []
+        self.cap_f = self.C[self.scen]  # per flow, the bottleneck's rate (segments/s)
         k = 0
         while k < F:
             key = entries[k][0]
@@ -474,9 +475,10 @@ class FluidEngine:
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
-                         "lost", "lost_inflight"):
+                         "capacity", "scenario", "lost", "lost_inflight"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
-                          "inflight": self.outstanding, "lost": self.found_lost,
+                          "inflight": self.outstanding, "capacity": self.cap_f,
+                          "scenario": self.scen, "lost": self.found_lost,
                           "lost_inflight": self.loss_flight}.get(name, getattr(self, name, None))
                 setattr(f, name, source[k:hi])
             for name, value in law.state.items():
@@ -604,6 +606,8 @@ class FluidEngine:
             return False
         for s, schedule, bits in self.schedules:  # the rate in force (piecewise constant)
             C[s] = schedule.rate_at(t[s]) / bits
+        if self.schedules:
+            np.take(C, scen, out=self.cap_f)
         # a fraction of the smallest current RTT, bounded below except in slow
         # start (which doubles per RTT), ending on the duration
         h = self.step * (self.d_min + self.q / C)
