@@ -63,8 +63,17 @@ delivered); PROBE_BW starts at a fixed phase of the gain cycle,
 see the spread); its long-term (policer) bandwidth mode and ACK-aggregation
 allowance are not modelled, nor its refusal to take an expired RTprop from a
 delayed ACK's sample; the send quantum allowance is a flat 3 segments
-(no TSO in ccsim). Recovery is RFC 6675 SACK, choosing which segments to
-resend while BBR keeps setting the window.
+(no TSO in ccsim; Linux's ``bbr_quantization_budget`` adds
+``3 · tso_segs_goal``, 6 segments above 1.2 Mbit/s, rounded up to even, and 2
+more in the 5/4 phase). The 5/4 phase does not end on a loss (Linux's
+``bbr_is_next_cycle_phase`` also ends it, once an RTprop has passed, on an
+ACK that reports losses). Recovery is RFC 6675 SACK, choosing which segments
+to resend while BBR keeps setting the window.
+
+Loss in a shallow buffer: alone in a 0.25-BDP buffer (10 Mbit/s, 40 ms) this
+law loses about 3 % of its packets; two or four v1 flows there lose about
+17 %, the 12–20 % published for v1 in shallow buffers (docs/algorithms.md,
+"BBR v1's loss in a shallow buffer").
 """
 
 from __future__ import annotations

@@ -57,17 +57,21 @@ random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
 random): same scenario, same result; STARTUP's loss exit takes one episode
 above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
 allowance and no idle restart; Drain ends on in-flight data only (Linux),
-not also after 3 rounds (draft-ietf-ccwg-bbr-06). The fluid engine drives
-this law per step through its generic hook route, which hands it a loss
-episode as one lost segment: the loss bounds seldom engage there (see
-docs/fluid.md, "What the fluid model gets wrong").
+not also after 3 rounds (draft-ietf-ccwg-bbr-06). In the fluid engine,
+:class:`Bbr3Fluid` runs these rules once per step (see docs/fluid.md for its
+agreement with the packet engine).
 """
 
 from __future__ import annotations
 
 import math
-from .base import Ack, EcnEcho, Loss, RttSample
-from .bbr import DRAIN, PROBE_BW, PROBE_RTT, STARTUP, Bbr
+
+import numpy as np
+
+from .base import MIN_SSTHRESH, Ack, EcnEcho, Loss, RttSample
+from .bbr import (DRAIN, FULL_BW_GROWTH, FULL_BW_ROUNDS, PROBE_BW, PROBE_RTT, SEND_QUANTUM,
+                  STARTUP, Bbr, BbrFluid)
+from .fluid import FlowArrays, FluidLaw, any_
 from .contract import RecoveryState
 from .registry import register
 
@@ -399,3 +403,268 @@ class Bbr3(Bbr):
         """As BBR v1: ``cwnd += acked`` toward its target (at most doubling per
         RTT), the return to ``prior_cwnd`` and the floor; the bounds only cap."""
         return Bbr.max_growth_per_rtt(self, cwnd)
+
+
+_PHASES = {DOWN: 0.0, CRUISE: 1.0, REFILL: 2.0, UP: 3.0}
+_MODE_STARTUP, _MODE_DRAIN, _MODE_PROBE_BW, _MODE_PROBE_RTT = 0.0, 1.0, 2.0, 3.0
+
+
+class Bbr3Fluid(BbrFluid):
+    """BBR v3 in the fluid engine: :class:`Bbr3`'s per-ACK rules, once per step.
+
+    As :class:`~ccsim.algorithms.bbr.BbrFluid` (imported: its initial state,
+    its STARTUP doubling and its treatment of held steps), with v3's rules:
+
+    * loss: ``on_loss`` reads the episode's whole count from the engine
+      (``lost``, cumulative), and more than ``loss_thresh`` of what is in
+      flight ends STARTUP (``inflight_longterm = max(BDP, inflight_latest)``)
+      or, in ProbeBW, sets ``inflight_longterm = max(inflight, beta · BDP)``
+      and ends UP; at the next round's start, outside probing, the
+      short-term bounds become ``max(latest, beta · bound)``;
+    * ``BtlBw`` is the max over the last two ProbeBW cycles (two slots,
+      advanced one round after DOWN begins), bounded by ``bw_shortterm``;
+    * ProbeBW's DOWN/CRUISE/REFILL/UP with the class's exits, ``probe_wait``
+      and the ``min(BDP, 63)``-round Reno bound; UP raises the long-term
+      bound by 1, 2, 4 … segments per round while the window is at it;
+    * ProbeRTT when the 5-s minimum expired: half a BDP for 200 ms and a
+      round, then CRUISE;
+    * the window capped by the bounds (less ``headroom`` in CRUISE and
+      ProbeRTT), never below 4 segments.
+
+    Deviations beyond the class's: phase moves are tested once per step on
+    its end state; the round's in-flight data at a loss is the engine's
+    ``inflight`` when the flow detects it (the class: on the ACK that marks
+    the losses).
+    """
+
+    scalar_params = ("variant",)
+    state = {**BbrFluid.state, "phase": 0.0, "bw_hi0": 0.0, "bw_hi1": 0.0, "advance": 0.0,
+             "bw_st": math.inf, "infl_st": math.inf, "infl_lt": math.inf, "bw_latest": 0.0,
+             "infl_latest": 0.0, "round_start_delivered": 0.0, "lost_seen": 0.0,
+             "loss_in_round": 0.0, "lost_in_round": 0.0, "too_high": 0.0,
+             "since_probe": 0.0, "up_rounds": 0.0, "up_acks": 0.0, "up_cnt": math.inf,
+             "prt_min": math.inf, "prt_stamp": 0.0, "pacing_gain": STARTUP_PACING_GAIN,
+             "gain": STARTUP_CWND_GAIN}
+
+    def __init__(self, cc: Bbr3) -> None:
+        FluidLaw.__init__(self, cc)
+
+    def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        f.prior_cwnd[m] = f.cwnd[m]
+        f.pacing_gain[m] = STARTUP_PACING_GAIN
+        f.gain[m] = STARTUP_CWND_GAIN
+
+    # -- helpers (the class's, over arrays) --------------------------------------------
+    def _headroom(self, f: FlowArrays) -> np.ndarray:
+        lt = f.infl_lt
+        free = np.maximum(self.cc.headroom * np.where(np.isfinite(lt), lt, 0.0), 1.0)
+        return np.where(np.isfinite(lt), np.maximum(lt - free, self.cc.min_target), np.inf)
+
+    def _phase(self, f: FlowArrays, m: np.ndarray, phase: str, now) -> None:
+        f.phase[m] = _PHASES[phase]
+        if now is not None:
+            f.cycle_stamp[m] = now[m]
+        f.pacing_gain[m] = {DOWN: self.cc.down_gain, UP: UP_PACING_GAIN}.get(phase, 1.0)
+        f.gain[m] = UP_CWND_GAIN if phase == UP else self.cc.cwnd_gain
+
+    def _start_down(self, f: FlowArrays, m: np.ndarray, now: np.ndarray) -> None:
+        f.mode[m] = _MODE_PROBE_BW
+        f.since_probe[m] = 0.0
+        f.up_cnt[m] = np.inf
+        f.advance[m] = 1.0
+        self._phase(f, m, DOWN, now)
+
+    def _probing(self, f: FlowArrays) -> np.ndarray:
+        return (f.mode == _MODE_STARTUP) | ((f.mode == _MODE_PROBE_BW) & (f.phase >= 2.0))
+
+    def _raise_slope(self, f: FlowArrays, m: np.ndarray) -> None:
+        growth = np.exp2(f.up_rounds)
+        f.up_rounds[m] = np.minimum(f.up_rounds + 1.0, 30.0)[m]
+        f.up_cnt[m] = np.maximum(f.cwnd / growth, 1.0)[m]
+
+    # -- loss ----------------------------------------------------------------------
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        cc = self.cc  # parameters that differ among the flows are arrays over m's flows
+        i = np.flatnonzero(m)
+        f.ssthresh[i] = np.maximum(f.cwnd[i], MIN_SSTHRESH)
+        lost = np.maximum(f.lost[i] - f.lost_seen[i], 1.0)  # at least one per episode
+        f.lost_seen[i] = f.lost[i]
+        f.loss_in_round[i] = 1.0
+        f.lost_in_round[i] += lost
+        # in flight when they were lost (Linux's tx_in_flight), else at detection
+        sent = np.where(f.lost_inflight[i] > 0, f.lost_inflight[i], f.inflight[i])
+        high = f.lost_in_round[i] > cc.loss_thresh * np.maximum(sent, 1.0)
+        bdp = self._bdp(f)[i]
+        mode = f.mode[i]
+        su = high & (mode == _MODE_STARTUP)
+        if any_(su):
+            f.filled[i[su]] = 1.0
+            f.infl_lt[i[su]] = np.maximum(bdp, f.infl_latest[i])[su]
+        pb = high & (mode == _MODE_PROBE_BW)
+        if any_(pb):
+            f.too_high[i[pb]] = 1.0
+            f.infl_lt[i[pb]] = np.maximum(sent, cc.beta * bdp)[pb]
+            up = np.zeros_like(m)
+            up[i[pb & (f.phase[i] == _PHASES[UP])]] = True
+            if any_(up):
+                self._start_down(f, up, f.now)
+
+    # -- per step ------------------------------------------------------------------
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        now, h = f.now, f.h
+        last = now - f.t_last
+        late = np.where((f.held > 0) & (last > 0), f.held / np.where(last > 0, last, 1.0), 0.0)
+        held = (h <= 0) & (f.acked > 0)
+        np.copyto(f.held, np.where(held, f.acked, 0.0))
+        np.copyto(f.t_last, now)
+        act = (f.acked > 0) & ((h > 0) | held)
+        if not any_(act):
+            return
+        grow = act & (h > 0)
+        # -- on_rtt: the 5-s ProbeRTT minimum and the 10-s RTprop -------------------
+        p_exp = act & (now - f.prt_stamp > cc.probe_rtt_window)
+        new = act & ((f.rtt < f.prt_min) | p_exp)
+        np.copyto(f.prt_min, f.rtt, where=new)
+        np.copyto(f.prt_stamp, now, where=new)
+        take = act & ((f.prt_min <= f.rt_prop) | (now - f.rt_prop_stamp > cc.min_rtt_window))
+        np.copyto(f.rt_prop, f.prt_min, where=take)
+        np.copyto(f.rt_prop_stamp, f.prt_stamp, where=take)
+        np.copyto(f.expired, 1.0, where=p_exp)
+        # -- rounds, the congestion signals at a round's end, the bandwidth filter ---
+        started = act & (f.delivered >= f.round_end)
+        if any_(started):
+            f.round[started] += 1.0
+            f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
+            f.since_probe[started] += 1.0
+            f.infl_latest[started] = (f.delivered - f.round_start_delivered)[started]
+            f.round_start_delivered[started] = f.delivered[started]
+            cut = started & (f.loss_in_round > 0) & ~self._probing(f)
+            if any_(cut):
+                f.bw_st[cut] = np.where(np.isinf(f.bw_st), np.maximum(f.bw_hi0, f.bw_hi1),
+                                        f.bw_st)[cut]
+                f.infl_st[cut] = np.where(np.isinf(f.infl_st), f.cwnd, f.infl_st)[cut]
+                f.bw_st[cut] = np.maximum(f.bw_latest, cc.beta * f.bw_st)[cut]
+                f.infl_st[cut] = np.maximum(f.infl_latest, cc.beta * f.infl_st)[cut]
+            f.loss_in_round[started] = 0.0
+            f.lost_in_round[started] = 0.0
+            f.bw_latest[started] = 0.0
+            adv = started & (f.advance > 0)
+            f.bw_hi0[adv] = f.bw_hi1[adv]
+            f.bw_hi1[adv] = 0.0
+            f.advance[adv] = 0.0
+        sample = np.maximum(np.where(grow, f.acked / np.where(grow, h, 1.0), 0.0), late)
+        np.copyto(f.bw_hi1, np.maximum(f.bw_hi1, sample), where=act)
+        np.copyto(f.bw_latest, np.maximum(f.bw_latest, sample), where=act)
+        np.copyto(f.btl_bw, np.minimum(np.maximum(f.bw_hi0, f.bw_hi1), f.bw_st), where=act)
+        # -- full pipe (v1's test) -------------------------------------------------
+        check = started & (f.filled == 0)
+        if any_(check):
+            more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
+            f.full_bw[more] = f.btl_bw[more]
+            f.full_bw_rounds[more] = 0.0
+            flat = check & ~more
+            f.full_bw_rounds[flat] += 1.0
+            f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
+        # -- modes -----------------------------------------------------------------
+        drain = act & (f.mode == _MODE_STARTUP) & (f.filled == 1)
+        if any_(drain):
+            f.mode[drain] = _MODE_DRAIN
+            f.pacing_gain[drain] = cc.drain_gain
+            f.gain[drain] = STARTUP_CWND_GAIN
+        bdp = self._bdp(f)
+        inflight = f.inflight
+        pb = act & (f.mode == _MODE_PROBE_BW)
+        if any_(pb):
+            reno = np.minimum(MAX_PROBE_ROUNDS, np.maximum(bdp + SEND_QUANTUM, cc.min_target))
+            due = (now - f.cycle_stamp > cc.probe_wait) | (f.since_probe >= reno)
+            ph = f.phase
+            refill = pb & (ph <= 1.0) & due
+            cruise = pb & (ph == 0.0) & ~due & (inflight <= self._headroom(f)) & (inflight <= bdp)
+            up = pb & (ph == 2.0) & started
+            up_ph = pb & (ph == 3.0)
+            down = up_ph & (((f.too_high > 0) & (inflight >= f.infl_lt))
+                            | ((now - f.cycle_stamp > f.rt_prop)
+                               & (inflight >= UP_PACING_GAIN * bdp)))
+            if any_(cruise):
+                self._phase(f, cruise, CRUISE, None)  # the wait runs from DOWN's start
+            if any_(refill):
+                f.bw_st[refill] = np.inf
+                f.infl_st[refill] = np.inf
+                f.round_end[refill] = (f.delivered + inflight)[refill]
+                self._phase(f, refill, REFILL, now)
+            if any_(up):
+                self._phase(f, up, UP, now)
+                f.up_rounds[up] = 0.0
+                f.up_acks[up] = 0.0
+                self._raise_slope(f, up)
+            if any_(down):
+                f.too_high[down] = 0.0
+                self._start_down(f, down, now)
+        leave_drain = act & (f.mode == _MODE_DRAIN) & (inflight <= bdp)
+        if any_(leave_drain):
+            self._start_down(f, leave_drain, now)
+        enter = act & (f.expired == 1) & (f.mode != _MODE_PROBE_RTT)
+        if any_(enter):
+            f.prior_cwnd[enter] = f.cwnd[enter]
+            f.mode[enter] = _MODE_PROBE_RTT
+            f.pacing_gain[enter] = 1.0
+            f.gain[enter] = PROBE_RTT_CWND_GAIN
+            f.probe_rtt_done[enter] = np.nan
+        np.copyto(f.expired, 0.0, where=act)
+        prt = act & (f.mode == _MODE_PROBE_RTT)
+        floor = np.maximum(PROBE_RTT_CWND_GAIN * bdp, cc.min_target)
+        if any_(prt):
+            armed = prt & ~np.isnan(f.probe_rtt_done)
+            arm = prt & ~armed & (inflight <= floor)
+            f.probe_rtt_done[arm] = now[arm] + cc.probe_rtt_time
+            f.probe_rtt_round_end[arm] = (f.delivered + inflight + f.acked)[arm]
+            leave = armed & (f.delivered > f.probe_rtt_round_end) & (now >= f.probe_rtt_done)
+            if any_(leave):
+                f.prt_stamp[leave] = now[leave]
+                back = leave & grow
+                f.cwnd[back] = np.maximum(f.cwnd, f.prior_cwnd)[back]
+                f.bw_st[leave] = np.inf
+                f.infl_st[leave] = np.inf
+                full = leave & (f.filled == 1)
+                if any_(full):
+                    self._start_down(f, full, now)
+                    self._phase(f, full, CRUISE, now)
+                empty = leave & (f.filled == 0)
+                f.mode[empty] = _MODE_STARTUP
+                f.pacing_gain[empty] = cc.high_gain
+                f.gain[empty] = STARTUP_CWND_GAIN
+        # -- UP: raise the long-term bound while the window is at it -----------------
+        upm = act & (f.mode == _MODE_PROBE_BW) & (f.phase == 3.0)
+        if any_(upm):
+            self._raise_slope(f, upm & started)
+            at = upm & np.isfinite(f.infl_lt) & (f.cwnd >= f.infl_lt)
+            f.up_acks[at] += f.acked[at]
+            step = at & (f.up_acks >= f.up_cnt)
+            delta = np.floor(f.up_acks / np.where(step, f.up_cnt, 1.0))
+            f.up_acks[step] -= (delta * f.up_cnt)[step]
+            f.infl_lt[step] += delta[step]
+            seen = upm & (f.too_high == 0) & (inflight + f.acked > f.infl_lt)
+            f.infl_lt[seen] = (inflight + f.acked)[seen]
+        # -- pacing and the window ---------------------------------------------------
+        paced = act & (f.btl_bw > 0)
+        np.copyto(f.pacing, f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin), where=paced)
+        target = np.maximum(f.gain * bdp + SEND_QUANTUM, cc.min_target)
+        acked = f.acked
+        doubled = f.cwnd * np.exp2(acked / f.cwnd)
+        cwnd = np.where(f.filled == 1, np.minimum(f.cwnd + acked, target),
+                        np.where((f.cwnd < target) | (f.delivered < f.prior_cwnd),
+                                 doubled, f.cwnd))
+        probe_bw = f.mode == _MODE_PROBE_BW
+        cap = np.where(probe_bw & (f.phase != 1.0), f.infl_lt,
+                       np.where(probe_bw | (f.mode == _MODE_PROBE_RTT), self._headroom(f), np.inf))
+        cap = np.maximum(np.minimum(cap, f.infl_st), cc.min_target)
+        cwnd = np.where(f.mode == _MODE_PROBE_RTT, np.minimum(f.cwnd, floor), cwnd)
+        np.copyto(f.cwnd, np.where(grow, np.maximum(np.minimum(cwnd, cap), cc.min_target),
+                                   f.cwnd))
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        return np.maximum(f.cwnd[m], MIN_SSTHRESH)
+
+
+Bbr3.fluid = Bbr3Fluid

@@ -445,7 +445,12 @@ class CDGFluid(FluidLaw):
         f.backing[m] = 0.0
         f.cwr_end[m] = -1.0
         f.round_end[m] = f.delivered[m] + f.inflight[m]
-        f.prev[m] = f.prev_hi[m] = 0.0
+        # CA_EVENT_COMPLETE_CWR: the round under way becomes the previous one, so
+        # the first round after the recovery measures the queue's fall (which
+        # tells the ineffectual-backoff count that backing off helped)
+        seen = f.rtt_lo[m] > 0
+        f.prev[m] = np.where(seen, f.rtt_lo[m], f.prev[m])
+        f.prev_hi[m] = np.where(seen, f.rtt_hi[m], f.prev_hi[m])
         f.rtt_lo[m] = f.rtt_hi[m] = 0.0
 
 

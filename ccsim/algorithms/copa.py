@@ -187,7 +187,7 @@ class Copa(CongestionControl):
 
 
 class CopaFluid(FluidLaw):
-    """Copa in the fluid engine, default mode only.
+    """Copa in the fluid engine, with its mode switch.
 
     ``RTTstanding`` is the step's RTT, ``RTTmin`` the smallest the flow has
     seen (ccsim's paths keep their propagation delay). The window moves
@@ -196,33 +196,47 @@ class CopaFluid(FluidLaw):
     per RTT until the rate exceeds the target; the velocity is updated once
     per RTT as the window law does; pacing ``2·cwnd/RTT``.
 
-    **The mode switch is not modelled**: flows run with ``δ = delta`` whatever
-    ``competitive`` says. The switch tells a buffer-filling competitor from
-    other Copa flows by whether the queue empties within five RTTs, which it
-    does in the packet engine because Copa's windows overshoot their target
-    with a round trip's delay and swing the queue down to nothing. The fluid
-    window settles on its target instead, a queue that never empties, so the
-    test would always find a competitor. Against Reno in a deep buffer the
-    fluid engine therefore gives Copa its default mode's small share (3 % at
-    10 Mbit/s, 40 ms, 4 BDP), the packet engine its competitive share (36 %).
+    **Mode switch.** The window law finds the queue nearly empty because the
+    Copa flows' windows overshoot their target by a round trip and swing
+    their own packets out of the queue and back (Arun & Balakrishnan 2018,
+    §2.2: the queue oscillates about the Copa flows' standing queue). The
+    fluid window settles instead, so the swing is put back from the rates:
+    the Copa flows of the scenario hold ``Σ rate·d_q`` packets, a delay
+    ``d_c = Σ rate·d_q / C`` of the queue; the queue's floor is
+    ``d_q − d_c`` (what a buffer-filling competitor keeps) and its peak
+    ``d_q + d_c``. "Nearly empty" is then the paper's test, floor below
+    ``0.1·(peak)``, over this RTT and the last; with it ``1/δ`` follows the
+    window law's rules (one more per RTT while competing, halved on a loss,
+    never below ``1/delta``). Copa flows of one scenario with different
+    parameters are in different groups and do not count each other's queue.
     """
 
     paces = True
     state = {"velocity": 1.0, "direction": 0.0, "same": 0.0, "round_end": math.nan,
-             "round_cwnd": 0.0}
+             "round_cwnd": 0.0, "inv_delta": math.nan, "competing": 0.0, "lost": 0.0,
+             "low": math.inf, "high": 0.0, "low_prev": math.nan, "high_prev": math.nan}
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         live = (f.h > 0) & (f.acked > 0)
         if not live.any():
             return
+        fresh = np.isnan(f.inv_delta)
+        if fresh.any():
+            f.inv_delta[fresh] = np.broadcast_to(1.0 / cc.delta, f.inv_delta.shape)[fresh]
         dq = f.rtt - np.minimum(f.min_rtt, f.rtt)
+        held = np.where(f.h > 0, f.rate * dq, 0.0)  # this flow's packets in the queue
+        n = int(f.scenario.max()) + 1
+        copa_dq = np.bincount(f.scenario, weights=held, minlength=n)[f.scenario] / f.capacity
+        copa_dq = np.minimum(copa_dq, dq)
+        np.copyto(f.low, np.where(live, np.minimum(f.low, dq - copa_dq), f.low))
+        np.copyto(f.high, np.where(live, np.maximum(f.high, dq + copa_dq), f.high))
         ended = live & ~(f.delivered < f.round_end)  # NaN: the first step
         if ended.any():
             self._end_round(f, ended)
-        inv_delta = 1.0 / cc.delta
+        inv_delta = f.inv_delta
         with np.errstate(divide="ignore"):
-            target_w = np.where(dq > 0, inv_delta / dq, np.inf) * f.rtt
+            target_w = np.where(dq > 0, inv_delta / np.where(dq > 0, dq, 1.0), np.inf) * f.rtt
         below = f.cwnd <= target_w
         ss = live & (f.cwnd < f.ssthresh)
         leave = ss & ~below
@@ -243,7 +257,7 @@ class CopaFluid(FluidLaw):
         np.copyto(f.pacing, np.where(live, PACING_GAIN * f.cwnd / f.rtt, f.pacing))
 
     def _end_round(self, f: FlowArrays, e: np.ndarray) -> None:
-        """Velocity, once per RTT, as :meth:`Copa._end_round`."""
+        """Velocity and mode, once per RTT, as :meth:`Copa._end_round`."""
         later = e & ~np.isnan(f.round_end)
         d = np.sign(f.cwnd - f.round_cwnd)
         same = later & (d != 0) & (d == f.direction)
@@ -253,6 +267,24 @@ class CopaFluid(FluidLaw):
         f.same[reset] = 0.0
         f.velocity[reset] = 1.0
         f.direction[later] = d[later]
+        # the mode: this RTT's floor and peak with the last RTT's
+        decide = later & ~np.isnan(f.low_prev) & np.broadcast_to(
+            np.asarray(self.cc.competitive, bool), f.cwnd.shape)
+        low = np.minimum(f.low, f.low_prev)
+        high = np.maximum(f.high, f.high_prev)
+        empty = low < EMPTY_FRACTION * high
+        base = np.broadcast_to(1.0 / self.cc.delta, f.cwnd.shape)
+        calm = decide & empty
+        f.competing[calm] = 0.0
+        f.inv_delta[calm] = base[calm]
+        busy = decide & ~empty
+        more = busy & (f.competing > 0) & (f.lost == 0)
+        f.inv_delta[more] += 1.0
+        f.competing[busy] = 1.0
+        f.lost[e] = 0.0
+        f.low_prev[later] = f.low[later]
+        f.high_prev[later] = f.high[later]
+        f.low[e], f.high[e] = math.inf, 0.0
         f.round_end[e] = (f.delivered + f.inflight)[e]
         f.round_cwnd[e] = f.cwnd[e]
 
@@ -263,6 +295,10 @@ class CopaFluid(FluidLaw):
         super().on_loss(f, m, kind)
         f.velocity[m] = 1.0
         f.same[m] = 0.0
+        f.lost[m] = 1.0
+        base = np.broadcast_to(1.0 / self.cc.delta, f.cwnd.shape)
+        halve = m & (f.competing > 0)
+        f.inv_delta[halve] = np.maximum(f.inv_delta[halve] / 2.0, base[halve])
 
 
 Copa.fluid = CopaFluid

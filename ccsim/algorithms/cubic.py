@@ -362,8 +362,11 @@ class CubicFluid(FluidLaw):
 
         if not self.cc.hystart_detect & HYSTART_DELAY:
             return
+        in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
+        if not in_ss.any():  # (the usual step: nothing in slow start to test)
+            return
         thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
-        stop = ((f.h > 0) & (f.cwnd < f.ssthresh) & (f.hystart_over == 0.0)
+        stop = (in_ss & (f.hystart_over == 0.0)
                 & (before >= HYSTART_LOW_WINDOW) & (f.rtt > f.min_rtt + thresh))
         f.ssthresh[stop] = f.cwnd[stop]
         f.hystart_over[stop] = 1.0

@@ -76,10 +76,20 @@ class FlowArrays:
         acked: segments acknowledged during the step (delivered ones).
         delivered: segments delivered since the flow started.
         inflight: segments in flight (``min(cwnd, rwnd)`` in the fluid model).
+        lost: segments found lost since the flow started (cumulative, as
+            ``delivered``): a loss episode's whole count is added when the
+            flow detects it, before :meth:`FluidLaw.on_loss` runs.
+        lost_inflight: in :meth:`FluidLaw.on_loss`, the most segments the flow
+            had in flight at a moment one of the episode's losses happened
+            (Linux's ``tx_in_flight`` of a lost segment; 0 elsewhere).
         marked: of the segments acknowledged during the step, those whose
             ECN congestion marks (CE, RFC 3168) the ACKs echoed (0 for flows
             that are not ECN-capable).
         mss: segment size (bytes).
+        capacity: the bottleneck's rate in force (segments/s), for laws whose
+            window law reacts to a queue's swing the fluid model smooths away.
+        scenario: the flow's scenario's index in the batch (flows of one
+            scenario share a bottleneck); read only.
 
     Attributes are views into the engine's arrays: update them in place
     (``f.cwnd[...] = ...``, ``f.cwnd += ...``, ``np.maximum(..., out=f.cwnd)``),
@@ -99,8 +109,12 @@ class FlowArrays:
     acked: np.ndarray
     delivered: np.ndarray
     inflight: np.ndarray
+    lost: np.ndarray
+    lost_inflight: np.ndarray
     marked: np.ndarray
     mss: np.ndarray
+    capacity: np.ndarray
+    scenario: np.ndarray
 
     def slow_start(self, doublings: float | np.ndarray = 1.0) -> np.ndarray:
         """Slow start over this step: ``cwnd`` doubles per RTT (``cwnd ·

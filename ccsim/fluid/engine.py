@@ -16,8 +16,8 @@ wrong):
   method where base RTTs differ). Departures are shared by those rates.
   Other links add their propagation delay and their random loss.
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
-  arrives, shared by the flows' window growth (ACK clocking replaces every
-  departure; growth is what overflows) and dropped as whole packets when a
+  arrives, shared by the flows' arrival rates (slow start's back-to-back
+  pairs counting twice) and dropped as whole packets when a
   flow's drop counter passes a whole number; RED's drop probability (from
   its average queue) and random link loss give Poisson counts drawn from the
   scenario's seeded counter-based generator (:mod:`ccsim.fluid.draws`).
@@ -393,6 +393,8 @@ class FluidEngine:
         self.pending = np.zeros(F, bool)       # a loss happened, not yet detected
         self.t_detect = np.full(F, np.inf)     # when it will be (s)
         self.lost = np.zeros(F)                # losses in the window being detected
+        self.found_lost = np.zeros(F)          # segments found lost since the start (cumulative)
+        self.loss_flight = np.zeros(F)         # most in flight as a pending loss happened
         self.rec_until = np.zeros(F)           # recovery lasts until (s)
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
@@ -447,6 +449,7 @@ class FluidEngine:
 
         # -- groups: one law instance per (algorithm, parameters) ------------------------
         self.groups: list[_Group] = []
+        self.cap_f = self.C[self.scen]  # per flow, the bottleneck's rate (segments/s)
         k = 0
         while k < F:
             key = entries[k][0]
@@ -471,9 +474,12 @@ class FluidEngine:
             g = _Group(law, k, hi, cls.__name__, view)
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
-                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now"):
+                         "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
+                         "capacity", "scenario", "lost", "lost_inflight"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
-                          "inflight": self.outstanding}.get(name, getattr(self, name, None))
+                          "inflight": self.outstanding, "capacity": self.cap_f,
+                          "scenario": self.scen, "lost": self.found_lost,
+                          "lost_inflight": self.loss_flight}.get(name, getattr(self, name, None))
                 setattr(f, name, source[k:hi])
             for name, value in law.state.items():
                 setattr(f, name, np.full(hi - k, float(value)))
@@ -600,6 +606,8 @@ class FluidEngine:
             return False
         for s, schedule, bits in self.schedules:  # the rate in force (piecewise constant)
             C[s] = schedule.rate_at(t[s]) / bits
+        if self.schedules:
+            np.take(C, scen, out=self.cap_f)
         # a fraction of the smallest current RTT, bounded below except in slow
         # start (which doubles per RTT), ending on the duration
         h = self.step * (self.d_min + self.q / C)
@@ -869,6 +877,7 @@ class FluidEngine:
             self.ghost[fire] = 0.0  # losses since the timeout included
             self.retransmits[fire] += self.lost[fire]
             self.lost[fire] = 0.0
+            self.loss_flight[fire] = 0.0
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
@@ -926,6 +935,7 @@ class FluidEngine:
         self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
         self.pending |= hit
         self.lost += k
+        np.maximum(self.loss_flight, np.where(hit, self.outstanding, 0.0), out=self.loss_flight)
         if k_drop is not None:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
@@ -1017,6 +1027,7 @@ class FluidEngine:
         # scenarios has some detection at nearly every step
         i = np.flatnonzero(due)
         lost, cwnd, mh, dup = self.lost[i], self.cwnd[i], self.multi_halve[i], self.dupthresh[i]
+        self.found_lost[i] += lost  # what the laws' on_loss reads as ``lost``
         halvings = np.where(mh, np.maximum(lost, 1.0), 1.0)
         to = (cwnd - lost < dup) | (mh & (lost >= 2)
                                     & (cwnd / np.exp2(halvings - 1.0) < dup + lost))
@@ -1071,6 +1082,7 @@ class FluidEngine:
             self.ghost[fi] = 0.0
         self.pending[i] = False
         self.lost[i] = 0.0
+        self.loss_flight[i] = 0.0
         self.t_detect[i] = np.inf
 
     def _rto(self, i: np.ndarray) -> np.ndarray:
@@ -1122,6 +1134,7 @@ class FluidEngine:
         self.ghost[late] = 0.0
         self.retransmits[late] += self.lost[late]
         self.lost[late] = 0.0
+        self.loss_flight[late] = 0.0
         self.pending[late] = False
         self.t_detect[late] = np.inf
         self.timeouts[late] += 1
@@ -1158,8 +1171,11 @@ class FluidEngine:
             else:  # the same without the pacing rates (all inf)
                 rate = np.bincount(scen, x, self.S)
                 slope = np.bincount(scen, x / tau, self.S) / C
+            move = (rate > C) & ~exact
+            if not any_(move):  # converged: further iterations leave q as it is
+                break
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
-            q = np.maximum(q + np.where((rate > C) & ~exact, step, 0.0), 0.0)
+            q = np.maximum(q + np.where(move, step, 0.0), 0.0)
         return q
 
     def _aqm_signals(self, t, h, hf, physical):
@@ -1281,30 +1297,23 @@ class FluidEngine:
                          A: np.ndarray) -> np.ndarray:
         """Each flow's part of a drop-tail overflow (packets).
 
-        ACK clocking replaces each departing packet with one arriving packet;
-        what overflows a full queue is the data growing windows add on top.
-        The overflow is shared in proportion to the flows' window growth over
-        the last step — by sending rate where no flow of the scenario grew (a
-        burst after recovery). Paced flows are not ACK-clocked: their part of
-        the arrivals loses its part of the overflow by rate. Measured against the packet
-        engine (docs/fluid.md), this beats sharing by rate, or half and half.
+        A full drop-tail queue drops the packets that arrive while it is
+        full, so the overflow is shared by the flows' arrival rates over the
+        step (packets/s), as in the hybrid models of Bohacek, Hespanha, Lee &
+        Obraczka (SIGMETRICS 2003) and the rate-proportional drops of Shorten,
+        Wirth & Leith (IEEE/ACM ToN 2006). An ACK-clocked flow in slow start
+        sends two segments back to back per ACK, so the second lands on the
+        queue its twin has just topped up: its arrivals count twice. A paced
+        flow sends no bursts. Measured against the packet engine on the
+        tuning set (docs/fluid.md), this beats sharing by window growth
+        (which split every law's link by 1/RTT) and by plain rate.
         """
-        scen = self.scen
-        if self.paced:  # a paced flow is not ACK-clocked: its part follows its rate
-            paced = self.pacing < np.inf
-            paced_rate = np.bincount(scen, x * paced, self.S)
-            part = np.where(A > 0, overflow / A, 0.0)
-            by_pacing = part[scen] * x * paced
-            overflow = overflow - part * paced_rate
-            growth = self.growth * ~paced
-            x = x * ~paced
-            A = A - paced_rate
-        else:
-            by_pacing, growth = 0.0, self.growth
-        grew = np.bincount(scen, growth, self.S)
-        by_growth = np.where(grew > 0, overflow / grew, 0.0)[scen] * growth
-        by_rate = np.where((grew > 0) | (A <= 0), 0.0, overflow / A)[scen] * x
-        return by_growth + by_rate + by_pacing
+        burst = self.sending & (self.cwnd < self.ssthresh)
+        if self.paced:
+            burst &= self.pacing == np.inf
+        w = x * (1.0 + burst)
+        W = np.bincount(self.scen, w, self.S)
+        return np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[self.scen] * w
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
         """Whole queue drops per flow (None if none): each flow drops a packet

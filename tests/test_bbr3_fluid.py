@@ -1,0 +1,81 @@
+"""BBRv3's fluid law (Bbr3Fluid) and the engine's loss count it reads."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import ccsim
+from ccsim.algorithms.bbr3 import Bbr3, Bbr3Fluid
+from ccsim.algorithms.fluid import FlowArrays
+
+
+def arrays(law: Bbr3Fluid, n: int = 1, **values) -> FlowArrays:
+    f = FlowArrays()
+    base = dict(cwnd=50.0, ssthresh=math.inf, pacing=math.inf, h=0.001, now=3.0, rtt=0.05,
+                base_rtt=0.04, min_rtt=0.04, srtt=0.05, rate=800.0, acked=0.0, delivered=5000.0,
+                inflight=50.0, lost=0.0, lost_inflight=0.0, marked=0.0, mss=1448.0)
+    for name, value in {**base, **law.state, **values}.items():
+        setattr(f, name, np.full(n, float(value)))
+    return f
+
+
+def probe_bw_flow(law, **values):
+    # ProbeBW DOWN, a model of 1000 segments/s over 40 ms: BDP = 40 segments
+    n = values.pop("n", 1)
+    return arrays(law, n, **{"mode": 2.0, "phase": 0.0, "filled": 1.0, "btl_bw": 1000.0,
+                             "rt_prop": 0.04, **values})
+
+
+def test_a_round_losing_more_than_2_percent_sets_the_long_term_bound_to_what_was_in_flight():
+    law = Bbr3Fluid(Bbr3())
+    # 3 segments lost of 60 in flight when they were lost (5 %), 30 left at detection
+    f = probe_bw_flow(law, lost=3.0, lost_inflight=60.0, inflight=30.0)
+    law.on_loss(f, np.ones(1, bool), "fast")
+    assert f.infl_lt[0] == 60.0          # Linux's tx_in_flight, not the 30 at detection
+    assert f.ssthresh[0] == f.cwnd[0]    # no reduction, as the window law
+
+
+def test_one_lost_segment_in_sixty_is_below_the_threshold_and_leaves_the_bound():
+    law = Bbr3Fluid(Bbr3())
+    f = probe_bw_flow(law, lost=1.0, lost_inflight=60.0, inflight=60.0)
+    law.on_loss(f, np.ones(1, bool), "fast")
+    assert math.isinf(f.infl_lt[0]) and f.loss_in_round[0] == 1.0
+
+
+def test_the_bound_is_at_least_beta_times_the_bdp():
+    law = Bbr3Fluid(Bbr3())
+    f = probe_bw_flow(law, lost=5.0, lost_inflight=10.0, inflight=10.0)
+    law.on_loss(f, np.ones(1, bool), "fast")
+    assert f.infl_lt[0] == 0.7 * 40.0
+
+
+def test_too_much_loss_in_up_goes_down_and_in_startup_fills_the_pipe():
+    law = Bbr3Fluid(Bbr3())
+    f = probe_bw_flow(law, n=2, phase=3.0, pacing_gain=1.25, lost=5.0, lost_inflight=60.0)
+    f.mode[1], f.filled[1] = 0.0, 0.0
+    f.infl_latest[1] = 45.0
+    law.on_loss(f, np.ones(2, bool), "fast")
+    assert f.phase[0] == 0.0 and f.pacing_gain[0] == 0.91
+    assert f.filled[1] == 1.0 and f.infl_lt[1] == 45.0  # max(BDP, inflight_latest)
+
+
+def test_the_engine_hands_the_law_each_episodes_whole_loss_count():
+    seen = []
+    on_loss = Bbr3Fluid.on_loss
+
+    def spy(self, f, m, kind):
+        seen.append(float((f.lost - f.lost_seen)[m][0]))
+        on_loss(self, f, m, kind)
+
+    Bbr3Fluid.on_loss = spy
+    try:
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer="0.25BDP", flows=["bbr3"],
+                            duration="5s", seed=1)
+        res = ccsim.run(sc, mode="fluid", traces=False)
+    finally:
+        Bbr3Fluid.on_loss = on_loss
+    assert max(seen) > 1.0  # an overflow loses several segments at once
+    # every segment found lost is resent (the timer resends more: a lost retransmission)
+    assert 0 < sum(seen) <= res.summary.iloc[0]["retransmits"]
