@@ -260,3 +260,14 @@ def test_fluid_matrix_keeps_the_stacks_counting(monkeypatch):
     # The fluid engine refuses per-ACK growth under delayed ACKs: no override there.
     scs = _scenarios_of(monkeypatch, pairwise_matrix, ["reno", "htcp"], mode="fluid", **SMALL)
     assert all(f.ack_counting is None for sc in scs for f in sc.flows)
+
+
+def test_params_reach_every_flow_of_that_law(monkeypatch):
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["westwood", "reno"],
+                        params={"westwood": {"jiffy": 0.01}}, **SMALL)
+    for sc in scs:
+        for flow in sc.flows:
+            want = {"jiffy": 0.01} if flow.algorithm == "westwood" else {}
+            assert dict(flow.params) == want, (flow.algorithm, flow.params)
+    with pytest.raises(ccsim.errors.ScenarioError, match="params.*cubic"):
+        pairwise_matrix(["westwood", "reno"], params={"cubic": {"beta": 0.7}}, **SMALL)

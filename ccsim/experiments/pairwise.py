@@ -49,6 +49,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from ..errors import ScenarioError
 from ..scenario import Flow, dumbbell
 from ..sweeps import sweep
 from ._result import ExperimentResult
@@ -138,6 +139,7 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
                     order_threshold: float = 0.15, mode: str = "packet",
                     progress: bool = False, workers: int | None = None, executor=None,
                     store=None, ack_counting_2011: bool = True,
+                    params: dict | None = None,
                     **knobs) -> ExperimentResult:
     """Run every ordered pair (``first``, ``second``) of ``algorithms``.
 
@@ -160,6 +162,9 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
             segments as its algorithm did in the paper's 2011 kernels
             (:data:`LINUX_2011_ACK_COUNTING`; algorithms not in it keep the
             stack's); ``False``: every flow as the stack counts.
+        params: per algorithm name, keyword arguments for its law in every
+            run (``{"westwood": {"jiffy": 0.01}}`` for a ``CONFIG_HZ = 100``
+            kernel's clock); default none.
         **knobs: stack knobs passed to :func:`ccsim.dumbbell`.
 
     Returns:
@@ -182,7 +187,7 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
                   rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
                   order_threshold=order_threshold, mode=mode, progress=progress,
                   workers=workers, executor=executor, store=store,
-                  ack_counting_2011=ack_counting_2011, **knobs)
+                  ack_counting_2011=ack_counting_2011, params=params, **knobs)
 
 
 def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="100Mbps",
@@ -190,6 +195,7 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
                 order_threshold: float = 0.15, mode: str = "packet",
                 progress: bool = False, workers: int | None = None, executor=None,
                 store=None, ack_counting_2011: bool = True,
+                params: dict | None = None,
                 **knobs) -> ExperimentResult:
     """Each pair in both orders: does the outcome depend on who starts first?
 
@@ -215,7 +221,7 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
                  rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
                  order_threshold=order_threshold, mode=mode, progress=progress,
                  workers=workers, executor=executor, store=store,
-                 ack_counting_2011=ack_counting_2011, **knobs)
+                 ack_counting_2011=ack_counting_2011, params=params, **knobs)
     share = {(r.first, r.second): r.first_share for r in res.table.itertuples()}
     rows = []
     for a, b in pairs:
@@ -257,17 +263,24 @@ def _draw_order(result: ExperimentResult):
 
 def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order_threshold,
            mode, progress, workers, executor, store, ack_counting_2011=True,
-           **knobs) -> ExperimentResult:
+           params=None, **knobs) -> ExperimentResult:
     """Run the ordered ``pairs``; the table, matrix and agreement of
     :func:`pairwise_matrix`."""
     from .. import algorithms as registry
 
     for name in names:
         registry.get(name)  # unknown names fail here, before any run
+    params = {} if params is None else params
+    for name in params:
+        if name not in names:
+            raise ScenarioError("params", name, "one of the recipe's algorithms "
+                                f"({', '.join(names)})", "a law no pair runs gets no parameters")
     counting = LINUX_2011_ACK_COUNTING if ack_counting_2011 and mode == "packet" else {}
     scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
-                          flows=[Flow(first, ack_counting=counting.get(first)),
-                                 Flow(second, start=delay, ack_counting=counting.get(second))],
+                          flows=[Flow(first, ack_counting=counting.get(first),
+                                      params=dict(params.get(first, {}))),
+                                 Flow(second, start=delay, ack_counting=counting.get(second),
+                                      params=dict(params.get(second, {})))],
                           **knobs)
                  for first, second in pairs]
     started = time.perf_counter()
