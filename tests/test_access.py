@@ -130,12 +130,13 @@ def test_access_delay_composes_with_flows_own_rtts():
 
 
 @functools.cache
-def vegas_together(n):
+def vegas_together(n, **knobs):
     """n Vegas flows opened at one instant on the classroom's path (10 Mbit/s, 50 ms,
     300 packets; Linux's alpha 2, beta 4, 10-segment initial windows): the mean queue
-    (packets) and fastest/slowest rate over the last 20 s of 60."""
+    (packets) and fastest/slowest rate over the last 20 s of 60. ``knobs``: the
+    scenario's (``stack=``, ``handshake=``)."""
     sc = ccsim.dumbbell("10Mbps", "50ms", buffer=300, duration=60, start_jitter=0,
-                        flows=["vegas"] * n)
+                        flows=["vegas"] * n, **knobs)
     res = ccsim.run(sc)
     queue = res.series("queue")["queue"]
     goodput = res.series("goodput")

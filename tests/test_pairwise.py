@@ -51,9 +51,11 @@ def test_start_order_table_follows_its_definition(small):
 
 
 def test_same_scenario_the_flows_would_get_from_run(small):
-    # Each cell is an ordinary run of the documented scenario.
+    # Each cell is an ordinary run of the documented scenario: each flow
+    # counting as its law did in the 2011 kernels (CUBIC segments, Reno ACKs).
     sc = ccsim.dumbbell("10Mbps", "5ms", buffer=50, duration="6s", seed=1,
-                        flows=[ccsim.Flow("cubic"), ccsim.Flow("reno", start="2s")])
+                        flows=[ccsim.Flow("cubic", ack_counting="segments"),
+                               ccsim.Flow("reno", start="2s", ack_counting="acks")])
     res = ccsim.run(sc)
     row = small.table.set_index(["first", "second"]).loc["cubic", "reno"]
     assert row.first_bps == res.summary.loc[0, "goodput_bps"]
@@ -213,3 +215,61 @@ def test_the_matrix_figure_has_room_for_its_title_and_colour_bar_label():
         assert text.get_text()
         assert box.x0 - 1 <= extent.x0 and extent.x1 <= box.x1 + 1, text.get_text()
         assert box.y0 - 1 <= extent.y0 and extent.y1 <= box.y1 + 1, text.get_text()
+
+
+class _Captured(Exception):
+    pass
+
+
+def _scenarios_of(monkeypatch, recipe, *args, **kwargs):
+    """The scenarios a recipe hands to sweep (the runs themselves are not needed)."""
+    from ccsim.experiments import pairwise
+
+    seen = []
+
+    def capture(scenarios, **_):
+        seen.extend(scenarios)
+        raise _Captured
+
+    monkeypatch.setattr(pairwise, "sweep", capture)
+    with pytest.raises(_Captured):
+        recipe(*args, **kwargs)
+    return seen
+
+
+def test_flows_count_as_the_2011_kernels_did(monkeypatch):
+    # Restated from the 2011 modules (2.6.3x–3.2): H-TCP and Illinois add
+    # pkts_acked to snd_cwnd_cnt; CUBIC and BIC scale by their measured ACK
+    # ratio; every other Table I law grows through Reno's per-ACK
+    # tcp_cong_avoid_ai / tcp_slow_start, or counts per call as it does.
+    per_segment = {"htcp", "illinois", "cubic", "bic"}
+    names = list(TABLE_I)
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, names, **SMALL)
+    assert len(scs) == len(names) ** 2
+    for sc in scs:
+        for flow in sc.flows:
+            want = "segments" if flow.algorithm in per_segment else "acks"
+            assert flow.ack_counting == want, (flow.algorithm, flow.ack_counting)
+    # a law outside Table I keeps the stack's counting, and the switch turns it off
+    veno = _scenarios_of(monkeypatch, pairwise_matrix, ["veno", "reno"], **SMALL)
+    assert [f.ack_counting for f in veno[0].flows] == [None, None]  # the pair veno, veno
+    off = _scenarios_of(monkeypatch, pairwise_matrix, ["reno", "htcp"],
+                        ack_counting_2011=False, **SMALL)
+    assert all(f.ack_counting is None for sc in off for f in sc.flows)
+
+
+def test_fluid_matrix_keeps_the_stacks_counting(monkeypatch):
+    # The fluid engine refuses per-ACK growth under delayed ACKs: no override there.
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["reno", "htcp"], mode="fluid", **SMALL)
+    assert all(f.ack_counting is None for sc in scs for f in sc.flows)
+
+
+def test_params_reach_every_flow_of_that_law(monkeypatch):
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["westwood", "reno"],
+                        params={"westwood": {"jiffy": 0.01}}, **SMALL)
+    for sc in scs:
+        for flow in sc.flows:
+            want = {"jiffy": 0.01} if flow.algorithm == "westwood" else {}
+            assert dict(flow.params) == want, (flow.algorithm, flow.params)
+    with pytest.raises(ccsim.errors.ScenarioError, match="params.*cubic"):
+        pairwise_matrix(["westwood", "reno"], params={"cubic": {"beta": 0.7}}, **SMALL)

@@ -178,6 +178,25 @@ def test_a_probe_sends_new_data_when_there_is_some():
     assert s.tlp.probes == 1 and s.timeouts >= 1
 
 
+@pytest.mark.parametrize("blocks,probe", [((), True), (((6, 7),), False)])
+def test_no_probe_is_scheduled_in_disorder(blocks, probe):
+    # Linux's tcp_schedule_loss_probe schedules a probe only in the Open and CWR states;
+    # in Disorder (outside recovery, something SACKed or marked lost: tcp_left_out) the
+    # RTO is armed instead. At 0.06 s an ACK of segment 4 arrives, with or without a SACK
+    # of segment 6 (one SACK, below DupThresh: no recovery; RACK's reordering timer waits
+    # a quarter of min_rtt, 12.5 ms).
+    clock, s, sent = _probing_sender(1000.0)
+    clock.schedule(0.06, s.on_ack, (5, blocks))
+    clock.run(until=0.061)
+    assert not s.in_recovery
+    assert s.tlp.armed is probe
+    # Open: PTO = 2·SRTT + 2 ms (several in flight), SRTT 50 ms then one 10 ms sample
+    # (segment 4 went at 0.05 s; RFC 6298: 7/8·50 + 1/8·10); Disorder: the RTO
+    srtt = 0.875 * 0.05 + 0.125 * 0.01
+    span = 2 * srtt + 0.002 if probe else s.rtt.rto
+    assert s.timer.deadline == pytest.approx(0.06 + span, rel=1e-12)
+
+
 @pytest.mark.parametrize("dsack,reduced", [(False, True), (True, False)])
 def test_a_probe_that_repaired_nothing_reduces_nothing(dsack, reduced):
     # RFC 8985 §7.4: the probe resent the last segment (the receive window of 4 lets

@@ -28,6 +28,7 @@ def _built(stack, algorithm, **knobs):
     sc = ccsim.dumbbell("10Mbps", "20ms", flows=[algorithm], duration="1s", stack=stack,
                         **knobs)
     engine = PacketEngine(sc)
+    engine.senders[0].opens_by_handshake = 0 in engine.handshakes  # for _observed
     return engine.senders[0], engine.receivers[0]
 
 
@@ -46,6 +47,7 @@ def _observed(sender, receiver):
         "limited_transmit": sender.limited_transmit,
         "tail_loss_probe": sender.tlp is not None,
         "law_rtt": "smoothed" if sender.law_smoothed else "sample",
+        "handshake": sender.opens_by_handshake,
     }
 
 
@@ -83,6 +85,8 @@ def test_the_profiles_values_are_their_sources():
     assert [ns3.knobs[k].value for k in ("min_rto", "delayed_ack_timeout", "law_rtt")] \
         == [1.0, 0.2, "smoothed"]
     assert ns3.knobs["limited_transmit"].value is True  # TcpSocketBase::LimitedTransmit
+    assert ns3.knobs["handshake"].value is True  # TcpSocketBase::Connect, ProcessSynSent
+    assert ns2.knobs["handshake"].value is False  # the one-way Agent/TCP sends at once
     # TcpCubic::IncreaseWindow counts segments in slow start too; the others
     # step once per ACK there (TcpNewReno::SlowStart, TcpHybla::SlowStart)
     assert {a for a, s in ns3.ack_counting.items() if s.value == "segments"} == {"cubic"}

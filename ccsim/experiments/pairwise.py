@@ -24,6 +24,21 @@ to 17 at 100 in the fluid engine (12 × 12) and from 27 to 19 in the packet
 engine (a 5 × 5 subset), with the outcomes matching Table I as often or
 more (54 % against 48 %, 44 % against 44 %). Pass ``buffer=1000`` for the
 earlier setting.
+
+What the window laws count (packet engine): the paper's kernels were of
+2011 (2.6.3x–3.2), and there a law's growth counted ACKs or segments as its
+own module chose, where mainline (since 3.18) counts segments for every law.
+Reno's ``tcp_cong_avoid_ai(tp, tp->snd_cwnd)`` added one to its counter per
+ACK (``tcp_abc`` 0, the default), and so did the laws built on it or written
+the same way (Westwood+, Scalable, HighSpeed, Hybla, Vegas, YeAH's Reno mode,
+TCP-LP), and slow start (``tcp_slow_start`` per ACK): under delayed ACKs they
+grew half a segment per RTT. H-TCP and Illinois added the segments each ACK
+acknowledged (``snd_cwnd_cnt += pkts_acked``), and CUBIC and BIC scaled their
+count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
+they grew per segment. :data:`LINUX_2011_ACK_COUNTING` holds these; the
+recipe gives each flow its algorithm's (``Flow.ack_counting``), and
+``ack_counting_2011=False`` runs every flow with the stack's own. The fluid
+engine has no per-ACK growth under delayed ACKs, so it runs the stack's.
 """
 
 from __future__ import annotations
@@ -34,6 +49,7 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
+from ..errors import ScenarioError
 from ..scenario import Flow, dumbbell
 from ..sweeps import sweep
 from ._result import ExperimentResult
@@ -106,11 +122,25 @@ TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
 }
 
 
+#: Esterhuizen & Krzesinski's 2011 kernels: what each law's window growth
+#: counted, ``"acks"`` (one per ACK: Reno's ``tcp_cong_avoid_ai`` and
+#: ``tcp_slow_start`` with ``tcp_abc`` 0) or ``"segments"`` (H-TCP's and
+#: Illinois' ``pkts_acked``; CUBIC's and BIC's ACK-ratio scaling). The module
+#: docstring gives the sources.
+LINUX_2011_ACK_COUNTING = {
+    "reno": "acks", "westwood": "acks", "scalable": "acks", "highspeed": "acks",
+    "hybla": "acks", "vegas": "acks", "yeah": "acks", "lp": "acks",
+    "htcp": "segments", "illinois": "segments", "cubic": "segments", "bic": "segments",
+}
+
+
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=100, delay="10s", duration="60s", seed: int = 1,
                     order_threshold: float = 0.15, mode: str = "packet",
                     progress: bool = False, workers: int | None = None, executor=None,
-                    store=None, **knobs) -> ExperimentResult:
+                    store=None, ack_counting_2011: bool = True,
+                    params: dict | None = None,
+                    **knobs) -> ExperimentResult:
     """Run every ordered pair (``first``, ``second``) of ``algorithms``.
 
     Args:
@@ -128,6 +158,13 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         progress: show a progress bar (tqdm) on standard error.
         workers, executor, store: how the runs are spread and kept, as in
             :func:`ccsim.sweep` (default: a process per CPU, nothing stored).
+        ack_counting_2011: in the packet engine, each flow counts ACKs or
+            segments as its algorithm did in the paper's 2011 kernels
+            (:data:`LINUX_2011_ACK_COUNTING`; algorithms not in it keep the
+            stack's); ``False``: every flow as the stack counts.
+        params: per algorithm name, keyword arguments for its law in every
+            run (``{"westwood": {"jiffy": 0.01}}`` for a ``CONFIG_HZ = 100``
+            kernel's clock); default none.
         **knobs: stack knobs passed to :func:`ccsim.dumbbell`.
 
     Returns:
@@ -149,14 +186,17 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
     return _pairs([(a, b) for a in names for b in names], names, bandwidth=bandwidth,
                   rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
                   order_threshold=order_threshold, mode=mode, progress=progress,
-                  workers=workers, executor=executor, store=store, **knobs)
+                  workers=workers, executor=executor, store=store,
+                  ack_counting_2011=ack_counting_2011, params=params, **knobs)
 
 
 def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="100Mbps",
                 rtt="1ms", buffer=100, delay="10s", duration="60s", seed: int = 1,
                 order_threshold: float = 0.15, mode: str = "packet",
                 progress: bool = False, workers: int | None = None, executor=None,
-                store=None, **knobs) -> ExperimentResult:
+                store=None, ack_counting_2011: bool = True,
+                params: dict | None = None,
+                **knobs) -> ExperimentResult:
     """Each pair in both orders: does the outcome depend on who starts first?
 
     Esterhuizen & Krzesinski, §III–IV and Figs. 1–2: Illinois started first
@@ -180,7 +220,8 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
     res = _pairs([o for a, b in pairs for o in ((a, b), (b, a))], names, bandwidth=bandwidth,
                  rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
                  order_threshold=order_threshold, mode=mode, progress=progress,
-                 workers=workers, executor=executor, store=store, **knobs)
+                 workers=workers, executor=executor, store=store,
+                 ack_counting_2011=ack_counting_2011, params=params, **knobs)
     share = {(r.first, r.second): r.first_share for r in res.table.itertuples()}
     rows = []
     for a, b in pairs:
@@ -221,15 +262,26 @@ def _draw_order(result: ExperimentResult):
 
 
 def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order_threshold,
-           mode, progress, workers, executor, store, **knobs) -> ExperimentResult:
+           mode, progress, workers, executor, store, ack_counting_2011=True,
+           params=None, **knobs) -> ExperimentResult:
     """Run the ordered ``pairs``; the table, matrix and agreement of
     :func:`pairwise_matrix`."""
     from .. import algorithms as registry
 
     for name in names:
         registry.get(name)  # unknown names fail here, before any run
+    params = {} if params is None else params
+    for name in params:
+        if name not in names:
+            raise ScenarioError("params", name, "one of the recipe's algorithms "
+                                f"({', '.join(names)})", "a law no pair runs gets no parameters")
+    counting = LINUX_2011_ACK_COUNTING if ack_counting_2011 and mode == "packet" else {}
     scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
-                          flows=[Flow(first), Flow(second, start=delay)], **knobs)
+                          flows=[Flow(first, ack_counting=counting.get(first),
+                                      params=dict(params.get(first, {}))),
+                                 Flow(second, start=delay, ack_counting=counting.get(second),
+                                      params=dict(params.get(second, {})))],
+                          **knobs)
                  for first, second in pairs]
     started = time.perf_counter()
     runs = sweep(scenarios, mode=mode, workers=workers, executor=executor, store=store,

@@ -146,6 +146,10 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
         raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
                             "False in the fluid engine",
                             "it has no tail of segments to probe; use mode='packet'")
+    if sc.handshake:  # given: the stacks' handshakes are left out (docs/engine.md)
+        raise ScenarioError(f"scenarios[{i}].handshake", sc.handshake,
+                            "False in the fluid engine",
+                            "it starts each flow's window at its start; use mode='packet'")
     for k, link in enumerate(sc.links):
         if link.jitter:
             raise ScenarioError(f"scenarios[{i}].links[{k}].jitter", link.jitter,

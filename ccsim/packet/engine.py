@@ -138,7 +138,9 @@ class PacketEngine:
         # from the same sequence begins with the same words)
         seeds = np.random.SeedSequence(sc.seed).generate_state(
             (4 if self.two_way else 2) * n_links)
-        ack = sc.header if self.two_way else 0
+        # ACKs, and SYNs (Scenario.handshake), are packets of ``header`` bytes on the links
+        ack = sc.header if self.two_way or any(
+            f.source is None and sc.flow_stack(j).handshake for j, f in enumerate(sc.flows)) else 0
         self.links = [_link_state(link, sc.packet_size, (int(seeds[2 * i]), int(seeds[2 * i + 1])),
                                   n_bins, dt, ack, clock, sc.seed, i)
                       for i, link in enumerate(sc.links)]
@@ -153,6 +155,7 @@ class PacketEngine:
                 link.told_ahead()
         self.senders: list[Sender] = []
         self.receivers: list[Receiver] = []
+        self.handshakes: dict[int, Callable[[int], None]] = {}  # flow -> sends its SYN (try k)
         self.sender_class = sender_class
         for i, flow in enumerate(sc.flows):
             self._add_flow(i, flow, sender_class)
@@ -218,7 +221,10 @@ class PacketEngine:
             receiver.deliver_ce = self._ack_path(i, receiver.deliver_ce, access / 2.0)
         self.senders.append(sender)
         self.receivers.append(receiver)
-        if self.processes:  # a process may hold the flow back (FlowHandle.hold)
+        if st.handshake:
+            self.handshakes[i] = self._handshake(i, sender, access / 2.0, back, st.initial_rto)
+            clock.schedule(sc.flow_start(i), self._start_flow, i)
+        elif self.processes:  # a process may hold the flow back (FlowHandle.hold)
             clock.schedule(sc.flow_start(i), self._start_flow, i)
         else:
             clock.schedule(sc.flow_start(i), Sender.start, sender)  # start jitter included
@@ -530,7 +536,8 @@ class PacketEngine:
             return [(j, self.reverse_links[j]) for j in range(last, first - 1, -1)]
         return [(j, self.links[j]) for j in range(first, last + 1)]
 
-    def _ack_path(self, i: int, deliver: Callable, before: float) -> Callable:
+    def _ack_path(self, i: int, deliver: Callable, before: float,
+                  log: bool = True) -> Callable:
         """Flow ``i``'s ACKs when traffic goes both ways: each one a packet of
         ``header`` bytes through the queues of the links on its way back, one
         event per hop, then ``before`` (s, the sender's access delay) to
@@ -540,7 +547,7 @@ class PacketEngine:
         sees it, and the next cumulative ACK covers what it said."""
         hops = self._hops(i, data=False)
         states, index = [link for _, link in hops], [j for j, _ in hops]
-        end, log, clock = len(states) - 1, self.log, self.clock
+        end, log, clock = len(states) - 1, self.log if log else None, self.clock
         schedule = clock.schedule
 
         def hop(k: int, ack: tuple, t: float) -> None:
@@ -598,7 +605,73 @@ class PacketEngine:
     def _start_flow(self, i: int) -> None:
         """Open flow ``i`` at its start unless a user's process holds it."""
         if i not in self.held and not self.senders[i].started:
+            self.open_flow(i)
+
+    def open_flow(self, i: int) -> None:
+        """Open flow ``i`` now: its SYN (:attr:`Scenario.handshake`), else its
+        first window."""
+        if i in self.handshakes:
+            self.handshakes[i](0)
+        else:
             type(self.senders[i]).start(self.senders[i])
+
+    def _handshake(self, i: int, sender: Sender, before: float, back: float,
+                   initial_rto: float) -> Callable[[int], None]:
+        """Flow ``i``'s connection opening: the function that sends its SYN
+        (try ``k``, from 0). The SYN waits ``before`` (s, the sender's access
+        delay), crosses the flow's links as a ``header``-byte packet, queued
+        FIFO with their traffic (all at once when the engine takes a packet
+        through the whole chain, else a hop per event); at the receiver the
+        SYN-ACK goes back as an ACK does (``back`` s one way, through the
+        reverse queues two ways). Its arrival gives the estimator its first
+        sample (not after a resent SYN: Karn) and opens the window. A
+        dropped SYN is sent again after ``initial_rto``·2^k (Linux's and
+        ns-3's connection timer, backed off)."""
+        clock, schedule = self.clock, self.clock.schedule
+        hops = [link for _, link in self._hops(i, data=True)]
+        at_once = not self.hop_by_hop
+        sent_at = [0.0]
+        tries = [0]
+
+        def established(_: object) -> None:
+            now = clock.now
+            if not sender.started and sender.done_at is None:
+                if tries[0] == 0:
+                    est = sender.rtt
+                    est.take(est.measure(sent_at[0], now) if est.tick else now - sent_at[0])
+                type(sender).start(sender)
+
+        if self.two_way:
+            syn_ack = self._ack_path(i, established, before, log=False)
+        else:
+            def syn_ack(_: object) -> None:
+                schedule(clock.now + back, established, None)
+
+        def hopped(k: int, arrival: float) -> None:
+            if arrival < 0.0:  # dropped: the connection timer sends it again
+                schedule(sent_at[0] + initial_rto * 2.0 ** tries[0], syn, tries[0] + 1)
+            elif k == len(hops) - 1:
+                schedule(arrival + before, syn_ack, None)  # the receiver's access delay
+            elif at_once:
+                hop(k + 1, arrival)
+            else:
+                schedule(arrival, _syn_hop, (hop, k + 1, arrival))
+
+        def left(packet: Packet, arrival: float) -> None:  # a scheduler sent (or dropped) it
+            hopped(packet.item, arrival)
+
+        def hop(k: int, t: float) -> None:
+            link = hops[k]
+            if type(link) is ScheduledLink:  # a SYN: not ECN-capable (RFC 3168 §6.1.1)
+                link.enqueue(t, Packet(i, NOT_ECT, False, self.scenario.header, False, k, left))
+            else:
+                hopped(k, link.ack(t))
+
+        def syn(k: int) -> None:
+            sent_at[0], tries[0] = clock.now, k
+            schedule(clock.now + before, _syn_hop, (hop, 0, clock.now + before))
+
+        return syn
 
     def _loop(self, until: float) -> None:
         """Run to ``until`` (s): the engine's own events, and SimPy's (a
@@ -767,6 +840,11 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
 def _next_ack_hop(args: tuple[Callable, int, tuple, float]) -> None:
     hop, k, ack, t = args
     hop(k, ack, t)
+
+
+def _syn_hop(args: tuple[Callable, int, float]) -> None:
+    hop, k, t = args
+    hop(k, t)
 
 
 def _next_hop(args: tuple[Callable, int, int, float, bool]) -> None:

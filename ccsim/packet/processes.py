@@ -209,7 +209,7 @@ class FlowHandle:
         if self._tcp("start()").started:
             raise ScenarioError(f"flows[{self.index}]", "start()", "a flow not opened yet")
         self._engine.held.discard(self.index)
-        self._engine.clock.schedule(self._engine.now, type(self._sender).start, self._sender)
+        self._engine.clock.schedule(self._engine.now, self._engine.open_flow, self.index)
 
     def stop(self) -> None:
         """Send no new data from now on; the flow ends once what it sent is

@@ -17,7 +17,11 @@ The probe timeout as Linux's ``tcp_schedule_loss_probe`` (since 4.13):
 WCDelAckT) when one segment is in flight, else plus ``TIMEOUT_MIN``; and no
 later than the RTO would fire (RFC 8985 §7.2 step 3): when the RTO comes
 first, the probe goes at the RTO's time instead of the timeout, which then
-waits one more RTO.
+waits one more RTO. No probe is scheduled outside Linux's Open and CWR
+states (``tcp_schedule_loss_probe`` returns early): not in recovery or after
+a timeout, and not in Disorder, where SACKs have arrived or segments are
+marked lost but no recovery has started (:func:`in_disorder`); the RTO is
+armed instead.
 
 Deviations: none in the rules above. The probe needs SACK (the sender runs
 it only with a scoreboard); at most one probe is outstanding per episode.
@@ -34,6 +38,19 @@ TIMEOUT_MIN = 0.002
 """Added to the probe timeout when more than one segment is in flight (s):
 Linux's ``TCP_TIMEOUT_MIN_US``, 2 ms (with one in flight it adds ``min_rto``,
 for a delayed ACK)."""
+
+
+def in_disorder(tcp: "Sender") -> bool:
+    """Linux's Disorder state outside recovery (``tcp_try_keep_open``): some
+    segment above ``snd_una`` is SACKed or marked lost (``tcp_left_out``), or
+    the first outstanding segment was ever resent (``tcp_any_retrans_done``)."""
+    if tcp.scoreboard.count:
+        return True
+    detector = tcp.detector
+    if detector is not None and detector.lost:
+        return True
+    head = tcp.sent.get(tcp.snd_una)
+    return head is not None and head[1]
 
 
 class TailLossProbe:
@@ -58,12 +75,12 @@ class TailLossProbe:
 
     def timeout(self, tcp: "Sender", rto: float) -> float:
         """The span (s) to arm the retransmission timer with: when a probe may
-        go (no episode open, not in recovery or the loss phase after a
-        timeout, an RTT measured) the PTO of §7.2, at most ``rto`` (the probe
+        go (no episode open, not in recovery, the loss phase after a timeout
+        or Disorder, an RTT measured) the PTO of §7.2, at most ``rto`` (the probe
         then goes at the RTO's time); else ``rto``."""
         self.armed = False
         if self.high_seq < 0 and not tcp.in_recovery and tcp.snd_una >= tcp.recover \
-                and tcp.rtt.rtt_count:
+                and tcp.rtt.rtt_count and not in_disorder(tcp):
             self.armed = True
             return min(2.0 * tcp.rtt.srtt + (tcp.rtt.min_rto if tcp.high_tx - tcp.snd_una == 1
                                              else TIMEOUT_MIN), rto)

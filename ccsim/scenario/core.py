@@ -108,6 +108,15 @@ class Scenario:
             reordering timer (RFC 8985 §6.3): segments it marks lost before
             three duplicate ACKs start a recovery ``min_rtt / 4`` later, as
             Linux does outside recovery. Linux: on; ns-3 and ns-2: off.
+        handshake: open each connection with a SYN and a SYN-ACK (packet
+            engine): the SYN, ``header`` bytes, crosses the flow's links and
+            queues FIFO with their packets, the SYN-ACK comes back (as an ACK
+            does), and the first window goes when it arrives, one RTT after
+            the flow's start; its RTT is the estimator's first sample. A SYN
+            a queue drops is sent again after ``initial_rto``, doubled at each
+            try, and gives no sample (Karn). Flows opened together leave the
+            bottleneck one SYN time apart, as ns-3's do. ns-3: on; Linux
+            (for now) and ns-2: off. The fluid engine has no handshake.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
@@ -146,6 +155,7 @@ class Scenario:
     stack: str = "linux"
     quick_ack: bool | None = None
     law_rtt: str | None = None
+    handshake: bool | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = KNOBS
 

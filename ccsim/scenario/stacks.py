@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 STACK_KNOBS = ("initial_window", "min_rto", "initial_rto", "delayed_ack", "delayed_ack_timeout",
                "quick_ack", "sack", "ack_counting", "limited_transmit", "tail_loss_probe",
-               "law_rtt")
+               "law_rtt", "handshake")
 """The :class:`~ccsim.Scenario` knobs whose default (``None``) is the stack's."""
 
 
@@ -95,6 +95,10 @@ LINUX = Profile(
                                          "(`tcp_schedule_loss_probe`, RFC 8985)"),
         "law_rtt": Setting("sample", "`tcp_ack` hands `pkts_acked` each ACK's own RTT sample "
                                      "(`ack_sample.rtt_us`)"),
+        "handshake": Setting(False, "Linux opens with SYN and SYN-ACK (`tcp_connect`, "
+                                    "`tcp_rcv_synsent_state_process`); the profile leaves it "
+                                    "out for now, so that its results and flow completion "
+                                    "times stay comparable with earlier releases"),
     },
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
@@ -139,6 +143,9 @@ NS3 = Profile(
         "law_rtt": Setting("smoothed", "`PktsAcked(m_tcb, segsAcked, m_tcb->m_srtt)`: every "
                                        "class is handed the smoothed RTT "
                                        "(tcp-socket-base.cc)"),
+        "handshake": Setting(True, "`TcpSocketBase::Connect` sends a SYN and the first data "
+                                   "waits for the SYN-ACK (`ProcessSynSent`); `DoForwardUp` "
+                                   "runs `EstimateRtt` on the SYN-ACK (tcp-socket-base.cc)"),
     },
     recovery={name: Setting("prr", "`TcpL4Protocol::RecoveryType` TcpPrrRecovery "
                                    "(tcp-l4-protocol.cc), whatever the class")
@@ -182,6 +189,8 @@ NS2 = Profile(
         "tail_loss_probe": Setting(False, "ns-2 has no tail loss probe"),
         "law_rtt": Setting("sample", "ns-2's Vegas reads each ACK's RTT from its own "
                                      "fine-grained clock (`vegastime()`, tcp-vegas.cc)"),
+        "handshake": Setting(False, "the one-way `Agent/TCP` sends its first window at its "
+                                    "start, with no SYN (only `Agent/TCP/FullTcp` has one)"),
     },
     params={
         "vegas": {
@@ -220,6 +229,7 @@ class FlowStack:
     limited_transmit: bool
     tail_loss_probe: bool
     law_rtt: str
+    handshake: bool
     recovery: str
     params: tuple[tuple[str, Any], ...]
 
