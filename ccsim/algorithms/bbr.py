@@ -412,20 +412,27 @@ class BbrFluid(FluidLaw):
         f.cycle_index[m] = float(start)
         f.cycle_stamp[m] = now[m]
 
-    def grow(self, f: FlowArrays) -> None:
-        cc = self.cc
+    @staticmethod
+    def _deliveries(f: FlowArrays) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The step's deliveries, as v1 and v3 both take them: ``late``, the
+        rate (segments/s) of a held step's deliveries, a sample once that step's
+        length is known (at the next call, as ``now − t_last``); ``act``, the
+        flows with deliveries to handle; ``grow``, those of them that may grow."""
         now, h = f.now, f.h
-        # a held step's deliveries are a rate sample once its length is known:
-        # at the next call, as now − t_last
         last = now - f.t_last
         late = np.where((f.held > 0) & (last > 0), f.held / np.where(last > 0, last, 1.0), 0.0)
         held = (h <= 0) & (f.acked > 0)
         np.copyto(f.held, np.where(held, f.acked, 0.0))
         np.copyto(f.t_last, now)
         act = (f.acked > 0) & ((h > 0) | held)
+        return late, act, act & (h > 0)
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
+        now, h = f.now, f.h
+        late, act, grow = self._deliveries(f)
         if not any_(act):
             return
-        grow = act & (h > 0)
         # -- RTprop (on_rtt): a new low, or an expired one replaced ----------------
         expired = act & (now - f.rt_prop_stamp > cc.min_rtt_window)
         new = act & ((f.rtt < f.rt_prop) | expired)  # strictly lower, as Linux

@@ -513,15 +513,9 @@ class Bbr3Fluid(BbrFluid):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         now, h = f.now, f.h
-        last = now - f.t_last
-        late = np.where((f.held > 0) & (last > 0), f.held / np.where(last > 0, last, 1.0), 0.0)
-        held = (h <= 0) & (f.acked > 0)
-        np.copyto(f.held, np.where(held, f.acked, 0.0))
-        np.copyto(f.t_last, now)
-        act = (f.acked > 0) & ((h > 0) | held)
+        late, act, grow = self._deliveries(f)  # BBRv1's
         if not any_(act):
             return
-        grow = act & (h > 0)
         # -- on_rtt: the 5-s ProbeRTT minimum and the 10-s RTprop -------------------
         p_exp = act & (now - f.prt_stamp > cc.probe_rtt_window)
         new = act & ((f.rtt < f.prt_min) | p_exp)
