@@ -61,8 +61,6 @@ def test_what_the_model_cannot_represent_is_refused_by_name():
         ccsim.run(faster, mode="fluid")
     with pytest.raises(ScenarioError, match="rtt_granularity"):
         ccsim.run(small(rtt_granularity="4ms"), mode="fluid")
-    with pytest.raises(ScenarioError, match="ack_counting"):
-        ccsim.run(small(ack_counting="acks", delayed_ack=True), mode="fluid")
     with pytest.raises(ScenarioError, match="step"):
         ccsim.run(small(), mode="fluid", step=2.0)
     with pytest.raises(ScenarioError, match="fluid engine only"):
@@ -701,3 +699,26 @@ def test_queue_solve_finds_the_queue_at_which_mixed_rtt_rates_fill_the_link():
     # packets the engine counts
     assert q[0] <= root and root - q[0] < 1e-5
     assert q[1] == 0.0  # 3 packets in flight fill no 10 Mbit/s link
+
+
+@pytest.mark.parametrize("per_segment, per_ack", [
+    ("segments", "acks-in-congestion-avoidance"), ("acks-in-slow-start", "acks")])
+def test_a_law_counting_acks_behind_delayed_acks_grows_half_as_fast(per_segment, per_ack):
+    # Restated from Scenario.ack_counting: counting one per ACK where the receiver
+    # acknowledges two segments per ACK, Reno adds half a segment per RTT in
+    # congestion avoidance. Each pair shares its slow start, so congestion
+    # avoidance starts at the same moment; the tolerance is the queue's doing
+    # (the faster flow's RTT grows faster, so its per-second slope falls short of
+    # twice the other's by a few per cent).
+    def slope(counting):
+        sc = ccsim.dumbbell("10Mbps", "50ms", buffer="4BDP", duration="30s", seed=1,
+                            flows=[ccsim.Flow("reno", ack_counting=counting)])
+        res = ccsim.run(sc, mode="fluid")
+        cwnd, ssthresh = res.series("cwnd")[0], res.series("ssthresh")[0]
+        t = cwnd.index.values[np.isfinite(ssthresh.values) & (cwnd.values >= ssthresh.values)]
+        window = (cwnd.index.values > t[0] + 0.5) & (cwnd.index.values < t[0] + 3.5)
+        return t[0], np.polyfit(cwnd.index.values[window], cwnd.values[window], 1)[0]
+
+    (t_seg, seg), (t_ack, ack) = slope(per_segment), slope(per_ack)
+    assert t_seg == t_ack
+    assert 0.45 < ack / seg < 0.56

@@ -43,7 +43,8 @@ def _observed(sender, receiver):
         "quick_ack": receiver.quick_gap is not None,
         "sack": receiver.sack,
         "ack_counting": ("acks" if sender.per_ack else "acks-in-slow-start"
-                         if sender.per_ack_in_slow_start else "segments"),
+                         if sender.per_ack_in_slow_start else "acks-in-congestion-avoidance"
+                         if sender.per_ack_in_avoidance else "segments"),
         "limited_transmit": sender.limited_transmit,
         "tail_loss_probe": sender.tlp is not None,
         "law_rtt": "smoothed" if sender.law_smoothed else "sample",
@@ -82,6 +83,9 @@ def test_the_profiles_values_are_their_sources():
     assert [linux.knobs[k].value for k in ("initial_window", "min_rto", "delayed_ack_timeout")] \
         == [10.0, 0.2, 0.04]
     assert linux.recovery["reno"].value == linux.recovery["vegas"].value == "prr"
+    # hybla_cong_avoid ignores `acked`; hstcp_cong_avoid does above ssthresh
+    assert {a: s.value for a, s in linux.ack_counting.items()} == {
+        "hybla": "acks", "highspeed": "acks-in-congestion-avoidance"}
     assert [ns3.knobs[k].value for k in ("min_rto", "delayed_ack_timeout", "law_rtt")] \
         == [1.0, 0.2, "smoothed"]
     assert ns3.knobs["limited_transmit"].value is True  # TcpSocketBase::LimitedTransmit
@@ -277,12 +281,14 @@ def test_the_command_line_names_the_stack(capsys):
     assert sc.flow_stack(0).initial_window == STACKS["ns2"].knobs["initial_window"].value
 
 
-@pytest.mark.parametrize("counting", ["segments", "acks", "acks-in-slow-start"])
+@pytest.mark.parametrize("counting", ["segments", "acks", "acks-in-slow-start",
+                                      "acks-in-congestion-avoidance"])
 def test_ack_counting_tells_the_law_what_each_rule_says(counting):
     # Restated from Scenario.ack_counting: "segments", every segment an ACK
     # covers; "acks", one per ACK; "acks-in-slow-start", one per ACK below
     # ssthresh and every segment above it (ns-3's TcpNewReno::SlowStart, then
-    # CongestionAvoidance with the segments acknowledged).
+    # CongestionAvoidance with the segments acknowledged);
+    # "acks-in-congestion-avoidance", the reverse (Linux's hstcp_cong_avoid).
     told = []
 
     class Spy(Reno):
@@ -303,6 +309,6 @@ def test_ack_counting_tells_the_law_what_each_rule_says(counting):
     avoid = [acked for ss, acked, _ in told if not ss]
     assert slow and avoid
     per_ack_below = counting in ("acks", "acks-in-slow-start")
-    per_ack_above = counting == "acks"
+    per_ack_above = counting in ("acks", "acks-in-congestion-avoidance")
     assert (max(slow) == 1) == per_ack_below
     assert (max(avoid) == 1) == per_ack_above

@@ -54,12 +54,12 @@ Differences from the source:
   cwnd by FlightSize).
 * The window is a float growing continuously; Linux adds whole segments
   after cwnd / a ACKs.
-* **Open:** Linux's ``hstcp_cong_avoid`` adds ``a + 1`` to its counter per
+* Linux's ``hstcp_cong_avoid`` adds ``a + 1`` to its counter once per
   *ACK* in congestion avoidance, whatever the ACK covers (RFC 3649 §5 also
-  states its rule per ACK); ccsim multiplies by ``acked``, as RFC 3465
-  counts, so under delayed ACKs its HighSpeed grows twice as fast as
-  Linux's. Linux's rule needs the fluid engine to know the ACKs per
-  segment, which it does not yet.
+  states its rule per ACK). The law multiplies by ``acked``; the Linux
+  stack profile hands it one per ACK above ``ssthresh``
+  (``ack_counting="acks-in-congestion-avoidance"``), so under delayed ACKs
+  it grows half as fast as per segment, as Linux's does.
 """
 
 from __future__ import annotations

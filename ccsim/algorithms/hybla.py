@@ -49,12 +49,11 @@ Differences from the source:
   and carries the overshoot into congestion avoidance, as its Reno does.
 * The window is a float growing continuously; Linux keeps fractions in
   1/128 segment units.
-* **Open:** Linux's ``hybla_cong_avoid`` steps once per *ACK* in both
-  phases, whatever the ACK covers (outside the Open state it hands ``acked``
-  to Reno's rule); ccsim multiplies by ``acked``, as RFC 3465 counts, so
-  under delayed ACKs its Hybla grows twice as fast in congestion avoidance
-  as Linux's. Linux's rule needs the fluid engine to know the ACKs per
-  segment, which it does not yet.
+* Linux's ``hybla_cong_avoid`` steps once per *ACK* in both phases,
+  whatever the ACK covers (outside the Open state it hands ``acked`` to
+  Reno's rule, which ccsim does not follow). The law multiplies by
+  ``acked``; the Linux stack profile hands it one per ACK
+  (``ack_counting="acks"``), so under delayed ACKs it grows as Linux's does.
 """
 
 from __future__ import annotations

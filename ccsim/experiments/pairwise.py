@@ -38,7 +38,8 @@ count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
 they grew per segment. :data:`LINUX_2011_ACK_COUNTING` holds these; the
 recipe gives each flow its algorithm's (``Flow.ack_counting``), and
 ``ack_counting_2011=False`` runs every flow with the stack's own. The fluid
-engine has no per-ACK growth under delayed ACKs, so it runs the stack's.
+matrix runs the stack's counting, as the fluid figures in docs/studies.md were
+measured.
 """
 
 from __future__ import annotations

@@ -101,6 +101,18 @@ class FluidLawError(CcsimError):
     window that is not a finite number at or above the law's floor."""
 
 
+def _ack_share(stack, phase: str) -> float:
+    """The share of a law's per-segment growth it keeps in ``phase``
+    (``"slow-start"`` or ``"congestion-avoidance"``) under its flow's
+    ``ack_counting``: 1, or one half where it counts ACKs and the receiver
+    delays them (two segments per ACK). In slow start this grows a Reno window
+    by ``√2`` per RTT where the per-ACK rule gives 1.5, a first-order
+    approximation; in congestion avoidance it is exact for laws that add a
+    fixed amount per ACK (Reno, Hybla, HighSpeed)."""
+    per_ack = stack.ack_counting in ("acks", f"acks-in-{phase}")
+    return 0.5 if per_ack and stack.delayed_ack else 1.0
+
+
 def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
     """Raise for what the fluid model cannot represent, naming it
     (``stacks``: each flow's resolved stack, ``sc.flow_stack(j)``)."""
@@ -109,13 +121,6 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
         raise ScenarioError(f"scenarios[{i}].bottleneck", sc.bottleneck,
                             "a slowest link in the fluid engine",
                             "it queues only at the slowest link; use mode='packet'")
-    for j, st in enumerate(stacks):
-        if st.ack_counting in ("acks", "acks-in-slow-start") and st.delayed_ack:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].ack_counting", st.ack_counting,
-                                "'segments' in the fluid engine when ACKs are delayed "
-                                f"(stack {sc.stack!r})",
-                                "its laws grow per RTT, not per ACK; use mode='packet', or "
-                                "ack_counting='segments'")
     if sc.rtt_granularity > 0:
         raise ScenarioError(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
                             "0 (exact) in the fluid engine",
@@ -322,6 +327,14 @@ class FluidEngine:
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
         self.mss = per_flow(lambda sc, j: sc.mss)
+        # a law that counts ACKs, not segments (``ack_counting``), behind a receiver
+        # that acknowledges two segments per ACK keeps half the growth it computes
+        # per segment, in the phase where it counts ACKs
+        flow_stacks = [stacks[e[1]][e[2]] for e in entries]
+        self.ack_share_ss = np.array([_ack_share(st, "slow-start") for st in flow_stacks])
+        self.ack_share_ca = np.array([_ack_share(st, "congestion-avoidance")
+                                      for st in flow_stacks])
+        self.counts_acks = bool((self.ack_share_ss < 1.0).any() or (self.ack_share_ca < 1.0).any())
 
         # per scenario: the bottleneck is the slowest link; the rest adds delay and loss
         links = [sc.links[sc.bottleneck] for sc in scs]  # a slowest link (checked)
@@ -770,6 +783,8 @@ class FluidEngine:
                 g.law.grow(g.f)
         cwnd = self.cwnd
         np.subtract(cwnd, grown, out=grown)
+        if self.counts_acks:  # per-ACK laws keep their share of what they grew
+            self._count_acks(cwnd, grown, self.h_f, tau)
         np.maximum(grown, 0.0, out=self.growth)
         if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
             self._bad_window(self.started & ~self.done, "grow")
@@ -788,6 +803,31 @@ class FluidEngine:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
             self.long_live = bool(any_(self.long_ok & ~finished))
         return True
+
+    def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
+                    tau: np.ndarray) -> None:
+        """Scale the step's growth ``grown`` (in place, and ``cwnd`` with it) of
+        flows whose laws count ACKs, not segments, behind delayed ACKs.
+
+        Congestion avoidance adds a fixed amount per ACK: ``share`` of the
+        per-segment growth. Slow start multiplies the window by ``1 + i`` per
+        RTT when each segment adds ``i``; one ACK per ``1/share`` segments
+        makes that ``1 + share·i``. ``i`` is read back from the law's own step
+        (``cwnd/before = (1 + i)^(h/RTT)``), so the rule holds for Reno's
+        ``i = 1`` and Hybla's ``2^ρ − 1`` alike.
+        """
+        before = cwnd - grown
+        in_ss = before < self.ssthresh
+        share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
+        scaled = (grown > 0) & (share < 1.0)
+        ss = scaled & in_ss & (hf > 0) & (before > 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
+                * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
+            ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
+        kept = np.where(ss, ss_grown, grown * share)
+        np.copyto(grown, kept, where=scaled)
+        np.add(before, grown, out=cwnd)
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
         """Longer steps for calm scenarios: no flow in slow start, and laws

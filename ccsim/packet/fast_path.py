@@ -124,7 +124,8 @@ class FastSender(Sender):
             cc = self.cc
             if not in_recovery or cc.acks_in_recovery:
                 w, s = cc.cwnd, cc.ssthresh
-                if self.per_ack or (self.per_ack_in_slow_start and w < s):
+                if self.per_ack or (self.per_ack_in_slow_start if w < s
+                                    else self.per_ack_in_avoidance):
                     acked = 1  # Sender.law_acked
                 min_rtt, srtt, inflight = est.min_rtt, est.srtt, self.snd_nxt - ackno
                 if self.law_smoothed:

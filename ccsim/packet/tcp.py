@@ -120,8 +120,10 @@ class Sender:
         self.wants_rtt = type(cc).on_rtt is not CongestionControl.on_rtt
         self.samples_rate = cc.samples_delivery_rate  # Ack.delivery_rate, for laws that read it
         self.per_ack = ack_counting == "acks"  # window laws see acked = 1 (ns-2/ns-3)
-        # ... or only below ssthresh (ns-3's classes on TcpNewReno::SlowStart)
+        # ... or only below ssthresh (ns-3's classes on TcpNewReno::SlowStart),
+        # or only above it (Linux's HighSpeed)
         self.per_ack_in_slow_start = ack_counting == "acks-in-slow-start"
+        self.per_ack_in_avoidance = ack_counting == "acks-in-congestion-avoidance"
         # laws that read the recovery state (on_recovery: BBR's packet conservation)
         self.tells_recovery = type(cc).on_recovery is not CongestionControl.on_recovery
         self.loss_phase = False         # a timeout's loss phase a law is to hear the end of
@@ -602,10 +604,12 @@ class Sender:
 
     def law_acked(self, acked: int) -> int:
         """The segments the window law is told an ACK acknowledged
-        (``ack_counting``): all of them, or one per ACK always or in slow start."""
-        if self.per_ack or (self.per_ack_in_slow_start and self.cc.cwnd < self.cc.ssthresh):
+        (``ack_counting``): all of them, or one per ACK always or in one phase."""
+        if self.per_ack:
             return 1
-        return acked
+        if self.cc.cwnd < self.cc.ssthresh:
+            return 1 if self.per_ack_in_slow_start else acked
+        return 1 if self.per_ack_in_avoidance else acked
 
     def check_law(self, hook: str, cwnd_before: float, ssthresh_before: float) -> None:
         """Refuse what a window law's hook left that no sender can use: a

@@ -79,7 +79,10 @@ class Scenario:
             half speed (``Ack.acked`` is 1; recovery and delivery counts are
             unchanged). ``"acks-in-slow-start"``: one per ACK below
             ``ssthresh``, the segments above it, as ns-3's BIC, Scalable,
-            Illinois, HighSpeed and Hybla grow (``TcpNewReno::SlowStart``).
+            Illinois, HighSpeed and Hybla grow (``TcpNewReno::SlowStart``);
+            ``"acks-in-congestion-avoidance"``: the segments below
+            ``ssthresh``, one per ACK above it, as Linux's HighSpeed grows
+            (``hstcp_cong_avoid``).
         law_rtt: the RTT the window laws are handed (``Ack.rtt``,
             ``RttSample.rtt``, and ``min_rtt`` the smallest of them):
             ``"sample"``, each ACK's own (Linux, ns-2), or ``"smoothed"``,

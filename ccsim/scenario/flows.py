@@ -18,7 +18,7 @@ from .checks import seconds, set_normalised
 from .links import MIN_RATE
 from .source_spec import normalised_source
 
-ACK_COUNTINGS = ("segments", "acks", "acks-in-slow-start")
+ACK_COUNTINGS = ("segments", "acks", "acks-in-slow-start", "acks-in-congestion-avoidance")
 """What a window law is told an ACK acknowledged (``Scenario.ack_counting``
 says what each means)."""
 
@@ -171,8 +171,8 @@ class Flow:
                                     "or False (left to right, the default)")
         if self.ack_counting not in (None, *ACK_COUNTINGS):
             raise ScenarioError("flow.ack_counting", self.ack_counting,
-                                "'segments', 'acks', 'acks-in-slow-start' or None "
-                                "(the scenario's or its stack's)")
+                                f"one of {ACK_COUNTINGS} or None (the scenario's or its "
+                                "stack's)")
         access_rate = None
         if self.access_rate is not None:
             access_rate = parse_rate(self.access_rate, "flow.access_rate")

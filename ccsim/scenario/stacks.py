@@ -104,6 +104,15 @@ LINUX = Profile(
         "reno": Setting("prr", _LINUX_RACK),
         "vegas": Setting("prr", "`tcp_vegas.c` has no recovery of its own: " + _LINUX_RACK),
     },
+    ack_counting={
+        "hybla": Setting("acks", "`hybla_cong_avoid` steps once per ACK in both phases, "
+                                 "whatever the ACK covers (`acked` reaches only the Reno rule "
+                                 "it falls back to outside the Open state)"),
+        "highspeed": Setting("acks-in-congestion-avoidance",
+                             "`hstcp_cong_avoid` adds `a + 1` to `snd_cwnd_cnt` once per ACK in "
+                             "congestion avoidance; slow start counts `acked` "
+                             "(`tcp_slow_start`)"),
+    },
     params={
         "lp": {"clock_offset": Setting(1000.0, (
             "`tcp_lp.c` takes the one-way delay as `rcv_tsval − rcv_tsecr`: the receiver's "

@@ -129,7 +129,7 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
                                     f"True, False or None (the {sc.stack} stack's)")
     if sc.ack_counting not in (None, *ACK_COUNTINGS):
         raise ScenarioError("ack_counting", sc.ack_counting,
-                            "'segments', 'acks', 'acks-in-slow-start' or None (the stack's)")
+                            f"one of {ACK_COUNTINGS} or None (the stack's)")
     if sc.law_rtt not in (None, "sample", "smoothed"):
         raise ScenarioError("law_rtt", sc.law_rtt, "'sample', 'smoothed' or None (the stack's)")
     granularity = seconds(sc.rtt_granularity, "rtt_granularity", positive=False)
