@@ -427,6 +427,18 @@ class BbrFluid(FluidLaw):
         act = (f.acked > 0) & ((h > 0) | held)
         return late, act, act & (h > 0)
 
+    @staticmethod
+    def _full_pipe(f: FlowArrays, check: np.ndarray) -> None:
+        """The full-pipe test at a round's start, for the flows ``check``: the
+        pipe is full once BtlBw has grown by less than 25 % for 3 rounds (v1's
+        and v3's alike)."""
+        more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
+        f.full_bw[more] = f.btl_bw[more]
+        f.full_bw_rounds[more] = 0.0
+        flat = check & ~more
+        f.full_bw_rounds[flat] += 1.0
+        f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
+
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         now, h = f.now, f.h
@@ -456,12 +468,7 @@ class BbrFluid(FluidLaw):
         # -- full pipe: BtlBw grew by less than 25 % for 3 rounds --------------------
         check = started & (f.filled == 0)
         if any_started and any_(check):
-            more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
-            f.full_bw[more] = f.btl_bw[more]
-            f.full_bw_rounds[more] = 0.0
-            flat = check & ~more
-            f.full_bw_rounds[flat] += 1.0
-            f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
+            self._full_pipe(f, check)
         # -- phases ---------------------------------------------------------------
         drain = act & (f.mode == 0) & (f.filled == 1)
         if any_(drain):

@@ -69,8 +69,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, EcnEcho, Loss, RttSample
-from .bbr import (DRAIN, FULL_BW_GROWTH, FULL_BW_ROUNDS, PROBE_BW, PROBE_RTT, SEND_QUANTUM,
-                  STARTUP, Bbr, BbrFluid)
+from .bbr import DRAIN, PROBE_BW, PROBE_RTT, SEND_QUANTUM, STARTUP, Bbr, BbrFluid
 from .fluid import FlowArrays, FluidLaw, any_
 from .contract import RecoveryState
 from .registry import register
@@ -554,12 +553,7 @@ class Bbr3Fluid(BbrFluid):
         # -- full pipe (v1's test) -------------------------------------------------
         check = started & (f.filled == 0)
         if any_(check):
-            more = check & (f.btl_bw >= f.full_bw * FULL_BW_GROWTH)
-            f.full_bw[more] = f.btl_bw[more]
-            f.full_bw_rounds[more] = 0.0
-            flat = check & ~more
-            f.full_bw_rounds[flat] += 1.0
-            f.filled[flat & (f.full_bw_rounds >= FULL_BW_ROUNDS)] = 1.0
+            self._full_pipe(f, check)  # BBRv1's
         # -- modes -----------------------------------------------------------------
         drain = act & (f.mode == _MODE_STARTUP) & (f.filled == 1)
         if any_(drain):
