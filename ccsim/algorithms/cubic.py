@@ -304,7 +304,8 @@ class CubicFluid(FluidLaw):
 
     state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
              "last_max": 0.0,
-             "css_until": math.nan, "hystart_over": 0.0}
+             "css_until": math.nan, "hystart_over": 0.0,
+             "round_end": math.nan, "round_rtt": math.inf}
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
@@ -350,12 +351,16 @@ class CubicFluid(FluidLaw):
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
 
     def _hystart_linux(self, f: FlowArrays, before: np.ndarray) -> None:
-        """Linux's HyStart, delay test only, at the step's resolution: a flow
-        in slow start with at least ``HYSTART_LOW_WINDOW`` segments whose RTT
-        exceeds ``min_rtt + clamp(min_rtt/8, 4 ms, 16 ms)`` sets ``ssthresh =
-        cwnd``. The ACK-train test is left out: it reads the spacing of single
-        ACKs, which a fluid step does not have (CDG's fluid law leaves it out
-        for the same reason), so the fluid engine leaves slow start later than
+        """Linux's HyStart, delay test only, at the step's resolution. Each
+        round (an RTT, from Linux's ``bictcp_hystart_reset`` when the ACKs
+        pass ``end_seq``) takes its RTT as its first ACKs see it (Linux's
+        ``curr_rtt``, the smallest of the round's first eight samples: the
+        queue as the round begins); a flow in slow start with at least
+        ``HYSTART_LOW_WINDOW`` segments whose round RTT exceeds ``min_rtt +
+        clamp(min_rtt/8, 4 ms, 16 ms)`` sets ``ssthresh = cwnd``. The
+        ACK-train test is left out: it reads the spacing of single ACKs,
+        which a fluid step does not have (CDG's fluid law leaves it out for
+        the same reason), so the fluid engine leaves slow start later than
         the packet engine where the ACK train fires first (cwnd near half the
         path's BDP)."""
         from .hystart import HYSTART_DELAY, HYSTART_DELAY_MAX, HYSTART_DELAY_MIN
@@ -365,9 +370,12 @@ class CubicFluid(FluidLaw):
         in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
         if not in_ss.any():  # (the usual step: nothing in slow start to test)
             return
+        new_round = in_ss & ~(f.now < f.round_end)  # (NaN: the first round)
+        np.copyto(f.round_end, f.now + f.rtt, where=new_round)
+        np.copyto(f.round_rtt, f.rtt, where=new_round)
         thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
         stop = (in_ss & (f.hystart_over == 0.0)
-                & (before >= HYSTART_LOW_WINDOW) & (f.rtt > f.min_rtt + thresh))
+                & (before >= HYSTART_LOW_WINDOW) & (f.round_rtt > f.min_rtt + thresh))
         f.ssthresh[stop] = f.cwnd[stop]
         f.hystart_over[stop] = 1.0
 
@@ -413,6 +421,7 @@ class CubicFluid(FluidLaw):
             f.last_max[m] = 0.0
             if cc.hystart and cc.hystart_variant == "linux":
                 f.hystart_over[m] = 0.0  # Linux's HyStart looks again after a timeout
+                f.round_end[m] = math.nan  # in a new round (bictcp_hystart_reset)
 
 
 Cubic.fluid = CubicFluid

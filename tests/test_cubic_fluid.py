@@ -1,0 +1,50 @@
+"""CUBIC's fluid law: Linux's HyStart as the fluid step can see it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ccsim import algorithms
+from ccsim.algorithms.fluid import FlowArrays
+
+
+def slow_starting(law, **values) -> FlowArrays:
+    f = FlowArrays()
+    base = dict(cwnd=20.0, ssthresh=math.inf, pacing=math.inf, h=0.005, now=0.0, rtt=0.041,
+                base_rtt=0.04, min_rtt=0.04, srtt=0.041, rate=500.0, acked=2.5,
+                delivered=100.0, inflight=20.0, mss=1448.0)
+    for name, value in {**base, **law.state, **values}.items():
+        setattr(f, name, np.full(1, float(value)))
+    return f
+
+
+def step(law, f, now, rtt):
+    f.now[:], f.rtt[:] = now, rtt
+    law.grow(f)
+
+
+def test_hystart_reads_the_rtt_a_round_begins_with_not_the_queue_grown_within_it():
+    # tcp_cubic.c hystart_update: curr_rtt is the smallest of a round's first eight
+    # samples, compared once with delay_min + clamp(delay_min/8, 4 ms, 16 ms): 45 ms here.
+    # A queue that grows after the round's first ACKs ends slow start a round later.
+    cls = algorithms.get("cubic")
+    law = cls.fluid(cls())
+    f = slow_starting(law)
+    step(law, f, 0.0, 0.041)        # a round begins 1 ms above the minimum
+    step(law, f, 0.02, 0.060)       # mid-round the RTT is 20 ms up: not yet seen
+    assert math.isinf(f.ssthresh[0])
+    step(law, f, 0.045, 0.060)      # the next round begins 20 ms up: leave slow start
+    assert f.ssthresh[0] == f.cwnd[0] and f.hystart_over[0] == 1.0
+
+
+def test_hystart_looks_again_in_a_new_round_after_a_timeout():
+    cls = algorithms.get("cubic")
+    law = cls.fluid(cls())
+    f = slow_starting(law)
+    step(law, f, 0.0, 0.041)
+    law.on_loss(f, np.ones(1, bool), "timeout")
+    f.cwnd[:], f.ssthresh[:] = 20.0, math.inf
+    step(law, f, 0.01, 0.060)       # the timeout began a round: its RTT is 60 ms
+    assert f.ssthresh[0] == f.cwnd[0]
