@@ -273,3 +273,22 @@ def test_params_reach_every_flow_of_that_law(monkeypatch):
             assert dict(flow.params) == want, (flow.algorithm, flow.params)
     with pytest.raises(ccsim.errors.ScenarioError, match="params.*cubic"):
         pairwise_matrix(["westwood", "reno"], params={"cubic": {"beta": 0.7}}, **SMALL)
+
+
+def test_westwood_reads_the_2011_kernels_estimated_clock(monkeypatch):
+    # CONFIG_HZ = 250, the recipe's documented estimate: one jiffy is 4 ms
+    # (1/250 s), whatever the law's own default; a user's params override it.
+    from ccsim.experiments.pairwise import LINUX_2011_PARAMS
+
+    assert LINUX_2011_PARAMS == {"westwood": {"jiffy": 1 / 250}}
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["westwood", "reno"], **SMALL)
+    assert len(scs) == 4
+    for sc in scs:
+        for flow in sc.flows:
+            want = {"jiffy": 0.004} if flow.algorithm == "westwood" else {}
+            assert dict(flow.params) == want, (flow.algorithm, flow.params)
+    fluid = _scenarios_of(monkeypatch, pairwise_matrix, ["westwood"], mode="fluid", **SMALL)
+    assert [dict(f.params) for f in fluid[0].flows] == [{"jiffy": 0.004}] * 2
+    # no Westwood in the pairs: no parameters for it, and no error
+    assert all(dict(f.params) == {} for sc in
+               _scenarios_of(monkeypatch, pairwise_matrix, ["reno"], **SMALL) for f in sc.flows)

@@ -134,6 +134,21 @@ LINUX_2011_ACK_COUNTING = {
     "htcp": "segments", "illinois": "segments", "cubic": "segments", "bic": "segments",
 }
 
+#: Esterhuizen & Krzesinski's 2011 kernels: window-law parameters the testbed
+#: fixed and the law's own default may not. Westwood+ (``tcp_westwood.c`` of
+#: 2.6.3x–3.2) read its RTT samples in whole jiffies (``now − when`` of
+#: ``tcp_time_stamp``, zeros skipped), so on a 1 ms LAN its ``RTT_min`` is one
+#: jiffy, ``1/CONFIG_HZ``. The paper states no kernel; the estimate is
+#: ``CONFIG_HZ = 250`` (4 ms): mainline's default (``kernel/Kconfig.hz``) and
+#: that of the desktop ("generic") kernels of Ubuntu and Debian of the time,
+#: which the report's clients (a Python program run with ``sudo``) most likely
+#: ran; 100 Hz (10 ms) was the server flavours' clock, 1000 Hz (1 ms) Fedora's
+#: and RHEL 6's. docs/studies.md gives Westwood's rows at each. A flow's own
+#: ``params=`` entry overrides these.
+LINUX_2011_PARAMS: dict[str, dict[str, float]] = {
+    "westwood": {"jiffy": 0.004},
+}
+
 
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=100, delay="10s", duration="60s", seed: int = 1,
@@ -165,7 +180,8 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
             stack's); ``False``: every flow as the stack counts.
         params: per algorithm name, keyword arguments for its law in every
             run (``{"westwood": {"jiffy": 0.01}}`` for a ``CONFIG_HZ = 100``
-            kernel's clock); default none.
+            kernel's clock), over the testbed's estimated
+            :data:`LINUX_2011_PARAMS` (Westwood+'s 4 ms jiffy).
         **knobs: stack knobs passed to :func:`ccsim.dumbbell`.
 
     Returns:
@@ -277,6 +293,7 @@ def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order
             raise ScenarioError("params", name, "one of the recipe's algorithms "
                                 f"({', '.join(names)})", "a law no pair runs gets no parameters")
     counting = LINUX_2011_ACK_COUNTING if ack_counting_2011 and mode == "packet" else {}
+    params = {name: {**LINUX_2011_PARAMS.get(name, {}), **params.get(name, {})} for name in names}
     scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
                           flows=[Flow(first, ack_counting=counting.get(first),
                                       params=dict(params.get(first, {}))),
