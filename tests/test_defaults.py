@@ -30,7 +30,7 @@ DEFAULTS = {
     "cubic": ("prr", {"c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True,
                       "hystart": True, "hystart_variant": "linux", "hystart_detect": 3,
                       "tcp_friendliness": True, "rfc9438_friendly": False,
-                      "rtt": "delay_min"},
+                      "rtt": "delay_min", "friendly_per_ack": False},
               ["RFC 9438", "RFC 9406", "tcp_cubic.c"]),
     # Linux tcp_bic.c: BICTCP_BETA_SCALE 1024, beta 819; max_increment 16;
     # low_window 14; BICTCP_B 4; smooth_part 20; fast_convergence 1.
