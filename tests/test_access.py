@@ -163,10 +163,10 @@ def test_five_vegas_flows_started_at_one_instant_hold_the_band():
     # Five flows: each first segment waits behind at most one segment per flow ahead, so the
     # BaseRTT errors are at most n - 1 packets, and Low, Peterson & Wang's queue is at most
     # the band's n·(beta + 1) plus that; rates stay within the band's (beta + 1)/alpha. Without
-    # NICs: 42.3 packets and 7.6x (errors of whole initial windows). ns-3 3.44 measured 32
-    # packets and 3-4x here, which ccsim does not reproduce (docs/stack.md, "Vegas started at
-    # one instant": ns-3's SYN exchange staggers the windows, not modelled): measured 16.4
-    # packets and 1.00x.
+    # NICs: 42.3 packets and 7.6x (errors of whole initial windows). ns-3's 29-32 packets and
+    # 2-4x here come from its handshake, which sends the windows one after another, with its
+    # Vegas fed each ACK's sample (docs/stack.md, "Vegas started at one instant"); the Linux
+    # stack opens without a handshake: measured 16.4 packets and 1.00x.
     n, alpha, beta = 5, 2, 4
     queue, spread = vegas_together(n)
     assert n * (alpha - 1) <= queue <= n * (beta + 1) + (n - 1)
