@@ -74,7 +74,7 @@ def test_defaults_are_linux_constant_for_constant():
     assert algorithms.get("cubic")().params() == {
         "c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True, "hystart": True,
         "hystart_variant": "linux", "hystart_detect": 3, "tcp_friendliness": True,
-        "rfc9438_friendly": False, "rtt": "delay_min"}
+        "rfc9438_friendly": False, "rtt": "delay_min", "friendly_per_ack": False}
     cc = algorithms.get("cubic")()
     cc.start(10, MSS)
     cc.cwnd = 100.0
@@ -122,6 +122,26 @@ def test_without_tcp_friendliness_cwnd_follows_the_cubic_curve_alone():
     times, cwnd, est = drive(cc, 0.0, 2.0, rtt)
     assert (cwnd < est - 0.5).any()
 
+
+def test_friendly_estimate_per_ack_as_linux_before_4_1():
+    # Linux 2.6.3x-4.0 bictcp_update: ca->ack_cnt++ once per ACK, and W_est
+    # (tcp_cwnd) gains one per cwnd/alpha ACKs, whatever each ACK acknowledged;
+    # mainline counts the segments. An ACK of two segments: alpha/cwnd against
+    # 2·alpha/cwnd; and the cubic target still moves per segment in both.
+    per_ack, per_segment = make(cwnd=50.0, friendly_per_ack=True), make(cwnd=50.0)
+    for cc in (per_ack, per_segment):
+        cc.on_loss(loss())
+        cc.cwnd = cc.ssthresh  # 35
+        cc.on_ack(ack(now=1.0, acked=1.0))  # opens the epoch: W_est = cwnd + alpha/cwnd
+    w0, c0 = per_ack.w_est, per_ack.cwnd
+    assert (w0, c0) == (per_segment.w_est, per_segment.cwnd)
+    for cc in (per_ack, per_segment):
+        cc.on_ack(ack(now=1.01, acked=2.0))
+    assert per_ack.w_est - w0 == pytest.approx((8 / 15) / c0, rel=1e-12)
+    assert per_segment.w_est - w0 == pytest.approx(2 * (8 / 15) / c0, rel=1e-12)
+    with pytest.raises(ccsim.errors.ScenarioError, match="friendly_per_ack"):
+        ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[
+            ccsim.Flow("cubic", params={"friendly_per_ack": True})], duration="1s"), mode="fluid")
 
 def test_k_for_w_max_100():
     # Hand arithmetic: W_max = 100, cwnd_epoch = β·W_max = 70 → K = cbrt(30/0.4) = cbrt(75).

@@ -30,7 +30,7 @@ DEFAULTS = {
     "cubic": ("prr", {"c": 410 / 1024, "beta": 717 / 1024, "fast_convergence": True,
                       "hystart": True, "hystart_variant": "linux", "hystart_detect": 3,
                       "tcp_friendliness": True, "rfc9438_friendly": False,
-                      "rtt": "delay_min"},
+                      "rtt": "delay_min", "friendly_per_ack": False},
               ["RFC 9438", "RFC 9406", "tcp_cubic.c"]),
     # Linux tcp_bic.c: BICTCP_BETA_SCALE 1024, beta 819; max_increment 16;
     # low_window 14; BICTCP_B 4; smooth_part 20; fast_convergence 1.
@@ -70,8 +70,9 @@ DEFAULTS = {
     # every-other-round growth as slow_start="paper"; Linux's diff, ⌊W·(RTT − BaseRTT)/BaseRTT⌋
     # in whole segments and µs, the paper's cwnd·(1 − BaseRTT/RTT) as diff_rule="paper".
     # Recovery is the paper's (Brakmo & Peterson §3.1), as the ns-2 studies of Lai & Yao ran it.
+    # On a loss Reno's ssthresh (tcp_vegas.c has no ssthresh of its own: tcp_reno_ssthresh).
     "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "slow_start": "linux",
-                        "diff_rule": "linux"},
+                        "diff_rule": "linux", "loss_rule": "reno"},
               ["Brakmo", "Peterson", "tcp_vegas.c"]),
     # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),

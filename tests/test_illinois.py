@@ -126,6 +126,31 @@ def test_decrease_keeps_one_minus_beta_and_timeout_resets():
     assert make(cwnd=3).ssthresh_after(loss) == 2.0
 
 
+
+def test_delay_extremes_are_never_aged_not_even_by_a_timeout():
+    """Linux keeps ``base_rtt`` and ``max_rtt`` for the connection's life:
+    ``rtt_reset`` clears only the round's sum and count ("TODO: age
+    max_rtt?") and ``tcp_illinois_state(TCP_CA_Loss)`` resets α, β, the
+    low-delay count and the round. So one early round of 120 ms queueing
+    keeps dm at 120 ms: later rounds of 6 ms queueing sit below d2 = 12 ms
+    (β_min) with α from that dm, far above the α a 12 ms dm would give."""
+    cc = make()
+    feed_round(cc, [BASE, BASE + 0.120], 1)           # one deep queue: dm = 120 ms
+    cc.on_loss(Loss(1.0, "timeout", 100.0, BASE, BASE))
+    cc.cwnd = 100.0                                   # above win_thresh again
+    feed_round(cc, [BASE + 0.006] * 4, 2)             # round average: da = 6 ms
+    assert (cc.base_rtt, cc.max_rtt) == (BASE, pytest.approx(BASE + 0.120, rel=1e-12))
+    dm, da = 0.120, 0.006
+    d1 = dm / 100
+    # Linux alpha(): (dm − d1)·α_max / ((dm − d1) + (da − d1)·(α_max − α_min)/α_min)
+    linux_alpha = (dm - d1) * A_MAX / ((dm - d1) + (da - d1) * (A_MAX - A_MIN) / A_MIN)
+    assert cc.alpha == pytest.approx(linux_alpha, rel=1e-9)   # 4.3 segments per RTT
+    assert cc.beta == B_MIN                                    # da ≤ dm/10
+    small = make()                                    # the same rounds, 12 ms the deepest
+    feed_round(small, [BASE, BASE + 0.012], 1)
+    feed_round(small, [BASE + 0.006] * 4, 2)
+    assert small.alpha < 0.6 < 4.0 < cc.alpha and small.beta > 0.25
+
 @pytest.mark.slow
 def test_engine_small_buffer_keeps_utilisation_high():
     # The paper's aim: high throughput on high-BDP paths without filling the buffer — α is

@@ -52,9 +52,11 @@ def test_start_order_table_follows_its_definition(small):
 
 def test_same_scenario_the_flows_would_get_from_run(small):
     # Each cell is an ordinary run of the documented scenario: each flow
-    # counting as its law did in the 2011 kernels (CUBIC segments, Reno ACKs).
+    # counting as its law did in the 2011 kernels (CUBIC segments but its
+    # Reno-friendly estimate per ACK, Reno ACKs).
     sc = ccsim.dumbbell("10Mbps", "5ms", buffer=50, duration="6s", seed=1,
-                        flows=[ccsim.Flow("cubic", ack_counting="segments"),
+                        flows=[ccsim.Flow("cubic", ack_counting="segments",
+                                          params={"friendly_per_ack": True}),
                                ccsim.Flow("reno", start="2s", ack_counting="acks")])
     res = ccsim.run(sc)
     row = small.table.set_index(["first", "second"]).loc["cubic", "reno"]
@@ -250,18 +252,24 @@ def test_flows_count_as_the_2011_kernels_did(monkeypatch):
         for flow in sc.flows:
             want = "segments" if flow.algorithm in per_segment else "acks"
             assert flow.ack_counting == want, (flow.algorithm, flow.ack_counting)
+            # CUBIC's Reno-friendly estimate alone counted ACKs (ca->ack_cnt++ before 4.1)
+            assert dict(flow.params).get("friendly_per_ack", False) == (flow.algorithm == "cubic")
     # a law outside Table I keeps the stack's counting, and the switch turns it off
     veno = _scenarios_of(monkeypatch, pairwise_matrix, ["veno", "reno"], **SMALL)
     assert [f.ack_counting for f in veno[0].flows] == [None, None]  # the pair veno, veno
     off = _scenarios_of(monkeypatch, pairwise_matrix, ["reno", "htcp"],
                         ack_counting_2011=False, **SMALL)
     assert all(f.ack_counting is None for sc in off for f in sc.flows)
+    mainline = _scenarios_of(monkeypatch, pairwise_matrix, ["cubic"], ack_counting_2011=False,
+                             **SMALL)
+    assert [dict(f.params) for f in mainline[0].flows] == [{}, {}]
 
 
 def test_fluid_matrix_keeps_the_stacks_counting(monkeypatch):
     # The fluid engine refuses per-ACK growth under delayed ACKs: no override there.
-    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["reno", "htcp"], mode="fluid", **SMALL)
-    assert all(f.ack_counting is None for sc in scs for f in sc.flows)
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["reno", "cubic"], mode="fluid", **SMALL)
+    assert all(f.ack_counting is None and "friendly_per_ack" not in f.params
+               for sc in scs for f in sc.flows)
 
 
 def test_params_reach_every_flow_of_that_law(monkeypatch):
@@ -273,3 +281,22 @@ def test_params_reach_every_flow_of_that_law(monkeypatch):
             assert dict(flow.params) == want, (flow.algorithm, flow.params)
     with pytest.raises(ccsim.errors.ScenarioError, match="params.*cubic"):
         pairwise_matrix(["westwood", "reno"], params={"cubic": {"beta": 0.7}}, **SMALL)
+
+
+def test_westwood_reads_the_2011_kernels_estimated_clock(monkeypatch):
+    # CONFIG_HZ = 250, the recipe's documented estimate: one jiffy is 4 ms
+    # (1/250 s), whatever the law's own default; a user's params override it.
+    from ccsim.experiments.pairwise import LINUX_2011_PARAMS
+
+    assert LINUX_2011_PARAMS == {"westwood": {"jiffy": 1 / 250}}
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["westwood", "reno"], **SMALL)
+    assert len(scs) == 4
+    for sc in scs:
+        for flow in sc.flows:
+            want = {"jiffy": 0.004} if flow.algorithm == "westwood" else {}
+            assert dict(flow.params) == want, (flow.algorithm, flow.params)
+    fluid = _scenarios_of(monkeypatch, pairwise_matrix, ["westwood"], mode="fluid", **SMALL)
+    assert [dict(f.params) for f in fluid[0].flows] == [{"jiffy": 0.004}] * 2
+    # no Westwood in the pairs: no parameters for it, and no error
+    assert all(dict(f.params) == {} for sc in
+               _scenarios_of(monkeypatch, pairwise_matrix, ["reno"], **SMALL) for f in sc.flows)

@@ -49,6 +49,7 @@ def _observed(sender, receiver):
         "tail_loss_probe": sender.tlp is not None,
         "law_rtt": "smoothed" if sender.law_smoothed else "sample",
         "handshake": sender.opens_by_handshake,
+        "loss_flight": "pipe" if sender.loss_pipe else "flight",
     }
 
 
@@ -99,6 +100,15 @@ def test_the_profiles_values_are_their_sources():
     assert ns3.params["scalable"]["a"].value == 1 / 50
     assert ns3.params["bic"]["smooth_part"].value == 5
     assert ns3.params["hybla"]["rtt0"].value == 0.05
+    # EnterRecovery hands GetSsThresh BytesInFlight(); TcpVegas::GetSsThresh
+    # keeps min(ssThresh, cWnd - 1); TcpVegas's diff is segCwnd - targetCwnd;
+    # TcpWestwoodPlus samples once per RTT on ns-3's exact clock
+    assert ns3.knobs["loss_flight"].value == "pipe"
+    assert linux.knobs["loss_flight"].value == ns2.knobs["loss_flight"].value == "flight"
+    assert {k: s.value for k, s in ns3.params["vegas"].items()} == {
+        "diff_rule": "ns3", "loss_rule": "ns3"}
+    assert {k: s.value for k, s in ns3.params["westwood"].items()} == {
+        "jiffy": 0.0, "min_interval": 0.0}
     assert [ns2.params["vegas"][k].value for k in ("alpha", "beta", "gamma")] == [1, 3, 1]
     assert ns2.knobs["delayed_ack"].value is False and ns2.knobs["sack"].value is False
     assert ns2.knobs["limited_transmit"].value is False
@@ -172,7 +182,7 @@ def test_stack_round_trips_and_leaves_keys_of_scenarios_that_do_not_name_it():
 
 @pytest.mark.parametrize("field,value,allowed", [
     ("stack", "ns-3", "'linux', 'ns3', 'ns2'"), ("law_rtt", "srtt", "'sample', 'smoothed'"),
-    ("quick_ack", 1, "True, False or None")])
+    ("quick_ack", 1, "True, False or None"), ("loss_flight", "cwnd", "'flight', 'pipe'")])
 def test_bad_stack_settings_are_refused_by_name(field, value, allowed):
     with pytest.raises((ccsim.ScenarioError, ccsim.ScenarioTypeError)) as err:
         ccsim.dumbbell("10Mbps", "20ms", **{field: value})
@@ -256,6 +266,48 @@ def test_ns3_hands_the_laws_the_smoothed_rtt(monkeypatch, stack, smoothed):
             assert min_rtt == least
     else:
         assert not all(same)
+
+
+
+# -- the flight a fast recovery halves (ns-3: RFC 6675's pipe) -------------------------------
+
+def _fast_losses(algorithm, loss_flight):
+    """One flow losing one segment: per fast recovery, what the sender held
+    (FlightSize, SACKed segments) and what the law was handed and set."""
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, duration="2s", stack="ns3",
+                        loss_flight=loss_flight, start_jitter=0,
+                        flows=[Flow(algorithm, drop_segments=(60,))])
+    engine = PacketEngine(sc)
+    sender = engine.senders[0]
+    seen, original = [], sender.cc.on_loss
+
+    def spy(loss):
+        flight = sender.snd_nxt - sender.snd_una
+        sacked = sender.scoreboard.sacked_in(sender.snd_una, sender.snd_nxt)
+        original(loss)
+        seen.append((loss.kind, flight, sacked, loss.inflight, sender.cc.ssthresh))
+
+    sender.cc.on_loss = spy
+    engine.run()
+    return seen
+
+
+@pytest.mark.parametrize("algorithm", ["reno", "hybla"])
+def test_ns3_halves_the_pipe_with_the_head_lost(algorithm):
+    # ns-3's EnterRecovery marks the head lost, then hands GetSsThresh
+    # BytesInFlight(): the segments sent and neither SACKed nor lost; NewReno's
+    # GetSsThresh (Hybla's too) is max(2 segments, bytesInFlight / 2). With
+    # one segment dropped, DupThresh = 3 SACKed segments start the recovery
+    # and the dropped head is the one segment lost.
+    seen = _fast_losses(algorithm, "pipe")
+    assert [s[0] for s in seen] == ["fast"]
+    _, flight, sacked, inflight, ssthresh = seen[0]
+    assert sacked == 3 and flight > 10
+    assert inflight == flight - sacked - 1
+    assert ssthresh == max((flight - sacked - 1) / 2, 2.0)
+    # RFC 5681's FlightSize (Linux's and ns-2's profile) counts them all
+    _, flight, sacked, inflight, ssthresh = _fast_losses(algorithm, "flight")[0]
+    assert inflight == flight and ssthresh == flight / 2
 
 
 def test_docs_show_the_table_as_it_is():

@@ -38,6 +38,8 @@ def vegas_step(cwnd, base_rtt, rtt, alpha=2.0, beta=4.0, rule="linux"):
     """The congestion-avoidance rule, restated: the window after one round."""
     if rule == "linux":
         diff = linux_diff(cwnd, base_rtt, rtt)
+    elif rule == "ns3":  # TcpVegas::IncreaseWindow: uint32 segCwnd - (uint32)(segCwnd·base/rtt)
+        diff = int(cwnd) - int(int(cwnd) * (base_rtt / rtt))
     else:
         diff = (cwnd / base_rtt - cwnd / rtt) * base_rtt  # (Expected − Actual)·BaseRTT
     if diff > beta:
@@ -93,7 +95,7 @@ PAPER = {"slow_start": "paper", "diff_rule": "paper"}  # Brakmo & Peterson's rul
 def test_defaults():
     cc = Vegas()
     assert cc.params() == {"alpha": 2.0, "beta": 4.0, "gamma": 1.0,  # Linux tcp_vegas.c
-                           "slow_start": "linux", "diff_rule": "linux"}
+                           "slow_start": "linux", "diff_rule": "linux", "loss_rule": "reno"}
     assert (cc.name, cc.recovery) == ("vegas", "vegas")  # Brakmo & Peterson §3.1 recovery (Brakmo & Peterson, the ns-2 studies)
 
 
@@ -291,6 +293,47 @@ def test_paper_slow_start_continues_when_diff_is_at_most_gamma():
 
 
 # -- loss -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("cwnd,rtt,expected", [
+    (20, BASE, 21),        # no queue: diff = 0 < alpha → +1
+    (3, 1.25 * BASE, 4),   # target ⌊2.4⌋ = 2, diff = 1 < alpha → +1
+    (3, 2 * BASE, 3),      # target ⌊1.5⌋ = 1, diff = 2 = alpha: hold (the paper's 1.5 grows)
+    (6, 2 * BASE, 6),      # diff = 3: hold (Linux's 5 would shrink)
+    (9, 2 * BASE, 8),      # target ⌊4.5⌋ = 4, diff = 5 > beta → −1
+    (13, 1.25 * BASE, 13),  # target ⌊10.4⌋ = 10, diff = 3: hold
+    (21, 1.25 * BASE, 20),  # target ⌊16.8⌋ = 16, diff = 5 → −1
+])
+def test_one_round_of_congestion_avoidance_ns3(cwnd, rtt, expected):
+    # ns-3's TcpVegas: targetCwnd = segCwnd·baseRtt/minRtt truncated, diff = segCwnd − targetCwnd
+    s = in_avoidance(cwnd, diff_rule="ns3")
+    s.round(rtt)
+    assert s.cc.cwnd == expected == vegas_step(cwnd, BASE, rtt, rule="ns3")
+    assert s.cc.diff == int(cwnd) - int(int(cwnd) * (BASE / rtt))
+
+
+@pytest.mark.parametrize("ssthresh,expected", [(100.0, 19.0), (15.0, 15.0), (1.5, 2.0)])
+def test_ns3_loss_rule_keeps_ssthresh_below_cwnd(ssthresh, expected):
+    # TcpVegas::GetSsThresh: max(min(ssThresh, cWnd − segmentSize), 2·segmentSize),
+    # whatever the flight (Reno's would be 20 / 2 = 10)
+    s = in_avoidance(20, loss_rule="ns3")
+    s.cc.ssthresh = ssthresh
+    loss = Loss(s.now, "fast", 20.0, BASE, BASE)
+    before = snapshot(s.cc)
+    assert s.cc.ssthresh_after(loss) == expected
+    s.cc.on_loss(loss)
+    assert s.cc.ssthresh == expected
+    assert PROPERTIES["loss_rule"](before, loss, snapshot(s.cc)) is None
+    # the declared property catches a law that halves under ns-3's rule
+    halved = dict(snapshot(s.cc), ssthresh=10.0)
+    assert PROPERTIES["loss_rule"](before, loss, halved) is not None
+
+
+def test_bad_vegas_rules_are_refused_by_name():
+    with pytest.raises(ccsim.ScenarioError, match="loss_rule"):
+        Vegas(loss_rule="linux")
+    with pytest.raises(ccsim.ScenarioError, match="diff_rule"):
+        Vegas(diff_rule="ns-3")
+
+
 def test_loss_is_renos_and_starts_a_fresh_round():
     s = in_avoidance(20)
     for _ in range(10):
@@ -342,7 +385,7 @@ def broken(cls, cwnd, rtt, **params):
 
 @pytest.mark.parametrize("cwnd,rtt", [(3, 2 * BASE), (6, 2 * BASE), (10, 2 * BASE), (20, BASE),
                                       (20, 0.078125), (21, 0.078125)])
-@pytest.mark.parametrize("params", [{}, PAPER])
+@pytest.mark.parametrize("params", [{}, PAPER, {"diff_rule": "ns3", "loss_rule": "ns3"}])
 def test_vegas_keeps_its_properties(cwnd, rtt, params):
     assert broken(Vegas, cwnd, rtt, **params) == set()
 

@@ -24,6 +24,11 @@ Update rules (windows in segments, times in seconds):
   ``α_cubic = 3(1 − β)/(1 + β)``, raised to 1 once ``W_est ≥ cwnd_prior``
   (the window before the last reduction). ``tcp_friendliness=False`` turns
   the Reno-friendly region off (Linux's module parameter);
+  ``friendly_per_ack=True`` adds ``α/cwnd`` per ACK whatever it acknowledges,
+  as Linux before 4.1 did (``bictcp_update``: ``ca->ack_cnt++``, while the
+  cubic target was scaled per segment by the measured ACK ratio,
+  ``delayed_ack``): under delayed ACKs ``W_est`` then grows ``α/2`` per RTT.
+  Packet engine only;
 * per ACK in congestion avoidance (concave §4.4 / convex §4.5):
   ``cwnd += (target − cwnd)/cwnd · acked``; if ``W_cubic(t) < W_est``
   (Reno-friendly region) ``cwnd = max(that, W_est)``;
@@ -133,7 +138,7 @@ class Cubic(Reno):
                  fast_convergence: bool = True, hystart: bool = True,
                  hystart_variant: str = "linux", hystart_detect: int = 3,
                  tcp_friendliness: bool = True, rfc9438_friendly: bool = False,
-                 rtt: str = "delay_min") -> None:
+                 rtt: str = "delay_min", friendly_per_ack: bool = False) -> None:
         from ..errors import ScenarioError
         if hystart_variant not in self.HYSTART_VARIANTS:
             raise ScenarioError("hystart_variant", hystart_variant,
@@ -150,6 +155,7 @@ class Cubic(Reno):
         self.tcp_friendliness = tcp_friendliness  # keep a Reno-friendly region at all
         self.rfc9438_friendly = rfc9438_friendly  # RFC 9438 §4.3's α (1 past cwnd_prior)
         self.rtt = rtt  # the RTT in W_cubic(t + RTT): "delay_min" (Linux) or "srtt" (RFC)
+        self.friendly_per_ack = friendly_per_ack  # W_est counts ACKs (Linux < 4.1), not segments
 
     # -- the rule, as functions of state ---------------------------------------
     @property
@@ -235,8 +241,9 @@ class Cubic(Reno):
             rtt = ack.rtt or 0.0
         cwnd = self.cwnd
         # Reno-friendly estimate: α per RTT (Linux: fixed; RFC 9438 §4.3: 1 past cwnd_prior).
-        self.w_est = w_est = self.w_est + self.friendly_alpha(self.w_est,
-                                                              self.cwnd_prior) * acked / cwnd
+        # Linux < 4.1 counted it per ACK (friendly_per_ack), today per segment
+        self.w_est = w_est = self.w_est + self.friendly_alpha(self.w_est, self.cwnd_prior) * (
+            1.0 if self.friendly_per_ack else acked) / cwnd
         # the target W_cubic(t + RTT), clamped to [cwnd, 1.5 cwnd] (w_cubic, inline)
         c, k, w_max = self.c, self._k, self.w_max
         target = c * (t + rtt - k) ** 3 + w_max
@@ -309,6 +316,10 @@ class CubicFluid(FluidLaw):
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
+        if cc.friendly_per_ack:
+            from ..errors import ScenarioError
+            raise ScenarioError("params.friendly_per_ack", True, "False in the fluid engine",
+                                "it grows W_est per segment; use mode='packet'")
         before = f.cwnd.copy()
         h_ca = f.slow_start()
         if cc.hystart and cc.hystart_variant == "linux":

@@ -16,7 +16,10 @@ of the connection and ``RTT`` the smallest sample of the round just ended.
   queued times ``RTT/BaseRTT``, truncated;
 * the paper (``diff_rule="paper"``): ``target = cwnd · BaseRTT / RTT`` and
   ``diff = (Expected − Actual) · BaseRTT = cwnd · (1 − BaseRTT / RTT)``, the
-  segments queued, exactly.
+  segments queued, exactly;
+* ns-3 (``diff_rule="ns3"``, ``TcpVegas::IncreaseWindow``):
+  ``target = ⌊W · BaseRTT / RTT⌋`` and ``diff = W − target``, the segments
+  queued rounded up.
 
 Then:
 
@@ -35,7 +38,9 @@ Then:
 * a round with two RTT samples or fewer (delayed ACKs at tiny windows,
   Karn's rule) makes no Vegas decision: its last ACK gets Reno's step;
 * on loss: Reno's, ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4);
-  after a timeout ``cwnd = 1`` and ``BaseRTT`` is forgotten (Linux: the
+  with ``loss_rule="ns3"``, ns-3's ``TcpVegas::GetSsThresh``,
+  ``ssthresh = max(min(ssthresh, cwnd − 1), 2)`` (tcp-vegas.cc, 3.44), which
+  the recovery then brings ``cwnd`` down to; after a timeout ``cwnd = 1`` and ``BaseRTT`` is forgotten (Linux: the
   retransmission leaves with nothing in flight, ``CA_EVENT_TX_START``, and
   ``tcp_vegas_init`` resets it). The next ACK outside recovery begins a
   fresh round (Linux re-enables Vegas when the connection is back in Open
@@ -87,7 +92,7 @@ import math
 
 import numpy as np
 
-from .base import Ack, Loss, RttSample
+from .base import MIN_SSTHRESH, Ack, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno, halves_on_loss
@@ -109,11 +114,17 @@ def _target_and_diff(cwnd: float, base_rtt: float, rtt: float, rule: str) -> tup
     ``rule="linux"`` (``tcp_vegas_cong_avoid``): whole segments of the window
     and RTTs in whole µs plus one, ``target = ⌊W·BaseRTT/RTT⌋`` and ``diff =
     ⌊W·(RTT − BaseRTT)/BaseRTT⌋``. ``rule="paper"`` (Brakmo & Peterson §3.2):
-    ``diff = (Expected − Actual)·BaseRTT = cwnd·(1 − BaseRTT/RTT)``, exact."""
+    ``diff = (Expected − Actual)·BaseRTT = cwnd·(1 − BaseRTT/RTT)``, exact.
+    ``rule="ns3"`` (``TcpVegas::IncreaseWindow``, tcp-vegas.cc): whole
+    segments, ``target = ⌊W·BaseRTT/RTT⌋`` and ``diff = W − target``, the
+    segments queued rounded up."""
     if rule == "paper":
         target = cwnd * base_rtt / rtt
         return target, cwnd - target
     w = math.floor(cwnd)
+    if rule == "ns3":
+        target = float(math.floor(w * (base_rtt / rtt)))
+        return target, w - target
     base_us, rtt_us = round(base_rtt * 1e6) + 1, round(rtt * 1e6) + 1
     return float(w * base_us // rtt_us), float(w * (rtt_us - base_us) // base_us)
 
@@ -128,6 +139,8 @@ def _decision(before: dict, event: object, after: dict) -> tuple[float, float] |
     cwnd, base, rtt = before["cwnd"], after["base_rtt"], after["rtt_used"]
     if after["diff_rule"] == "paper":  # Brakmo & Peterson: cwnd·(1 − BaseRTT/RTT)
         diff = cwnd * (1.0 - base / rtt)
+    elif after["diff_rule"] == "ns3":  # ns-3's TcpVegas: W − ⌊W·BaseRTT/RTT⌋
+        diff = math.floor(cwnd) - math.floor(math.floor(cwnd) * (base / rtt))
     else:  # Linux tcp_vegas_cong_avoid: whole segments, RTTs in µs + 1
         base_us, rtt_us = int(base * 1e6 + 0.5) + 1, int(rtt * 1e6 + 0.5) + 1
         diff = math.floor(cwnd) * (rtt_us - base_us) // base_us
@@ -163,6 +176,21 @@ def _one_segment_per_round(before: dict, event: object, after: dict) -> str | No
     return None
 
 
+def _loss_rule(before: dict, event: object, after: dict) -> str | None:
+    """On a loss, the ``loss_rule``'s ``ssthresh``: Reno's (RFC 5681 eq. 4),
+    or ns-3's ``max(min(ssthresh, cwnd − 1), 2)`` (``TcpVegas::GetSsThresh``)."""
+    if before.get("loss_rule") != "ns3":
+        return halves_on_loss(before, event, after)
+    if not isinstance(event, Loss):
+        return None
+    expected = max(min(before["ssthresh"], before["cwnd"] - 1.0), MIN_SSTHRESH)
+    if not math.isclose(after["ssthresh"], expected, rel_tol=1e-9, abs_tol=1e-9):
+        return (f"{event.kind} loss at cwnd={before['cwnd']!r}, ssthresh="
+                f"{before['ssthresh']!r}: ssthresh became {after['ssthresh']!r}; ns-3's "
+                f"max(min(ssthresh, cwnd - 1), 2) = {expected!r}")
+    return None
+
+
 @register
 class Vegas(Reno):
     """TCP Vegas window law (Brakmo & Peterson 1995) with their recovery (§3.1), as ns-2 runs it."""
@@ -170,24 +198,30 @@ class Vegas(Reno):
     name = "vegas"
     recovery = "vegas"  # Brakmo & Peterson §3.1 (ccsim.recovery.vegas), as ns-2 (Zhang & Bian; Lai & Yao)
     param_space = {"alpha": (0.5, 3.0), "beta": (3.0, 8.0), "gamma": (0.25, 3.0)}
-    properties = (_holds_inside_alpha_beta, _one_segment_per_round, halves_on_loss)
+    properties = (_holds_inside_alpha_beta, _one_segment_per_round, _loss_rule)
 
     def __init__(self, *, alpha: float = 2.0, beta: float = 4.0, gamma: float = 1.0,
-                 slow_start: str = "linux", diff_rule: str = "linux") -> None:
+                 slow_start: str = "linux", diff_rule: str = "linux",
+                 loss_rule: str = "reno") -> None:
         from ..errors import ScenarioError
-        for name, value in (("slow_start", slow_start), ("diff_rule", diff_rule)):
-            if value not in ("linux", "paper"):
-                raise ScenarioError(name, value, "'linux' or 'paper'")
+        if slow_start not in ("linux", "paper"):
+            raise ScenarioError("slow_start", slow_start, "'linux' or 'paper'")
+        if diff_rule not in ("linux", "paper", "ns3"):
+            raise ScenarioError("diff_rule", diff_rule, "'linux', 'paper' or 'ns3'")
+        if loss_rule not in ("reno", "ns3"):
+            raise ScenarioError("loss_rule", loss_rule, "'reno' or 'ns3'")
         self.alpha = alpha  # fewest segments to keep queued (segments)
         self.beta = beta    # most segments to keep queued (segments)
         self.gamma = gamma  # queued segments that end slow start (segments)
         self.slow_start_variant = slow_start  # "linux": every ACK; "paper": every other round
-        self.diff_rule = diff_rule  # "linux": whole segments and µs; "paper": exact
+        self.diff_rule = diff_rule  # "linux": whole segments and µs; "paper": exact; "ns3"
+        self.loss_rule = loss_rule  # "reno": FlightSize/2; "ns3": min(ssthresh, cwnd - 1)
 
     def params(self) -> dict:
         # ``slow_start`` is also Reno's method: the keyword's value is kept apart
         return {"alpha": self.alpha, "beta": self.beta, "gamma": self.gamma,
-                "slow_start": self.slow_start_variant, "diff_rule": self.diff_rule}
+                "slow_start": self.slow_start_variant, "diff_rule": self.diff_rule,
+                "loss_rule": self.loss_rule}
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -281,6 +315,11 @@ class Vegas(Reno):
         whole = math.floor(self.cwnd)
         self.ssthresh = max(self.ssthresh, float(whole // 2 + whole // 4))
 
+    def ssthresh_after(self, loss: Loss) -> float:
+        if self.loss_rule == "ns3":  # TcpVegas::GetSsThresh
+            return max(min(self.ssthresh, self.cwnd - 1.0), MIN_SSTHRESH)
+        return super().ssthresh_after(loss)
+
     def on_loss(self, loss: Loss) -> None:
         super().on_loss(loss)
         self.round_end = None  # a fresh round once recovery is over
@@ -299,7 +338,8 @@ class VegasFluid(FluidLaw):
     Linux's ``diff = cwnd·(RTT − BaseRTT)/BaseRTT`` is truncated to whole
     segments, so it holds the window while ``⌈α⌉ ≤ diff < ⌊β⌋ + 1``; the
     paper's (``diff_rule="paper"``) ``diff = cwnd·(1 − BaseRTT/RTT)`` while
-    ``α ≤ diff ≤ β``. Both are compared as segments queued,
+    ``α ≤ diff ≤ β``; ns-3's (``diff_rule="ns3"``), the queue rounded up,
+    while ``⌈α⌉ − 1 < queue ≤ ⌊β⌋``. All are compared as segments queued,
     ``cwnd·(1 − BaseRTT/RTT)``, against the band scaled to it. Congestion
     avoidance moves ``cwnd`` one segment per RTT towards the band, and no
     further than its edge within a step (a segment more in flight adds at
@@ -307,7 +347,8 @@ class VegasFluid(FluidLaw):
     over it. Slow start doubles per RTT and ends once ``diff > γ`` with
     ``cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1)``, as Linux's
     ``tcp_vegas_cong_avoid`` (the paper's every-other-round slow start,
-    ``slow_start="paper"``, is not modelled apart). On loss: Reno's.
+    ``slow_start="paper"``, is not modelled apart). On loss: the window
+    law's rule (``loss_rule``).
     """
 
     scalar_params = ("alpha", "beta")  # Linux rounds them to whole segments
@@ -320,6 +361,8 @@ class VegasFluid(FluidLaw):
         queued = 1.0 - base / f.rtt          # segments queued per segment of window
         if cc.diff_rule == "paper":
             scale, lo, hi = 1.0, cc.alpha, cc.beta
+        elif cc.diff_rule == "ns3":  # ns-3's diff is the segments queued rounded up
+            scale, lo, hi = 1.0, math.ceil(cc.alpha) - 1.0, math.floor(cc.beta)
         else:  # Linux's diff is queued·RTT/BaseRTT, in whole segments
             scale, lo, hi = base / f.rtt, math.ceil(cc.alpha), math.floor(cc.beta) + 1.0
         in_ss = moving & (f.cwnd < f.ssthresh)
@@ -339,6 +382,12 @@ class VegasFluid(FluidLaw):
                                    f.cwnd))
         shrink = (down > 0) & (h_ca > 0)
         np.copyto(f.ssthresh, np.where(shrink, np.minimum(f.ssthresh, f.cwnd), f.ssthresh))
+
+
+    def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
+        if self.cc.loss_rule == "ns3":  # Vegas.ssthresh_after's ns-3 rule
+            return np.maximum(np.minimum(f.ssthresh[m], f.cwnd[m] - 1.0), MIN_SSTHRESH)
+        return super().ssthresh_after(f, m, kind)
 
 
 Vegas.fluid = VegasFluid

@@ -35,11 +35,25 @@ TCP-LP), and slow start (``tcp_slow_start`` per ACK): under delayed ACKs they
 grew half a segment per RTT. H-TCP and Illinois added the segments each ACK
 acknowledged (``snd_cwnd_cnt += pkts_acked``), and CUBIC and BIC scaled their
 count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
-they grew per segment. :data:`LINUX_2011_ACK_COUNTING` holds these; the
-recipe gives each flow its algorithm's (``Flow.ack_counting``), and
+they grew per segment, all but CUBIC's Reno-friendly estimate, which
+``bictcp_update`` advanced once per ACK (``ca->ack_cnt++``, per segment only
+since 4.1). :data:`LINUX_2011_ACK_COUNTING` and
+:data:`LINUX_2011_COUNTING_PARAMS` hold these; the recipe gives each flow
+its algorithm's (``Flow.ack_counting``, ``Flow.params``), and
 ``ack_counting_2011=False`` runs every flow with the stack's own. The fluid
 matrix runs the stack's counting, as the fluid figures in docs/studies.md were
 measured.
+
+Not modelled: the first flow's own host queue. Every port of the testbed ran
+at 100 Mbit/s ("slightly over 100 Mbps" at most), so while the first client
+is alone its bottleneck is its own NIC, and a 2011 kernel (no TCP Small
+Queues, which came in 3.6) let its window fill the qdisc, ``txqueuelen`` 1000
+packets, about 120 ms at 100 Mbit/s, before a local drop cut it. Here the
+hosts' NICs are ten times faster and the lone flow queues at the switch
+port (100 packets, 12 ms). Illinois keeps that phase for good: its
+``max_rtt`` is never aged, and an early 120 ms makes the 12 ms queue of
+the shared phase "low delay", α several segments per RTT and β 1/8
+(docs/studies.md, "Illinois' first-mover advantage").
 """
 
 from __future__ import annotations
@@ -134,6 +148,29 @@ LINUX_2011_ACK_COUNTING = {
     "htcp": "segments", "illinois": "segments", "cubic": "segments", "bic": "segments",
 }
 
+#: Esterhuizen & Krzesinski's 2011 kernels, with :data:`LINUX_2011_ACK_COUNTING`
+#: (packet engine, ``ack_counting_2011``): CUBIC's Reno-friendly estimate
+#: counted ACKs (``bictcp_update``'s ``ca->ack_cnt++`` before 4.1) while its
+#: cubic target counted segments.
+LINUX_2011_COUNTING_PARAMS: dict[str, dict[str, bool]] = {
+    "cubic": {"friendly_per_ack": True},
+}
+
+#: Esterhuizen & Krzesinski's 2011 kernels: window-law parameters the testbed
+#: fixed and the law's own default may not. Westwood+ (``tcp_westwood.c`` of
+#: 2.6.3x–3.2) read its RTT samples in whole jiffies (``now − when`` of
+#: ``tcp_time_stamp``, zeros skipped), so on a 1 ms LAN its ``RTT_min`` is one
+#: jiffy, ``1/CONFIG_HZ``. The paper states no kernel; the estimate is
+#: ``CONFIG_HZ = 250`` (4 ms): mainline's default (``kernel/Kconfig.hz``) and
+#: that of the desktop ("generic") kernels of Ubuntu and Debian of the time,
+#: which the report's clients (a Python program run with ``sudo``) most likely
+#: ran; 100 Hz (10 ms) was the server flavours' clock, 1000 Hz (1 ms) Fedora's
+#: and RHEL 6's. docs/studies.md gives Westwood's rows at each. A flow's own
+#: ``params=`` entry overrides these.
+LINUX_2011_PARAMS: dict[str, dict[str, float]] = {
+    "westwood": {"jiffy": 0.004},
+}
+
 
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=100, delay="10s", duration="60s", seed: int = 1,
@@ -161,11 +198,13 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
             :func:`ccsim.sweep` (default: a process per CPU, nothing stored).
         ack_counting_2011: in the packet engine, each flow counts ACKs or
             segments as its algorithm did in the paper's 2011 kernels
-            (:data:`LINUX_2011_ACK_COUNTING`; algorithms not in it keep the
-            stack's); ``False``: every flow as the stack counts.
+            (:data:`LINUX_2011_ACK_COUNTING`, :data:`LINUX_2011_COUNTING_PARAMS`;
+            algorithms not in them keep the stack's); ``False``: every flow
+            as the stack counts.
         params: per algorithm name, keyword arguments for its law in every
             run (``{"westwood": {"jiffy": 0.01}}`` for a ``CONFIG_HZ = 100``
-            kernel's clock); default none.
+            kernel's clock), over the testbed's estimated
+            :data:`LINUX_2011_PARAMS` (Westwood+'s 4 ms jiffy).
         **knobs: stack knobs passed to :func:`ccsim.dumbbell`.
 
     Returns:
@@ -276,7 +315,11 @@ def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order
         if name not in names:
             raise ScenarioError("params", name, "one of the recipe's algorithms "
                                 f"({', '.join(names)})", "a law no pair runs gets no parameters")
-    counting = LINUX_2011_ACK_COUNTING if ack_counting_2011 and mode == "packet" else {}
+    old_kernel = ack_counting_2011 and mode == "packet"
+    counting = LINUX_2011_ACK_COUNTING if old_kernel else {}
+    counted = LINUX_2011_COUNTING_PARAMS if old_kernel else {}
+    params = {name: {**LINUX_2011_PARAMS.get(name, {}), **counted.get(name, {}),
+                     **params.get(name, {})} for name in names}
     scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
                           flows=[Flow(first, ack_counting=counting.get(first),
                                       params=dict(params.get(first, {}))),

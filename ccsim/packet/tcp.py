@@ -79,7 +79,8 @@ class Sender:
                  initial_rto: float, max_rto: float, end_seq: float,
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False,
-                 tail_loss_probe: bool = False, law_rtt: str = "sample") -> None:
+                 tail_loss_probe: bool = False, law_rtt: str = "sample",
+                 loss_flight: str = "flight") -> None:
         self.cc = cc
         self.recovery = recovery
         self.clock = clock
@@ -133,6 +134,8 @@ class Sender:
         # the laws are handed the smoothed RTT and the least of those (ns-3's PktsAcked)
         self.law_smoothed = law_rtt == "smoothed"
         self.law_min_rtt = math.inf
+        # a fast recovery hands the law RFC 6675's pipe, not FlightSize (ns-3's EnterRecovery)
+        self.loss_pipe = loss_flight == "pipe"
 
     # -- what the estimator knows, under the names strategies and results read ----------
     @property
@@ -370,7 +373,10 @@ class Sender:
         receiver has SACKed is left out: after a large overshoot most of the
         cumulative flight has arrived, and counting it would set ``ssthresh``
         from data no longer in the network (Linux avoids the same trap by
-        keeping the recovery's ``ssthresh`` at such a timeout).
+        keeping the recovery's ``ssthresh`` at such a timeout). With
+        ``loss_flight="pipe"`` a fast recovery hands the strategy's pipe
+        instead, the head counted lost (ns-3's ``EnterRecovery``: RFC
+        6675's ``BytesInFlight()``).
         """
         flight = self.snd_nxt - self.snd_una
         loss_phase = (self.entered_in_loss_phase if self.in_recovery
@@ -386,6 +392,11 @@ class Sender:
             # what the receiver holds below snd_nxt: after a go-back-N timeout
             # snd_nxt is below SACKed data, which is not in that flight either
             flight -= self.scoreboard.sacked_in(self.snd_una, self.snd_nxt)
+        if self.loss_pipe and kind == "fast":
+            flight = self.pipe()
+            detector = self.detector
+            if detector is not None and (not detector.lost or detector.lost[0] != self.snd_una):
+                flight -= 1  # ns-3 marks the head lost before it counts
         w, s = cc.cwnd, cc.ssthresh
         cc.on_loss(Loss(now=self.now(), kind=kind, inflight=float(flight),
                         min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt))

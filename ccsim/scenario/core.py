@@ -120,6 +120,12 @@ class Scenario:
             try, and gives no sample (Karn). Flows opened together leave the
             bottleneck one SYN time apart, as ns-3's do. ns-3: on; Linux
             (for now) and ns-2: off. The fluid engine has no handshake.
+        loss_flight: the flight a fast recovery hands the window law
+            (``Loss.inflight``, which Reno's rule halves): ``"flight"``,
+            RFC 5681's FlightSize ``snd.nxt − snd.una`` (Linux, ns-2), or
+            ``"pipe"``, RFC 6675's pipe once the head is marked lost, without
+            the SACKed and lost segments (ns-3's ``EnterRecovery``). Packet
+            engine; timeouts keep their own rule.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
@@ -159,6 +165,7 @@ class Scenario:
     quick_ack: bool | None = None
     law_rtt: str | None = None
     handshake: bool | None = None
+    loss_flight: str | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = KNOBS
 

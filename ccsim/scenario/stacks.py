@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 STACK_KNOBS = ("initial_window", "min_rto", "initial_rto", "delayed_ack", "delayed_ack_timeout",
                "quick_ack", "sack", "ack_counting", "limited_transmit", "tail_loss_probe",
-               "law_rtt", "handshake")
+               "law_rtt", "handshake", "loss_flight")
 """The :class:`~ccsim.Scenario` knobs whose default (``None``) is the stack's."""
 
 
@@ -102,6 +102,9 @@ LINUX = Profile(
                                     "testbeds ccsim reproduces measured so); `handshake=True` "
                                     "puts the setup's round trip into the flow and its "
                                     "completion time"),
+        "loss_flight": Setting("flight", "RFC 5681 eq. 4's FlightSize, `snd.nxt − snd.una`, "
+                                         "for the laws that halve it (Linux's own "
+                                         "`tcp_reno_ssthresh` halves `snd_cwnd`)"),
     },
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
@@ -158,6 +161,11 @@ NS3 = Profile(
         "handshake": Setting(True, "`TcpSocketBase::Connect` sends a SYN and the first data "
                                    "waits for the SYN-ACK (`ProcessSynSent`); `DoForwardUp` "
                                    "runs `EstimateRtt` on the SYN-ACK (tcp-socket-base.cc)"),
+        "loss_flight": Setting("pipe", "`EnterRecovery` marks the head lost, then hands "
+                                       "`GetSsThresh` `BytesInFlight()`: RFC 6675's pipe, "
+                                       "without the SACKed and the lost segments "
+                                       "(tcp-socket-base.cc); `TcpNewReno::GetSsThresh` "
+                                       "halves it (tcp-congestion-ops.cc)"),
     },
     recovery={name: Setting("prr", "`TcpL4Protocol::RecoveryType` TcpPrrRecovery "
                                    "(tcp-l4-protocol.cc), whatever the class")
@@ -173,6 +181,19 @@ NS3 = Profile(
         "bic": {"smooth_part": Setting(5.0, "`TcpBic::SmoothPart` 5 (tcp-bic.cc; Linux 20)"),
                 "beta": Setting(0.8, "`TcpBic::Beta` 0.8 (tcp-bic.cc; Linux 819/1024)")},
         "hybla": {"rtt0": Setting(0.05, "`TcpHybla::RRTT` 50 ms (tcp-hybla.cc; Linux 25 ms)")},
+        "westwood": {"jiffy": Setting(0.0, "ns-3 reads RTTs from its exact clock (Linux: "
+                                           "whole jiffies)"),
+                     "min_interval": Setting(0.0, "`TcpWestwoodPlus::PktsAcked` samples once "
+                                                  "per RTT, with no 50 ms floor "
+                                                  "(tcp-westwood-plus.cc)")},
+        "vegas": {"diff_rule": Setting("ns3", "`TcpVegas::IncreaseWindow`: `targetCwnd = "
+                                              "segCwnd·baseRtt/minRtt` truncated, `diff = segCwnd "
+                                              "− targetCwnd` (tcp-vegas.cc; Linux scales by "
+                                              "RTT/BaseRTT)"),
+                  "loss_rule": Setting("ns3", "`TcpVegas::GetSsThresh`: "
+                                              "`max(min(ssThresh, cWnd − segmentSize), "
+                                              "2·segmentSize)` on a loss (tcp-vegas.cc; Linux "
+                                              "halves, `tcp_reno_ssthresh`)")},
     },
 )
 
@@ -203,6 +224,7 @@ NS2 = Profile(
                                      "fine-grained clock (`vegastime()`, tcp-vegas.cc)"),
         "handshake": Setting(False, "the one-way `Agent/TCP` sends its first window at its "
                                     "start, with no SYN (only `Agent/TCP/FullTcp` has one)"),
+        "loss_flight": Setting("flight", "RFC 5681 eq. 4's FlightSize, `snd.nxt − snd.una`"),
     },
     params={
         "vegas": {
@@ -242,6 +264,7 @@ class FlowStack:
     tail_loss_probe: bool
     law_rtt: str
     handshake: bool
+    loss_flight: str
     recovery: str
     params: tuple[tuple[str, Any], ...]
 
