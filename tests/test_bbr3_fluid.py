@@ -79,3 +79,23 @@ def test_the_engine_hands_the_law_each_episodes_whole_loss_count():
     assert max(seen) > 1.0  # an overflow loses several segments at once
     # every segment found lost is resent (the timer resends more: a lost retransmission)
     assert 0 < sum(seen) <= res.summary.iloc[0]["retransmits"]
+
+
+def test_the_draft_variant_leaves_drain_after_three_rounds_in_the_fluid_law_too():
+    # draft-ietf-ccwg-bbr BBRCheckDrainDone: round_count > drain_start_round + 3 ends Drain
+    # with a queue left; Linux's v3 (the default) waits for inflight <= BDP
+    from ccsim.algorithms.bbr3 import DRAIN_MAX_ROUNDS
+    for variant, leaves in (("draft", True), ("linux", False)):
+        law = Bbr3Fluid(Bbr3(variant=variant))
+        # in Drain since round 10, now round 14 with 2 BDP in flight; delivered short of
+        # the round's end, so no new round starts in this step
+        f = arrays(law, mode=1.0, filled=1.0, btl_bw=1000.0, rt_prop=0.04, inflight=80.0,
+                   acked=1.0, round=10.0 + DRAIN_MAX_ROUNDS + 1, drain_start=10.0,
+                   round_end=1e9, pacing_gain=law.cc.drain_gain)
+        law.grow(f)
+        assert bool(f.mode[0] == 2.0) == leaves, variant
+        f = arrays(law, mode=1.0, filled=1.0, btl_bw=1000.0, rt_prop=0.04, inflight=80.0,
+                   acked=1.0, round=10.0 + DRAIN_MAX_ROUNDS, drain_start=10.0,
+                   round_end=1e9, pacing_gain=law.cc.drain_gain)
+        law.grow(f)
+        assert f.mode[0] == 1.0, variant  # 3 rounds are not yet more than 3
