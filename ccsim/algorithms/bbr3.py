@@ -663,8 +663,14 @@ class Bbr3Fluid(BbrFluid):
             seen = upm & (f.too_high == 0) & (inflight + f.acked > f.infl_lt)
             f.infl_lt[seen] = (inflight + f.acked)[seen]
         # -- pacing and the window ---------------------------------------------------
-        paced = act & (f.btl_bw > 0)
-        np.copyto(f.pacing, f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin), where=paced)
+        # bbr_set_pacing_rate: from startup gain · cwnd / srtt at the first RTT sample
+        # (unpaced before), and before the pipe is full the rate only rises
+        first = act & np.isinf(f.pacing) & (f.srtt > 0)
+        np.copyto(f.pacing, cc.high_gain * f.cwnd / np.where(first, f.srtt, 1.0)
+                  * (1.0 - cc.pacing_margin), where=first)
+        rate = f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin)
+        paced = act & (f.btl_bw > 0) & ((f.filled == 1) | (rate > f.pacing))
+        np.copyto(f.pacing, rate, where=paced)
         target = np.maximum(f.gain * bdp + SEND_QUANTUM, cc.min_target)
         acked = f.acked
         doubled = f.cwnd * np.exp2(acked / f.cwnd)
