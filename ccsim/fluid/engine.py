@@ -647,7 +647,9 @@ class FluidEngine:
         inflight = self.outstanding
         target = np.minimum(self.cwnd, self.path_cap)
         if self.paced:
-            target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
+            # a paced flow: rate × RTT of data physically in flight, beside what
+            # was lost unseen (pacing spaces sending; only cwnd counts those)
+            target = np.minimum(target, self.pacing * self.tau + self.ghost)
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         if red_p is not None:
@@ -903,7 +905,8 @@ class FluidEngine:
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done & woke
         # a sending flow has its whole window out: that is its FlightSize
-        window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+        window = np.minimum(np.minimum(self.cwnd, self.path_cap),
+                            self.pacing * self.tau + self.ghost)
         inflight = self.outstanding
         np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
                                      np.maximum(inflight, window), inflight))
@@ -1303,7 +1306,8 @@ class FluidEngine:
             # sender's when the echo arrives (the step's ACKs freed part of it
             # here); what stays in flight is unchanged: the reduction sends nothing
             kept = self.outstanding.copy()
-            window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+            window = np.minimum(np.minimum(self.cwnd, self.path_cap),
+                                self.pacing * self.tau + self.ghost)
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
