@@ -28,7 +28,9 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window.
+  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  before a fast recovery began and lost belongs to it (RFC 6675's
+  RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
   of their own (:class:`~ccsim.queues.FluidQueue`, in each discipline's
   file) that select a fraction of each step's arrivals from the queue at its
