@@ -337,6 +337,14 @@ class FluidEngine:
         self.ack_share_ca = np.array([_ack_share(st, "congestion-avoidance")
                                       for st in flow_stacks])
         self.counts_acks = bool((self.ack_share_ss < 1.0).any() or (self.ack_share_ca < 1.0).any())
+        # bursts at the queue (:meth:`_burst_drops`): segments each ACK releases
+        # (two behind delayed ACKs), and how much faster than the bottleneck
+        # the sender's NIC puts a burst on the wire (inf: no NIC)
+        self.ack_segs = np.array([2.0 if st.delayed_ack else 1.0 for st in flow_stacks])
+        self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
+                                  else sc.flows[j].access_rate
+                                  / sc.links[sc.bottleneck].rate)
+        self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
 
         # per scenario: the bottleneck is the slowest link; the rest adds delay and loss
         links = [sc.links[sc.bottleneck] for sc in scs]  # a slowest link (checked)
@@ -651,7 +659,9 @@ class FluidEngine:
         inflight = self.outstanding
         target = np.minimum(self.cwnd, self.path_cap)
         if self.paced:
-            target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
+            # a paced flow: rate × RTT of data physically in flight, beside what
+            # was lost unseen (pacing spaces sending; only cwnd counts those)
+            target = np.minimum(target, self.pacing * self.tau + self.ghost)
         if self.rec_old_any:  # a recovery's window: until the flow sends new data
             self.rec_old &= (target * self.sending <= inflight) & (tf < self.rec_until)
             self.rec_old_any = bool(any_(self.rec_old))
@@ -694,6 +704,16 @@ class FluidEngine:
             A = np.bincount(scen, x, self.S)
         else:
             dropped = None
+        burst = self._burst_drops(q_new, physical, x, A, hf, tau)
+        if burst is not None:  # bursts that overflow the buffer the fluid queue leaves
+            burst = burst * live[scen]
+            self.ghost += burst
+            physical -= burst
+            dropped = burst if dropped is None else dropped + burst
+            np.divide(physical, tau, out=x)
+            if self.paced:
+                np.minimum(x, self.pacing, out=x)
+            A = np.bincount(scen, x, self.S)
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
         dep_f = np.where(A > 0, departed / A, 0.0)[scen] * x  # each flow's part of them
@@ -910,7 +930,8 @@ class FluidEngine:
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done & woke
         # a sending flow has its whole window out: that is its FlightSize
-        window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+        window = np.minimum(np.minimum(self.cwnd, self.path_cap),
+                            self.pacing * self.tau + self.ghost)
         inflight = self.outstanding
         np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
                                      np.maximum(inflight, window), inflight))
@@ -1053,6 +1074,7 @@ class FluidEngine:
     # -- pieces of a step ---------------------------------------------------------------
     def _open(self, newly: np.ndarray) -> None:
         self.started |= newly
+        self.fresh |= newly
         self.cwnd[newly] = self.iw[newly]
         self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
         self.ssthresh[newly] = np.inf
@@ -1335,7 +1357,8 @@ class FluidEngine:
             # sender's when the echo arrives (the step's ACKs freed part of it
             # here); what stays in flight is unchanged: the reduction sends nothing
             kept = self.outstanding.copy()
-            window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+            window = np.minimum(np.minimum(self.cwnd, self.path_cap),
+                                self.pacing * self.tau + self.ghost)
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
@@ -1368,6 +1391,70 @@ class FluidEngine:
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
+
+    def _burst_drops(self, q, physical, x, A, hf, tau) -> np.ndarray | None:
+        """Expected drops per flow (packets) from the bursts an ACK-clocked
+        sender puts on the queue, which the fluid queue ``q`` averages away
+        (None if none).
+
+        Each ACK frees ``a`` segments (two behind delayed ACKs, RFC 5681
+        §4.2) plus the window's growth per ACK, sent back to back at the
+        sender's NIC rate, ``r`` times the bottleneck's: a burst of ``b``
+        segments raises the queue by ``b − ⌊(b − 1)/r⌋`` while the link serves
+        the rest. The buffer holds ``B`` waiting and one in service, the
+        latter free for the share ``1 − ρ`` of the time the link is idle
+        (``ρ``: its load), so a burst arriving on the queue ``q`` overflows by
+        ``q + b − ⌊(b − 1)/r⌋ − (B + 1 − ρ)`` (Floyd & Jacobson's "phase
+        effects", 1991: with one- or two-packet buffers every increase is a
+        loss). In congestion avoidance a share of the ACKs (the growth per
+        ACK) carries one more segment. In slow start the window's growth
+        within an RTT also queues, as a train at ``1 + i`` times the rate it
+        drains (Hoe, SIGCOMM 1996): it ramps to the last RTT's growth, and
+        the part of it above the buffer's room is dropped, each ACK losing
+        its growth. A flow that opens sends its initial window as one burst.
+        Paced flows send no bursts.
+        """
+        scen = self.scen
+        a = self.ack_segs
+        clocked = self.sending & (x > 0)
+        if self.paced:
+            clocked &= self.pacing == np.inf
+        if not any_(clocked) and not any_(self.fresh):
+            return None
+        rho = np.minimum(A / self.C, 1.0)[scen]
+        room = (self.B + 1.0)[scen] - rho - q[scen]  # what a burst may add to the queue
+        r = self.nic_ratio
+
+        def over(b):  # one burst of b segments: what does not fit
+            return np.clip(b - np.floor(np.maximum(b - 1.0, 0.0) / r) - room, 0.0, b)
+
+        n_ack = np.where(clocked, x * hf / a, 0.0)  # ACKs this step
+        h_last = self.h_last[scen]
+        grow = self.growth * np.where(h_last > 0, hf / h_last, 0.0)  # growth this step
+        per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
+        whole = np.floor(per_ack)
+        frac = per_ack - whole
+        lo = a + whole
+        drops = n_ack * ((1.0 - frac) * over(lo) + frac * over(lo + 1.0))
+        # slow start: the train of the RTT's growth ramps the queue up to it
+        ss = clocked & (self.cwnd < self.ssthresh) & (grow > 0)
+        if any_(ss):
+            ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # growth per RTT (segments)
+            top = np.maximum(ramp, q[scen])
+            b = a + per_ack
+            above = np.clip((top - q[scen] + b - np.floor((b - 1.0) / r) - room)
+                            / np.where(ramp > 0, ramp, 1.0), 0.0, 1.0)
+            drops = np.where(ss, np.maximum(drops, n_ack * per_ack * above), drops)
+        if any_(self.fresh):  # an initial window, on the wire at once
+            f = self.fresh
+            drops = np.where(f, over(np.where(f, self.cwnd, 0.0)), drops)
+            self.fresh[:] = False
+        if not any_(drops > 0):
+            return None
+        # what a burst leaves full drops whatever arrives next, any flow's
+        # packet: the scenario's burst overflow is shared as an overflow is
+        total = np.bincount(scen, drops, self.S)
+        return np.minimum(self._overflow_shares(total, x, A), physical)
 
     def _overflow_shares(self, overflow: np.ndarray, x: np.ndarray,
                          A: np.ndarray) -> np.ndarray:
