@@ -242,15 +242,26 @@ def test_probe_rtt_before_the_pipe_is_full_returns_to_startup():
     assert cc.mode == "startup" and cc.pacing_gain == 2.77
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "draft-ietf-ccwg-bbr-06 A.4: Drain ends after 3 rounds even with inflight above the "
-    "BDP; ccsim's Drain (both variants) ends on inflight only, as Linux's v3 branch does"))
 def test_the_draft_leaves_drain_after_three_rounds():
+    # A.4 (5.3.2, BBRCheckDrainDone since draft-ietf-ccwg-bbr-05): leave Drain once
+    # inflight <= BDP or round_count > drain_start_round + 3, a queue left or not
     cc = make(variant="draft")
     t, d = rounds(cc, 4, 100.0, inflight=20.0)
     assert cc.mode == "drain"
-    rounds(cc, 4, 100.0, t, d, inflight=20.0)       # inflight 2 BDP throughout
-    assert cc.mode == "probe_bw"
+    start = cc.round
+    while cc.round <= start + 3:                     # inflight 2 BDP throughout
+        assert cc.mode == "drain"
+        t, d = rounds(cc, 1, 100.0, t, d, inflight=20.0)
+    assert cc.mode == "probe_bw" and cc.phase == "down"
+
+
+def test_linux_stays_in_drain_while_the_queue_lasts():
+    # Linux v3's bbr_check_drain: inflight <= BDP only, however many rounds pass
+    cc = make()
+    t, d = rounds(cc, 4, 100.0, inflight=20.0)
+    assert cc.mode == "drain"
+    rounds(cc, 8, 100.0, t, d, inflight=20.0)
+    assert cc.mode == "drain"
 
 
 @pytest.mark.slow
@@ -258,3 +269,21 @@ def test_the_conformance_suite_passes():
     check_algorithm(algorithms.get("bbr3"), max_examples=40)
     check_algorithm(algorithms.get("bbr3"), max_examples=20,
                     params={"variant": "draft", "ecn_response": True})
+
+
+def test_startup_pacing_starts_from_the_first_rtt_and_never_falls_before_the_pipe_is_full():
+    # Linux v3 bbr_set_pacing_rate / the draft's BBRSetPacingRateWithGain: at the first RTT
+    # sample pacing = startup gain * cwnd / srtt (bbr_init_pacing_rate_from_rtt); until
+    # full_bw_reached a lower gain * bw does not replace it
+    cc = make()
+    assert cc.pacing_rate is None                    # before any RTT: unpaced (Linux: 1 ms)
+    feed(cc, 0.01, 20.0, 1.0)                        # a low first sample (20 segments/s)
+    first = 2.77 * 10 / RTT * MSS * 8 * 0.99         # 2.77 * cwnd 10 / srtt 0.1 s
+    assert cc.pacing_rate == pytest.approx(first)
+    feed(cc, 0.02, 50.0, 2.0)                        # 2.77 * 50 < 2.77 * 100: kept
+    assert cc.pacing_rate == pytest.approx(first)
+    feed(cc, 0.03, 150.0, 3.0)                       # higher: taken
+    assert cc.pacing_rate == pytest.approx(2.77 * 150.0 * MSS * 8 * 0.99)
+    t, d = rounds(cc, 4, 150.0, 0.03, 3.0)           # pipe full: Drain's 0.34 lowers it
+    assert cc.filled_pipe and cc.pacing_rate < 150.0 * MSS * 8
+

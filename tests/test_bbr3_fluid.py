@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 import ccsim
 from ccsim.algorithms.bbr3 import Bbr3, Bbr3Fluid
@@ -79,3 +80,59 @@ def test_the_engine_hands_the_law_each_episodes_whole_loss_count():
     assert max(seen) > 1.0  # an overflow loses several segments at once
     # every segment found lost is resent (the timer resends more: a lost retransmission)
     assert 0 < sum(seen) <= res.summary.iloc[0]["retransmits"]
+
+
+def test_the_draft_variant_leaves_drain_after_three_rounds_in_the_fluid_law_too():
+    # draft-ietf-ccwg-bbr BBRCheckDrainDone: round_count > drain_start_round + 3 ends Drain
+    # with a queue left; Linux's v3 (the default) waits for inflight <= BDP
+    from ccsim.algorithms.bbr3 import DRAIN_MAX_ROUNDS
+    for variant, leaves in (("draft", True), ("linux", False)):
+        law = Bbr3Fluid(Bbr3(variant=variant))
+        # in Drain since round 10, now round 14 with 2 BDP in flight; delivered short of
+        # the round's end, so no new round starts in this step
+        f = arrays(law, mode=1.0, filled=1.0, btl_bw=1000.0, rt_prop=0.04, inflight=80.0,
+                   acked=1.0, round=10.0 + DRAIN_MAX_ROUNDS + 1, drain_start=10.0,
+                   round_end=1e9, pacing_gain=law.cc.drain_gain)
+        law.grow(f)
+        assert bool(f.mode[0] == 2.0) == leaves, variant
+        f = arrays(law, mode=1.0, filled=1.0, btl_bw=1000.0, rt_prop=0.04, inflight=80.0,
+                   acked=1.0, round=10.0 + DRAIN_MAX_ROUNDS, drain_start=10.0,
+                   round_end=1e9, pacing_gain=law.cc.drain_gain)
+        law.grow(f)
+        assert f.mode[0] == 1.0, variant  # 3 rounds are not yet more than 3
+
+
+def test_an_overflow_loss_was_sent_with_the_pipe_and_the_buffer_full():
+    # Linux's tx_in_flight of a segment the buffer dropped: what the flow had in flight
+    # when it went out, at least the pipe (capacity x base RTT) plus the 8-packet buffer;
+    # not the window less the step's deliveries, nor the part that overflowed
+    seen = []
+    on_loss = Bbr3Fluid.on_loss
+
+    def spy(self, f, m, kind):
+        i = np.flatnonzero(m)[0]
+        seen.append((f.lost_inflight[i], f.capacity[i] * f.base_rtt[i], f.cwnd[i]))
+        on_loss(self, f, m, kind)
+
+    Bbr3Fluid.on_loss = spy
+    try:
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer=8, flows=["bbr3"], duration="5s", seed=1)
+        ccsim.run(sc, mode="fluid", traces=False)
+    finally:
+        Bbr3Fluid.on_loss = on_loss
+    assert len(seen) >= 3
+    for sent, pipe, cwnd in seen:
+        assert pipe + 8 - 1e-6 <= sent <= cwnd + 1e-6
+
+
+def test_startup_pacing_starts_at_the_first_rtt_and_does_not_fall_before_the_pipe_is_full():
+    # bbr_set_pacing_rate: 2.77 * cwnd / srtt at the first RTT sample (pacing inf before),
+    # then max(that, 2.77 * BtlBw) until full_bw_reached; afterwards gain * BtlBw
+    law = Bbr3Fluid(Bbr3())
+    f = arrays(law, n=2, pacing=math.inf, cwnd=10.0, srtt=0.05, acked=0.5, h=0.005,
+               delivered=0.5, inflight=9.5)  # a sample of 100 segments/s
+    f.filled[1], f.mode[1], f.pacing[1] = 1.0, 2.0, 1000.0
+    law.grow(f)
+    first = 2.77 * 10.0 / 0.05 * 0.99
+    assert f.pacing[0] == pytest.approx(first)       # not 2.77 * 100
+    assert f.pacing[1] < 1000.0                      # full pipe: follows BtlBw down

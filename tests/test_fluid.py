@@ -725,3 +725,21 @@ def test_a_law_counting_acks_behind_delayed_acks_grows_half_as_fast(per_segment,
     (t_seg, seg), (t_ack, ack) = slope(per_segment), slope(per_ack)
     assert t_seg == t_ack
     assert 0.45 < ack / seg < 0.56
+
+
+def test_losses_of_data_sent_before_a_recovery_began_belong_to_it():
+    """RFC 6675's RecoveryPoint (RFC 6582's ``recover``): a segment sent
+    before a fast recovery began and lost is repaired in that recovery, with
+    no second reduction. Linux's Hybla alone behind 1000 packets overshoots
+    in slow start (×1.5 per RTT behind delayed ACKs), halves once to about
+    three quarters of pipe and buffer, and then fits: one recovery in both
+    engines. (The step that detects the loss still finds the last step's
+    growth overflowing: charged as a new loss, it halved the window again.)"""
+    sc = ccsim.dumbbell("100Mbps", "1ms", buffer=1000, duration="3s", seed=1, flows=["hybla"])
+    packet = ccsim.run(sc, mode="packet")
+    fluid = ccsim.run(sc, mode="fluid")
+    assert packet.summary.recoveries.tolist() == [1]
+    assert fluid.summary.recoveries.tolist() == [1]
+    pipe_and_buffer = 100e6 * 0.002 / (8 * sc.packet_size) + 1000
+    ssthresh = fluid.traces[fluid.traces.variable == "ssthresh"].value.dropna().iloc[-1]
+    assert ssthresh > 0.6 * pipe_and_buffer  # one halving of ~1.5 x (pipe + buffer)

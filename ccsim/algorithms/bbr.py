@@ -383,7 +383,7 @@ class BbrFluid(FluidLaw):
              "full_bw_rounds": 0.0, "filled": 0.0, "cycle_index": 2.0, "cycle_stamp": 0.0,
              "probe_rtt_done": math.nan, "probe_rtt_round_end": math.inf,
              "prior_cwnd": 0.0, "pacing_gain": HIGH_GAIN,
-             "gain": HIGH_GAIN, "t_last": math.nan, "held": 0.0}
+             "gain": HIGH_GAIN, "t_last": math.nan, "held": 0.0, "loss_end": math.inf}
 
     def __init__(self, cc: Bbr) -> None:
         super().__init__(cc)
@@ -516,10 +516,32 @@ class BbrFluid(FluidLaw):
                         np.where((f.cwnd < target) | (f.delivered < f.prior_cwnd),
                                  doubled, f.cwnd))
         cwnd = np.where(f.mode == 3, np.minimum(f.cwnd, cc.min_target), cwnd)
+        # the end of a timeout's loss phase: back to at least the saved window
+        done = grow & (f.delivered >= f.loss_end)
+        if any_(done):
+            cwnd = np.where(done, np.maximum(cwnd, f.prior_cwnd), cwnd)
+            f.loss_end[done] = math.inf
         np.copyto(f.cwnd, np.where(grow, np.maximum(cwnd, cc.min_target), f.cwnd))
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         return np.maximum(f.cwnd[m], MIN_SSTHRESH)
+
+    def on_loss(self, f: FlowArrays, m: np.ndarray, kind: str) -> None:
+        """The class's ``on_loss`` and ``on_recovery`` at a loss: the window
+        is saved (``bbr_save_cwnd``: outside a loss phase and PROBE_RTT the
+        window itself, else the larger); a timeout starts the loss phase,
+        which restarts the full-pipe count (Linux's ``bbr_set_state``:
+        ``full_bw = 0``) and ends once what was out at the timeout has been
+        delivered (``snd_una`` past ``high_seq``), when ``cwnd`` returns to
+        at least the saved window (``bbr_set_cwnd_to_recover_or_restore``)."""
+        f.ssthresh[m] = self.ssthresh_after(f, m, kind)
+        open_ = m & ~np.isfinite(f.loss_end) & (f.mode != _MODES[PROBE_RTT])
+        np.copyto(f.prior_cwnd, np.where(open_, f.cwnd, np.maximum(f.prior_cwnd, f.cwnd)),
+                  where=m)
+        if kind == "timeout":
+            f.full_bw[m] = 0.0
+            f.full_bw_rounds[m] = 0.0
+            f.loss_end[m] = (f.delivered + f.inflight)[m]
 
 
 Bbr.fluid = BbrFluid

@@ -18,7 +18,9 @@ and the recovery handling (``on_recovery``: packet conservation for a round,
   is above ``loss_thresh`` (``bbr_check_loss_too_high_in_startup``), with
   ``inflight_longterm = max(BDP, inflight_latest)``.
 * DRAIN (pacing gain 0.35, window gain 2) until ``inflight ≤ BDP``
-  (the draft's ``BBRCheckDrainDone``), then ProbeBW_DOWN.
+  (Linux ``bbr_check_drain``), then ProbeBW_DOWN; with ``variant="draft"``
+  also once more than 3 rounds have passed in Drain (the draft's
+  ``BBRCheckDrainDone``: ``round_count > drain_start_round + 3``).
 * ProbeBW: DOWN (pacing 0.91, until ``inflight ≤ BDP`` and ``≤`` the long-term
   bound less its headroom) → CRUISE (1.0) → after ``probe_wait`` seconds or
   ``min(BDP, 63)`` rounds (Reno coexistence) REFILL (1.0, one round, the
@@ -56,8 +58,7 @@ in flight at the loss; ``probe_wait`` is a fixed 2.5 s (Linux draws 2–3 s at
 random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
 random): same scenario, same result; STARTUP's loss exit takes one episode
 above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
-allowance and no idle restart; Drain ends on in-flight data only (Linux),
-not also after 3 rounds (draft-ietf-ccwg-bbr-06). In the fluid engine,
+allowance and no idle restart. In the fluid engine,
 :class:`Bbr3Fluid` runs these rules once per step (see docs/fluid.md for its
 agreement with the packet engine).
 """
@@ -83,6 +84,7 @@ GAINS = {  # variant -> (drain pacing gain, ProbeBW_DOWN pacing gain)
 UP_PACING_GAIN, UP_CWND_GAIN = 1.25, 2.25
 PROBE_RTT_CWND_GAIN = 0.5
 MAX_PROBE_ROUNDS = 63        # bbr_bw_probe_max_rounds: Reno coexistence cap
+DRAIN_MAX_ROUNDS = 3         # draft-ietf-ccwg-bbr BBRCheckDrainDone: round_count > drain_start_round + 3
 DOWN, CRUISE, REFILL, UP = "down", "cruise", "refill", "up"
 
 
@@ -148,6 +150,8 @@ class Bbr3(Bbr):
         self.cycle_stamp = 0.0
         self.probe_rtt_min, self.probe_rtt_stamp = math.inf, 0.0
         self.probe_rtt_expired = False
+        self.seen_rtt = False                  # Linux has_seen_rtt: pacing initialised
+        self.drain_start_round = 0             # the draft's drain_start_round
 
     # -- the model -----------------------------------------------------------------
     @property
@@ -254,9 +258,10 @@ class Bbr3(Bbr):
         now = ack.now
         if self.mode == STARTUP and self.filled_pipe:
             self.mode, self.pacing_gain, self.gain = DRAIN, self.drain_gain, STARTUP_CWND_GAIN
+            self.drain_start_round = self.round
         if self.mode == PROBE_BW:  # Linux: bbr_update_cycle_phase before bbr_check_drain
             self._update_cycle(ack)
-        if self.mode == DRAIN and ack.inflight <= self.bdp:
+        if self.mode == DRAIN and (ack.inflight <= self.bdp or self._drain_rounds_over()):
             self._start_down(now)
         if self.probe_rtt_expired and self.mode != PROBE_RTT:
             self._save_cwnd()
@@ -265,6 +270,12 @@ class Bbr3(Bbr):
         self.probe_rtt_expired = False
         if self.mode == PROBE_RTT:
             self._probe_rtt(ack)
+
+    def _drain_rounds_over(self) -> bool:
+        """The draft's second exit from Drain (``BBRCheckDrainDone``, since
+        draft-ietf-ccwg-bbr-05): more than 3 rounds since Drain began, even
+        with a queue left; Linux's v3 branch (``bbr_check_drain``) has none."""
+        return self.variant == "draft" and self.round > self.drain_start_round + DRAIN_MAX_ROUNDS
 
     def _update_cycle(self, ack: Ack) -> None:
         now, inflight = ack.now, ack.inflight
@@ -344,6 +355,21 @@ class Bbr3(Bbr):
             cap = self._with_headroom()
         return max(min(cap, self.inflight_shortterm), self.min_target)
 
+    def _set_pacing_rate(self, ack: Ack) -> None:
+        """Linux v3 ``bbr_set_pacing_rate`` (the draft's
+        ``BBRSetPacingRateWithGain``): at the first RTT sample the rate starts
+        at ``startup gain · cwnd / srtt`` (``bbr_init_pacing_rate_from_rtt``;
+        unpaced before it, as Linux's nominal 1 ms RTT), and until the pipe is
+        full it only rises: a low early sample does not slow STARTUP down."""
+        scale = self.mss * 8.0 * (1.0 - self.pacing_margin)  # segments/s → bit/s
+        if not self.seen_rtt and ack.srtt:
+            self.seen_rtt = True
+            self.pacing_rate = self.high_gain * self.cwnd / ack.srtt * scale
+        if self.btl_bw:
+            rate = self.pacing_gain * self.btl_bw * scale
+            if self.filled_pipe or self.pacing_rate is None or rate > self.pacing_rate:
+                self.pacing_rate = rate
+
     # -- hooks -----------------------------------------------------------------------
     def on_ack(self, ack: Ack) -> None:
         self._now = ack.now
@@ -354,9 +380,7 @@ class Bbr3(Bbr):
             self._probe_up(ack)
             if not self.prev_probe_too_high and ack.inflight + ack.acked > self.inflight_longterm:
                 self.inflight_longterm = ack.inflight + ack.acked  # rs->tx_in_flight
-        if self.btl_bw:
-            self.pacing_rate = (self.pacing_gain * self.btl_bw * self.mss * 8.0
-                                * (1.0 - self.pacing_margin))
+        self._set_pacing_rate(ack)
         if self.mode == PROBE_RTT:
             self.cwnd = min(self.cwnd, max(PROBE_RTT_CWND_GAIN * self.bdp, self.min_target),
                             self._cap())
@@ -443,7 +467,7 @@ class Bbr3Fluid(BbrFluid):
              "loss_in_round": 0.0, "lost_in_round": 0.0, "too_high": 0.0,
              "since_probe": 0.0, "up_rounds": 0.0, "up_acks": 0.0, "up_cnt": math.inf,
              "prt_min": math.inf, "prt_stamp": 0.0, "pacing_gain": STARTUP_PACING_GAIN,
-             "gain": STARTUP_CWND_GAIN}
+             "gain": STARTUP_CWND_GAIN, "drain_start": 0.0}
 
     def __init__(self, cc: Bbr3) -> None:
         FluidLaw.__init__(self, cc)
@@ -557,6 +581,7 @@ class Bbr3Fluid(BbrFluid):
         # -- modes -----------------------------------------------------------------
         drain = act & (f.mode == _MODE_STARTUP) & (f.filled == 1)
         if any_(drain):
+            f.drain_start[drain] = f.round[drain]
             f.mode[drain] = _MODE_DRAIN
             f.pacing_gain[drain] = cc.drain_gain
             f.gain[drain] = STARTUP_CWND_GAIN
@@ -589,7 +614,10 @@ class Bbr3Fluid(BbrFluid):
             if any_(down):
                 f.too_high[down] = 0.0
                 self._start_down(f, down, now)
-        leave_drain = act & (f.mode == _MODE_DRAIN) & (inflight <= bdp)
+        drained = inflight <= bdp
+        if cc.variant == "draft":  # the draft's BBRCheckDrainDone: or 3 rounds passed
+            drained = drained | (f.round > f.drain_start + DRAIN_MAX_ROUNDS)
+        leave_drain = act & (f.mode == _MODE_DRAIN) & drained
         if any_(leave_drain):
             self._start_down(f, leave_drain, now)
         enter = act & (f.expired == 1) & (f.mode != _MODE_PROBE_RTT)
@@ -635,8 +663,14 @@ class Bbr3Fluid(BbrFluid):
             seen = upm & (f.too_high == 0) & (inflight + f.acked > f.infl_lt)
             f.infl_lt[seen] = (inflight + f.acked)[seen]
         # -- pacing and the window ---------------------------------------------------
-        paced = act & (f.btl_bw > 0)
-        np.copyto(f.pacing, f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin), where=paced)
+        # bbr_set_pacing_rate: from startup gain · cwnd / srtt at the first RTT sample
+        # (unpaced before), and before the pipe is full the rate only rises
+        first = act & np.isinf(f.pacing) & (f.srtt > 0)
+        np.copyto(f.pacing, cc.high_gain * f.cwnd / np.where(first, f.srtt, 1.0)
+                  * (1.0 - cc.pacing_margin), where=first)
+        rate = f.pacing_gain * f.btl_bw * (1.0 - cc.pacing_margin)
+        paced = act & (f.btl_bw > 0) & ((f.filled == 1) | (rate > f.pacing))
+        np.copyto(f.pacing, rate, where=paced)
         target = np.maximum(f.gain * bdp + SEND_QUANTUM, cc.min_target)
         acked = f.acked
         doubled = f.cwnd * np.exp2(acked / f.cwnd)

@@ -28,7 +28,9 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window.
+  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  before a fast recovery began and lost belongs to it (RFC 6675's
+  RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
   of their own (:class:`~ccsim.queues.FluidQueue`, in each discipline's
   file) that select a fraction of each step's arrivals from the queue at its
@@ -424,6 +426,8 @@ class FluidEngine:
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
         self.resent = np.zeros(F)              # segments resent by the current recovery
+        self.rec_old = np.zeros(F, bool)       # in recovery, nothing new sent since it began
+        self.rec_old_any = False
         self.p_lost = np.zeros(F)              # share of its data lost lately (~ RTT/2)
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
@@ -655,7 +659,12 @@ class FluidEngine:
         inflight = self.outstanding
         target = np.minimum(self.cwnd, self.path_cap)
         if self.paced:
-            target = np.minimum(target, self.pacing * self.tau)  # a paced flow: rate × RTT
+            # a paced flow: rate × RTT of data physically in flight, beside what
+            # was lost unseen (pacing spaces sending; only cwnd counts those)
+            target = np.minimum(target, self.pacing * self.tau + self.ghost)
+        if self.rec_old_any:  # a recovery's window: until the flow sends new data
+            self.rec_old &= (target * self.sending <= inflight) & (tf < self.rec_until)
+            self.rec_old_any = bool(any_(self.rec_old))
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         if red_p is not None:
@@ -921,7 +930,8 @@ class FluidEngine:
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done & woke
         # a sending flow has its whole window out: that is its FlightSize
-        window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+        window = np.minimum(np.minimum(self.cwnd, self.path_cap),
+                            self.pacing * self.tau + self.ghost)
         inflight = self.outstanding
         np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
                                      np.maximum(inflight, window), inflight))
@@ -989,10 +999,21 @@ class FluidEngine:
             np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
 
     def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
-        """Whole lost packets this step: a flow's first starts its detection clock."""
+        """Whole lost packets this step: a flow's first starts its detection
+        clock. A loss of data sent before the flow's fast recovery began (it
+        has sent nothing new since) belongs to that recovery: repaired in it,
+        with no further reduction (RFC 6582's ``recover``, RFC 6675's
+        RecoveryPoint) — the last step's growth, sent before the detection,
+        meets the overflow that caused it."""
         scen = self.scen
         k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
         hit = k > 0
+        if self.rec_old_any:
+            old = hit & self.rec_old
+            if any_(old):
+                self._absorb(old, k, tau)
+                hit &= ~old
+                k = np.where(old, 0.0, k)
         first = hit & ~self.pending
         self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
         self.pending |= hit
@@ -1008,6 +1029,16 @@ class FluidEngine:
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
             np.minimum.at(self.wake, fi, detect)
             np.minimum.at(self.wake_s, self.scen[fi], detect)
+
+    def _absorb(self, old: np.ndarray, k: np.ndarray, tau: np.ndarray) -> None:
+        """Flows in ``old`` lost ``k`` segments sent before their recovery
+        began: resent within it out of the reduced window (as at its start),
+        NewReno's one more RTT per hole (RFC 6582)."""
+        self.retransmits[old] += k[old]
+        self.outstanding[old] -= self.ghost[old]
+        self.ghost[old] = 0.0
+        more = old & self.multi_rtts
+        self.rec_until[more] += (k * tau)[more]
 
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
@@ -1129,6 +1160,10 @@ class FluidEngine:
             self.retransmits[fi] += lf
             self.backoff[fi] = 0.0
             self.resent[fi] = np.maximum(lf, 1.0)
+            # until it sends new data, what it loses was sent before the recovery
+            # began (Reno's partial ACKs end it: each further loss is another)
+            self.rec_old[fi] = ~self.multi_halve[fi]
+            self.rec_old_any = True
         if ti.size:
             rto = self._rto(ti)
             # the window never recovered from the previous timeout: back off
@@ -1322,7 +1357,8 @@ class FluidEngine:
             # sender's when the echo arrives (the step's ACKs freed part of it
             # here); what stays in flight is unchanged: the reduction sends nothing
             kept = self.outstanding.copy()
-            window = np.minimum(np.minimum(self.cwnd, self.path_cap), self.pacing * self.tau)
+            window = np.minimum(np.minimum(self.cwnd, self.path_cap),
+                                self.pacing * self.tau + self.ghost)
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
