@@ -44,7 +44,10 @@ and the recovery handling (``on_recovery``: packet conservation for a round,
   at half the BDP (``bbr_probe_rtt_cwnd_gain``) for 200 ms and a round, then
   ProbeBW_CRUISE (or STARTUP if the pipe was never full). RTprop itself is
   the 10-s minimum.
-* Pacing at ``pacing_gain · BtlBw``, 1 % below (``bbr_pacing_margin_percent``).
+* Pacing at ``pacing_gain · BtlBw``, 1 % below (``bbr_pacing_margin_percent``);
+  from ``2.77 · cwnd / srtt`` at the first RTT sample
+  (``bbr_init_pacing_rate_from_rtt``), and never lower before the pipe is
+  full (``bbr_set_pacing_rate``).
 * ECN (option ``ecn_response=True``, Linux v3's ``bbr_ecn_enable``): per
   round, ``alpha += (ce_ratio − alpha)/16``; a round with marks cuts the
   short-term bounds to ``(1 − alpha/3)`` of themselves; a round with more than
@@ -58,7 +61,15 @@ in flight at the loss; ``probe_wait`` is a fixed 2.5 s (Linux draws 2–3 s at
 random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
 random): same scenario, same result; STARTUP's loss exit takes one episode
 above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
-allowance and no idle restart. In the fluid engine,
+allowance and no idle restart. Three more, which ccsim's ``Ack`` does not
+carry the fields to remove (each inflates the bounds against Linux's): a
+round ends once ``delivered`` passes the count delivered plus in flight at
+its start, and in flight is ``snd_nxt − snd_una``, SACKed data included
+(Linux: the first ACK of a segment sent after the round began), so rounds
+with losses run long; ``inflight_latest`` is what the last round delivered
+(Linux: the largest ``rs->delivered`` in it); and a loss's in-flight is
+``snd_nxt − snd_una`` when it is detected (Linux: ``tx_in_flight``, in
+flight as the lost segment went out). In the fluid engine,
 :class:`Bbr3Fluid` runs these rules once per step (see docs/fluid.md for its
 agreement with the packet engine).
 """
@@ -454,10 +465,14 @@ class Bbr3Fluid(BbrFluid):
     * the window capped by the bounds (less ``headroom`` in CRUISE and
       ProbeRTT), never below 4 segments.
 
+    * pacing from ``2.77 · cwnd / srtt`` at the first RTT sample (``inf``
+      before) and, before the pipe is full, never lower (as the class).
+
     Deviations beyond the class's: phase moves are tested once per step on
-    its end state; the round's in-flight data at a loss is the engine's
-    ``inflight`` when the flow detects it (the class: on the ACK that marks
-    the losses).
+    its end state; a loss's in-flight data is the engine's ``lost_inflight``:
+    what the flow had in flight when the lost data went out (the window
+    before the step's deliveries, less what overflowed the buffer), nearer
+    Linux's ``tx_in_flight`` than the class's count at detection.
     """
 
     scalar_params = ("variant",)

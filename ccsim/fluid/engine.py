@@ -714,6 +714,7 @@ class FluidEngine:
             if self.paced:
                 np.minimum(x, self.pacing, out=x)
             A = np.bincount(scen, x, self.S)
+        overflowed = dropped  # overflow and bursts: sent with the buffer full
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
         dep_f = np.where(A > 0, departed / A, 0.0)[scen] * x  # each flow's part of them
@@ -767,7 +768,12 @@ class FluidEngine:
                 k_drop = k_aqm if k_drop is None else k_drop + k_aqm
         k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
         if k_drop is not None or k_loss is not None:
-            self._losses(k_drop, k_loss, tf, hf, tau)
+            # in flight as the lost data went out (Linux's tx_in_flight): the window
+            # before the step's deliveries, less what overflowed (sent once full)
+            sent_into = self.outstanding + deliv
+            if overflowed is not None:
+                sent_into = sent_into - overflowed
+            self._losses(k_drop, k_loss, tf, hf, tau, sent_into)
 
         # deliveries, completions and the measurement marks
         self.delivered += deliv
@@ -998,13 +1004,14 @@ class FluidEngine:
         self.rec_s = self._scenario_min(
             np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
 
-    def _losses(self, k_drop, k_loss, tf, hf, tau) -> None:
+    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into) -> None:
         """Whole lost packets this step: a flow's first starts its detection
-        clock. A loss of data sent before the flow's fast recovery began (it
-        has sent nothing new since) belongs to that recovery: repaired in it,
-        with no further reduction (RFC 6582's ``recover``, RFC 6675's
-        RecoveryPoint) — the last step's growth, sent before the detection,
-        meets the overflow that caused it."""
+        clock. ``sent_into``: each flow's data in flight when the lost data
+        were sent (for ``lost_inflight``). A loss of data sent before the
+        flow's fast recovery began (it has sent nothing new since) belongs to
+        that recovery: repaired in it, with no further reduction (RFC 6582's
+        ``recover``, RFC 6675's RecoveryPoint) — the last step's growth, sent
+        before the detection, meets the overflow that caused it."""
         scen = self.scen
         k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
         hit = k > 0
@@ -1018,7 +1025,7 @@ class FluidEngine:
         self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
         self.pending |= hit
         self.lost += k
-        np.maximum(self.loss_flight, np.where(hit, self.outstanding, 0.0), out=self.loss_flight)
+        np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
         if k_drop is not None:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
