@@ -28,7 +28,9 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window.
+  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  before a fast recovery began and lost belongs to it (RFC 6675's
+  RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
   of their own (:class:`~ccsim.queues.FluidQueue`, in each discipline's
   file) that select a fraction of each step's arrivals from the queue at its
@@ -424,6 +426,8 @@ class FluidEngine:
         self.rto_until = np.full(F, np.inf)    # silent until the timer fires (s)
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
         self.resent = np.zeros(F)              # segments resent by the current recovery
+        self.rec_old = np.zeros(F, bool)       # in recovery, nothing new sent since it began
+        self.rec_old_any = False
         self.p_lost = np.zeros(F)              # share of its data lost lately (~ RTT/2)
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
@@ -658,6 +662,9 @@ class FluidEngine:
             # a paced flow: rate × RTT of data physically in flight, beside what
             # was lost unseen (pacing spaces sending; only cwnd counts those)
             target = np.minimum(target, self.pacing * self.tau + self.ghost)
+        if self.rec_old_any:  # a recovery's window: until the flow sends new data
+            self.rec_old &= (target * self.sending <= inflight) & (tf < self.rec_until)
+            self.rec_old_any = bool(any_(self.rec_old))
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         if red_p is not None:
@@ -697,7 +704,7 @@ class FluidEngine:
             A = np.bincount(scen, x, self.S)
         else:
             dropped = None
-        burst = self._burst_drops(q_new, physical, x, A, hf, tau)
+        burst = self._burst_drops(q_need, physical, x, A, hf, tau)
         if burst is not None:  # bursts that overflow the buffer the fluid queue leaves
             burst = burst * live[scen]
             self.ghost += burst
@@ -1000,10 +1007,20 @@ class FluidEngine:
     def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into) -> None:
         """Whole lost packets this step: a flow's first starts its detection
         clock. ``sent_into``: each flow's data in flight when the lost data
-        were sent (for ``lost_inflight``)."""
+        were sent (for ``lost_inflight``). A loss of data sent before the
+        flow's fast recovery began (it has sent nothing new since) belongs to
+        that recovery: repaired in it, with no further reduction (RFC 6582's
+        ``recover``, RFC 6675's RecoveryPoint) — the last step's growth, sent
+        before the detection, meets the overflow that caused it."""
         scen = self.scen
         k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
         hit = k > 0
+        if self.rec_old_any:
+            old = hit & self.rec_old
+            if any_(old):
+                self._absorb(old, k, tau)
+                hit &= ~old
+                k = np.where(old, 0.0, k)
         first = hit & ~self.pending
         self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
         self.pending |= hit
@@ -1019,6 +1036,16 @@ class FluidEngine:
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
             np.minimum.at(self.wake, fi, detect)
             np.minimum.at(self.wake_s, self.scen[fi], detect)
+
+    def _absorb(self, old: np.ndarray, k: np.ndarray, tau: np.ndarray) -> None:
+        """Flows in ``old`` lost ``k`` segments sent before their recovery
+        began: resent within it out of the reduced window (as at its start),
+        NewReno's one more RTT per hole (RFC 6582)."""
+        self.retransmits[old] += k[old]
+        self.outstanding[old] -= self.ghost[old]
+        self.ghost[old] = 0.0
+        more = old & self.multi_rtts
+        self.rec_until[more] += (k * tau)[more]
 
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
@@ -1140,6 +1167,10 @@ class FluidEngine:
             self.retransmits[fi] += lf
             self.backoff[fi] = 0.0
             self.resent[fi] = np.maximum(lf, 1.0)
+            # until it sends new data, what it loses was sent before the recovery
+            # began (Reno's partial ACKs end it: each further loss is another)
+            self.rec_old[fi] = ~self.multi_halve[fi]
+            self.rec_old_any = True
         if ti.size:
             rto = self._rto(ti)
             # the window never recovered from the previous timeout: back off
@@ -1368,41 +1399,50 @@ class FluidEngine:
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
 
-    def _burst_drops(self, q, physical, x, A, hf, tau) -> np.ndarray | None:
-        """Expected drops per flow (packets) from the bursts an ACK-clocked
-        sender puts on the queue, which the fluid queue ``q`` averages away
-        (None if none).
+    def _burst_drops(self, q_need, physical, x, A, hf, tau) -> np.ndarray | None:
+        """Drops per flow (packets) from the bursts an ACK-clocked sender puts
+        on the queue, which the fluid queue averages away (None if none).
 
         Each ACK frees ``a`` segments (two behind delayed ACKs, RFC 5681
         §4.2) plus the window's growth per ACK, sent back to back at the
         sender's NIC rate, ``r`` times the bottleneck's: a burst of ``b``
-        segments raises the queue by ``b − ⌊(b − 1)/r⌋`` while the link serves
-        the rest. The buffer holds ``B`` waiting and one in service, the
-        latter free for the share ``1 − ρ`` of the time the link is idle
-        (``ρ``: its load), so a burst arriving on the queue ``q`` overflows by
-        ``q + b − ⌊(b − 1)/r⌋ − (B + 1 − ρ)`` (Floyd & Jacobson's "phase
-        effects", 1991: with one- or two-packet buffers every increase is a
-        loss). In congestion avoidance a share of the ACKs (the growth per
-        ACK) carries one more segment. In slow start the window's growth
-        within an RTT also queues, as a train at ``1 + i`` times the rate it
-        drains (Hoe, SIGCOMM 1996): it ramps to the last RTT's growth, and
-        the part of it above the buffer's room is dropped, each ACK losing
-        its growth. A flow that opens sends its initial window as one burst.
-        Paced flows send no bursts.
+        segments raises the queue by ``b' = b − ⌊(b − 1)/r⌋`` while the link
+        serves the rest. The buffer holds ``B`` waiting and one in service.
+
+        * A link not yet full (no fluid queue; load ``ρ``) meets each burst
+          with the queue empty and the server free for the share ``1 − ρ``
+          of the time: a burst drops ``b' − (B + 1 − ρ)`` (with a buffer of
+          one or two packets every increase is a loss, as in the packet
+          engine). In congestion avoidance the share of ACKs that carries
+          the growth sends one segment more. In slow start the RTT's growth
+          also queues, as a train arriving ``1 + i`` times as fast as it
+          drains (Hoe, SIGCOMM 1996); the ACKs that meet the part of that
+          ramp above the buffer each lose their growth. A flow that opens
+          sends its initial window as one burst.
+        * A full link holds the fluid queue ``q`` as the mean of a sawtooth:
+          an ACK's burst lands ``a/2`` below it and peaks ``b'`` above that,
+          so pipe and buffer hold ``b' − a/2`` packets less than the fluid
+          model's; what goes beyond is dropped as the overflow is.
+
+        On an empty queue a burst loses its own tail (it arrives faster than
+        the bottleneck interleaves others' packets); at a full link what the
+        sawtooth's peak leaves full drops whatever arrives next, shared as an
+        overflow is (:meth:`_overflow_shares`). Paced flows send no bursts.
         """
-        scen = self.scen
+        scen, S = self.scen, self.S
         a = self.ack_segs
         clocked = self.sending & (x > 0)
         if self.paced:
             clocked &= self.pacing == np.inf
         if not any_(clocked) and not any_(self.fresh):
             return None
-        rho = np.minimum(A / self.C, 1.0)[scen]
-        room = (self.B + 1.0)[scen] - rho - q[scen]  # what a burst may add to the queue
         r = self.nic_ratio
+        full = q_need > 0  # per scenario: the fluid queue is not empty
+        rho = np.minimum(A / self.C, 1.0)
+        room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
 
-        def over(b):  # one burst of b segments: what does not fit
-            return np.clip(b - np.floor(np.maximum(b - 1.0, 0.0) / r) - room, 0.0, b)
+        def rise(b):  # how far a burst of b segments raises the queue
+            return b - np.floor(np.maximum(b - 1.0, 0.0) / r)
 
         n_ack = np.where(clocked, x * hf / a, 0.0)  # ACKs this step
         h_last = self.h_last[scen]
@@ -1411,26 +1451,35 @@ class FluidEngine:
         whole = np.floor(per_ack)
         frac = per_ack - whole
         lo = a + whole
-        drops = n_ack * ((1.0 - frac) * over(lo) + frac * over(lo + 1.0))
-        # slow start: the train of the RTT's growth ramps the queue up to it
-        ss = clocked & (self.cwnd < self.ssthresh) & (grow > 0)
-        if any_(ss):
-            ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # growth per RTT (segments)
-            top = np.maximum(ramp, q[scen])
-            b = a + per_ack
-            above = np.clip((top - q[scen] + b - np.floor((b - 1.0) / r) - room)
-                            / np.where(ramp > 0, ramp, 1.0), 0.0, 1.0)
-            drops = np.where(ss, np.maximum(drops, n_ack * per_ack * above), drops)
+        # a link not yet full: each burst on an empty queue
+        idle = clocked & ~full[scen]
+        drops = np.where(idle, n_ack * ((1.0 - frac) * np.clip(rise(lo) - room, 0.0, lo)
+                                        + frac * np.clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
+                         0.0)
+        ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
+        if any_(ss):  # slow start: the RTT's growth ramps the queue up
+            ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
+            above = np.clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
+                            0.0, 1.0)
+            drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if any_(self.fresh):  # an initial window, on the wire at once
             f = self.fresh
-            drops = np.where(f, over(np.where(f, self.cwnd, 0.0)), drops)
+            first = np.clip(rise(self.cwnd) - room, 0.0, self.cwnd)
+            drops = np.where(f & ~full[scen], first, drops)
             self.fresh[:] = False
+        # a full link: pipe and buffer hold the largest burst's peak less
+        busy = clocked & full[scen]
+        if any_(busy):
+            b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
+            short = np.zeros(S)
+            np.maximum.at(short, scen[busy], (rise(b) - 0.5 * a)[busy])
+            held = np.minimum(q_need, self.B)
+            level = np.where(full, np.clip(held - (self.B - short), 0.0, None), 0.0)
+            if any_(level > 0):
+                drops = drops + self._overflow_shares(level, x, A)
         if not any_(drops > 0):
             return None
-        # what a burst leaves full drops whatever arrives next, any flow's
-        # packet: the scenario's burst overflow is shared as an overflow is
-        total = np.bincount(scen, drops, self.S)
-        return np.minimum(self._overflow_shares(total, x, A), physical)
+        return np.minimum(drops, physical)
 
     def _overflow_shares(self, overflow: np.ndarray, x: np.ndarray,
                          A: np.ndarray) -> np.ndarray:
