@@ -9,8 +9,10 @@ from ..scenario import Scenario
 __all__ = ["weak_regimes", "SMALL_BUFFER", "SMALL_SHARE", "HEAVY_LOSS"]
 
 SMALL_BUFFER = 4
-"""A bottleneck buffer below this many packets is weak ground: the packet
-engine's bursts overflow it within an RTT, which a fluid model averages away."""
+"""A bottleneck buffer below this many packets is weak ground: the fluid
+model drops the bursts that overflow it by their size (an ACK's segments and
+the window's growth), which brings its utilisation near the packet engine's,
+but not by their timing, on which the flows' shares there hang."""
 
 SMALL_SHARE = 4
 """Pipe plus buffer per flow below this many packets is weak ground: such flows
@@ -31,8 +33,8 @@ def weak_regimes(sc: Scenario) -> list[str]:
     pipe = C * min(sc.flow_rtt(j) for j in range(len(sc.flows)))
     if buffer < SMALL_BUFFER:
         out.append(f"buffer of {buffer} packets: the fluid model is weak below "
-                   f"{SMALL_BUFFER} (bursts that overflow it are averaged away; "
-                   "docs/fluid.md)")
+                   f"{SMALL_BUFFER} for shares (its bursts are modelled by their size, "
+                   "not their timing; docs/fluid.md)")
     share = (pipe + buffer) / len(sc.flows)
     if share < SMALL_SHARE:
         out.append(f"{share:.3g} packets of pipe and buffer per flow: the fluid model is "
