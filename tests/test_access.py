@@ -163,14 +163,27 @@ def test_five_vegas_flows_started_at_one_instant_hold_the_band():
     # Five flows: each first segment waits behind at most one segment per flow ahead, so the
     # BaseRTT errors are at most n - 1 packets, and Low, Peterson & Wang's queue is at most
     # the band's n·(beta + 1) plus that; rates stay within the band's (beta + 1)/alpha. Without
-    # NICs: 42.3 packets and 7.6x (errors of whole initial windows). ns-3 3.44 measured 32
-    # packets and 3-4x here, which ccsim does not reproduce (docs/stack.md, "Vegas started at
-    # one instant": ns-3's SYN exchange staggers the windows, not modelled): measured 16.4
-    # packets and 1.00x.
+    # NICs: 42.3 packets and 7.6x (errors of whole initial windows). ns-3's 29-32 packets and
+    # 2-4x here come from its handshake, which sends the windows one after another, with its
+    # Vegas fed each ACK's sample (docs/stack.md, "Vegas started at one instant"); the Linux
+    # stack opens without a handshake: measured 16.4 packets and 1.00x.
     n, alpha, beta = 5, 2, 4
     queue, spread = vegas_together(n)
     assert n * (alpha - 1) <= queue <= n * (beta + 1) + (n - 1)
     assert spread < (beta + 1) / alpha
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n,ns3_queue,ns3_spread", [(2, 1.9, 1.00), (5, 9.7, 1.20)])
+def test_vegas_started_together_in_the_ns3_stack_is_near_ns3(n, ns3_queue, ns3_spread):
+    # ns-3 3.44 as shipped (benchmarks/ns3_vegas_together.py, 2026-11-27): its TcpVegas is
+    # handed the smoothed RTT, whose first value after the SYN-ACK's sample puts each
+    # flow's BaseRTT one packet time (1.5 ms) behind the last; its diff is segCwnd −
+    # ⌊segCwnd·BaseRTT/RTT⌋. The issue's target: the queue within 1.3x (+2 packets) and
+    # the fastest/slowest rate within 1.5x of ns-3's.
+    queue, spread = vegas_together(n, stack="ns3")
+    assert ns3_queue / 1.3 - 2 <= queue <= ns3_queue * 1.3 + 2
+    assert spread <= ns3_spread * 1.5
 
 
 def test_fluid_engine_adds_the_nics_packet_times_as_delay():

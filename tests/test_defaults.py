@@ -70,8 +70,9 @@ DEFAULTS = {
     # every-other-round growth as slow_start="paper"; Linux's diff, ⌊W·(RTT − BaseRTT)/BaseRTT⌋
     # in whole segments and µs, the paper's cwnd·(1 − BaseRTT/RTT) as diff_rule="paper".
     # Recovery is the paper's (Brakmo & Peterson §3.1), as the ns-2 studies of Lai & Yao ran it.
+    # On a loss Reno's ssthresh (tcp_vegas.c has no ssthresh of its own: tcp_reno_ssthresh).
     "vegas": ("vegas", {"alpha": 2.0, "beta": 4.0, "gamma": 1.0, "slow_start": "linux",
-                        "diff_rule": "linux"},
+                        "diff_rule": "linux", "loss_rule": "reno"},
               ["Brakmo", "Peterson", "tcp_vegas.c"]),
     # Fu & Liew, IEEE JSAC 2003; Linux tcp_veno.c: beta = 3 << V_PARAM_SHIFT (3 segments).
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),

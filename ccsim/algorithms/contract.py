@@ -132,7 +132,8 @@ class Loss(NamedTuple):
         kind: ``"fast"`` (duplicate ACKs / recovery trigger) or ``"timeout"``
             (retransmission timer expired).
         inflight: segments outstanding when the loss was detected (RFC 5681's
-            FlightSize, in segments).
+            FlightSize, in segments; with ``Scenario.loss_flight="pipe"``, the
+            ns-3 stack's, a fast recovery's RFC 6675 pipe instead).
         min_rtt: smallest RTT sample seen so far (s); ``inf`` before the first.
         srtt: smoothed RTT (s); ``nan`` before the first sample.
     """
