@@ -312,7 +312,8 @@ class CubicFluid(FluidLaw):
     state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
              "last_max": 0.0,
              "css_until": math.nan, "hystart_over": 0.0,
-             "round_end": math.nan, "round_rtt": math.inf}
+             "round_end": math.nan, "round_rtt": math.inf, "last_now": math.nan,
+             "last_rtt": math.nan}
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
@@ -382,8 +383,18 @@ class CubicFluid(FluidLaw):
         if not in_ss.any():  # (the usual step: nothing in slow start to test)
             return
         new_round = in_ss & ~(f.now < f.round_end)  # (NaN: the first round)
-        np.copyto(f.round_end, f.now + f.rtt, where=new_round)
-        np.copyto(f.round_rtt, f.rtt, where=new_round)
+        if new_round.any():
+            # the round began at the last one's end, between the last step and this
+            # one: its RTT there, between theirs (so that the step does not decide it)
+            start = np.where(f.round_end >= f.last_now, f.round_end, f.now)  # NaN: now
+            span = f.now - f.last_now
+            w = np.where(span > 0, (start - f.last_now) / np.where(span > 0, span, 1.0), 1.0)
+            rtt0 = np.where(np.isnan(f.last_rtt), f.rtt, f.last_rtt + w * (f.rtt - f.last_rtt))
+            end = start + rtt0
+            np.copyto(f.round_end, np.where(end > f.now, end, f.now + f.rtt), where=new_round)
+            np.copyto(f.round_rtt, rtt0, where=new_round)
+        np.copyto(f.last_now, f.now, where=in_ss)
+        np.copyto(f.last_rtt, f.rtt, where=in_ss)
         thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
         stop = (in_ss & (f.hystart_over == 0.0)
                 & (before >= HYSTART_LOW_WINDOW) & (f.round_rtt > f.min_rtt + thresh))
