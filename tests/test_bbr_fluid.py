@@ -9,17 +9,12 @@ import numpy as np
 import ccsim
 from ccsim.algorithms.bbr import Bbr, BbrFluid
 from ccsim.algorithms.fluid import FlowArrays
+from fluid_arrays import BBR_FLOW, flow_arrays
 from ccsim.fluid.engine import FluidEngine
 
 
 def arrays(law: BbrFluid, n: int = 1, **values) -> FlowArrays:
-    f = FlowArrays()
-    base = dict(cwnd=50.0, ssthresh=math.inf, pacing=math.inf, h=0.001, now=3.0, rtt=0.05,
-                base_rtt=0.04, min_rtt=0.04, srtt=0.05, rate=800.0, acked=0.0, delivered=5000.0,
-                inflight=50.0, lost=0.0, lost_inflight=0.0, marked=0.0, mss=1448.0)
-    for name, value in {**base, **law.state, **values}.items():
-        setattr(f, name, np.full(n, float(value)))
-    return f
+    return flow_arrays(law, n, **{**BBR_FLOW, **values})
 
 
 def startup_flow(law, **values):

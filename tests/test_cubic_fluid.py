@@ -8,16 +8,14 @@ import numpy as np
 
 from ccsim import algorithms
 from ccsim.algorithms.fluid import FlowArrays
+from fluid_arrays import flow_arrays
 
 
 def slow_starting(law, **values) -> FlowArrays:
-    f = FlowArrays()
-    base = dict(cwnd=20.0, ssthresh=math.inf, pacing=math.inf, h=0.005, now=0.0, rtt=0.041,
-                base_rtt=0.04, min_rtt=0.04, srtt=0.041, rate=500.0, acked=2.5,
-                delivered=100.0, inflight=20.0, mss=1448.0)
-    for name, value in {**base, **law.state, **values}.items():
-        setattr(f, name, np.full(1, float(value)))
-    return f
+    return flow_arrays(law, **{**dict(cwnd=20.0, ssthresh=math.inf, pacing=math.inf, h=0.005,
+                                      now=0.0, rtt=0.041, base_rtt=0.04, min_rtt=0.04,
+                                      srtt=0.041, rate=500.0, acked=2.5, delivered=100.0,
+                                      inflight=20.0, mss=1448.0), **values})
 
 
 def step(law, f, now, rtt):
