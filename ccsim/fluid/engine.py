@@ -1446,7 +1446,11 @@ class FluidEngine:
 
         n_ack = np.where(clocked, x * hf / a, 0.0)  # ACKs this step
         h_last = self.h_last[scen]
-        grow = self.growth * np.where(h_last > 0, hf / h_last, 0.0)  # growth this step
+        # growth this step, of the window that limits what is sent: a window
+        # held by the receiver (or the path's cap) sends no more as cwnd grows
+        cap, cwnd = self.path_cap, self.cwnd
+        sent_growth = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        grow = sent_growth * np.where(h_last > 0, hf / h_last, 0.0)
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
         whole = np.floor(per_ack)
         frac = per_ack - whole
