@@ -44,7 +44,7 @@ HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _ns3 import run_worker  # noqa: E402 — after the path it lives on
+from _ns3 import DUMBBELL_CPP, run_worker  # noqa: E402 — after the path it lives on
 
 PAIRS = (("reno", "cubic"), ("reno", "bic"), ("reno", "scalable"), ("reno", "illinois"),
          ("reno", "highspeed"), ("reno", "hybla"), ("reno", "westwood"), ("reno", "vegas"))
@@ -57,14 +57,7 @@ NS3_CLASS = {"reno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "bic": "ns3::T
 
 TARGET = 0.07  # each pair's flow-1 share within 7 points of ns-3's
 
-_NS3_CPP = r"""
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
-#include "ns3/traffic-control-module.h"
-
+_NS3_CPP = DUMBBELL_CPP + r"""
 namespace ccsim_shares {
 using namespace ns3;
 
@@ -75,60 +68,14 @@ void Build(double duration, std::string first, std::string second, uint32_t buff
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
 
-    NodeContainer senders, receivers, routers;
-    senders.Create(2);
-    receivers.Create(2);
-    routers.Create(2);
-    InternetStackHelper stack;
-    stack.InstallAll();
+    ccsim_ns3::Dumbbell d = ccsim_ns3::BuildDumbbell(2, "10Mbps", "9998us", bufferPackets);
     std::string classes[2] = {first, second};
     for (uint32_t i = 0; i < 2; ++i) {
         std::ostringstream path;
-        path << "/NodeList/" << senders.Get(i)->GetId() << "/$ns3::TcpL4Protocol/SocketType";
+        path << "/NodeList/" << d.senders.Get(i)->GetId() << "/$ns3::TcpL4Protocol/SocketType";
         Config::Set(path.str(), TypeIdValue(TypeId::LookupByName(classes[i])));
     }
-
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-    access.SetChannelAttribute("Delay", StringValue("1us"));
-    PointToPointHelper bottleneck;
-    bottleneck.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
-    bottleneck.SetChannelAttribute("Delay", StringValue("9998us"));
-    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-                        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, bufferPackets)));
-
-    Ipv4AddressHelper addresses;
-    NetDeviceContainer b = bottleneck.Install(routers.Get(0), routers.Get(1));
-    addresses.SetBase("10.0.0.0", "255.255.255.0");
-    addresses.Assign(b);
-    TrafficControlHelper tch;
-    tch.Uninstall(b.Get(0));
-
-    std::vector<Ipv4Address> destinations;
-    for (uint32_t i = 0; i < 2; ++i) {
-        NetDeviceContainer s = access.Install(senders.Get(i), routers.Get(0));
-        NetDeviceContainer r = access.Install(routers.Get(1), receivers.Get(i));
-        std::ostringstream left, right;
-        left << "10.1." << i << ".0";
-        right << "10.2." << i << ".0";
-        addresses.SetBase(left.str().c_str(), "255.255.255.0");
-        addresses.Assign(s);
-        addresses.SetBase(right.str().c_str(), "255.255.255.0");
-        destinations.push_back(addresses.Assign(r).GetAddress(1));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    for (uint32_t i = 0; i < 2; ++i) {
-        uint16_t port = 5000 + i;
-        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(destinations[i], port));
-        source.SetAttribute("MaxBytes", UintegerValue(0));
-        source.SetAttribute("SendSize", UintegerValue(1448));
-        source.Install(senders.Get(i)).Start(Seconds(0));
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        g_sinks.Add(sink.Install(receivers.Get(i)));
-    }
-    g_sinks.Start(Seconds(0));
+    ccsim_ns3::StartBulkFlows(d, g_sinks);
     Simulator::Stop(Seconds(duration));
 }
 

@@ -64,7 +64,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _ns3 import run_worker  # noqa: E402 — after the path it lives on
+from _ns3 import DUMBBELL_CPP, run_worker  # noqa: E402 — after the path it lives on
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -86,14 +86,7 @@ print(json.dumps({"wall": wall, "cpu": cpu, "packets": int(res.metrics["data_pac
 """
 
 # The ns-3 scenario in C++, compiled by cppyy's JIT (cling) in the subprocess.
-_NS3_CPP = r"""
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
-#include "ns3/traffic-control-module.h"
-
+_NS3_CPP = DUMBBELL_CPP + r"""
 namespace ccsim_bench {
 using namespace ns3;
 
@@ -116,62 +109,17 @@ void Build(double duration, uint32_t delAckCount, uint32_t bufferPackets) {
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(delAckCount));
 
-    NodeContainer senders, receivers, routers;
-    senders.Create(2);
-    receivers.Create(2);
-    routers.Create(2);
-    InternetStackHelper stack;
-    stack.InstallAll();
-
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-    access.SetChannelAttribute("Delay", StringValue("1us"));
-    PointToPointHelper bottleneck;
-    bottleneck.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
-    bottleneck.SetChannelAttribute("Delay", StringValue("9998us"));
-    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-                        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, bufferPackets)));
-
-    Ipv4AddressHelper addresses;
-    NetDeviceContainer b = bottleneck.Install(routers.Get(0), routers.Get(1));
-    addresses.SetBase("10.0.0.0", "255.255.255.0");
-    addresses.Assign(b);  // installs the default root queue disc (FqCoDel) ...
-    TrafficControlHelper tch;
-    tch.Uninstall(b.Get(0));  // ... removed: the device's drop-tail is the buffer
-
-    std::vector<Ipv4Address> destinations;
-    for (uint32_t i = 0; i < 2; ++i) {
-        NetDeviceContainer s = access.Install(senders.Get(i), routers.Get(0));
-        NetDeviceContainer r = access.Install(routers.Get(1), receivers.Get(i));
-        std::ostringstream left, right;
-        left << "10.1." << i << ".0";
-        right << "10.2." << i << ".0";
-        addresses.SetBase(left.str().c_str(), "255.255.255.0");
-        addresses.Assign(s);
-        addresses.SetBase(right.str().c_str(), "255.255.255.0");
-        destinations.push_back(addresses.Assign(r).GetAddress(1));
-        s.Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&OnSenderTx));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    b.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnBottleneckTx));
-    Ptr<QueueBase> queue = DynamicCast<PointToPointNetDevice>(b.Get(0))->GetQueue();
+    ccsim_ns3::Dumbbell d = ccsim_ns3::BuildDumbbell(2, "100Mbps", "9998us", bufferPackets);
+    for (uint32_t i = 0; i < 2; ++i)
+        d.senderLinks[i].Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&OnSenderTx));
+    d.bottleneck.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnBottleneckTx));
+    Ptr<QueueBase> queue = DynamicCast<PointToPointNetDevice>(d.bottleneck.Get(0))->GetQueue();
     queue->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnBacklog));
     queue->TraceConnectWithoutContext("Drop", MakeCallback(&OnQueueDrop));
-    routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
+    d.routers.Get(0)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
         "TcDrop", MakeCallback(&OnTcDrop));
 
-    for (uint32_t i = 0; i < 2; ++i) {
-        uint16_t port = 5000 + i;
-        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(destinations[i], port));
-        source.SetAttribute("MaxBytes", UintegerValue(0));
-        source.SetAttribute("SendSize", UintegerValue(1448));
-        source.Install(senders.Get(i)).Start(Seconds(0));
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        g_sinks.Add(sink.Install(receivers.Get(i)));
-    }
-    g_sinks.Start(Seconds(0));
+    ccsim_ns3::StartBulkFlows(d, g_sinks);
     Simulator::Stop(Seconds(duration));
 }
 

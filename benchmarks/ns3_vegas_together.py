@@ -34,16 +34,9 @@ HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _ns3 import run_worker  # noqa: E402 — after the path it lives on
+from _ns3 import DUMBBELL_CPP, run_worker  # noqa: E402 — after the path it lives on
 
-_NS3_CPP = r"""
-#include "ns3/applications-module.h"
-#include "ns3/core-module.h"
-#include "ns3/internet-module.h"
-#include "ns3/network-module.h"
-#include "ns3/point-to-point-module.h"
-#include "ns3/traffic-control-module.h"
-
+_NS3_CPP = DUMBBELL_CPP + r"""
 namespace ccsim_vegas {
 using namespace ns3;
 
@@ -117,57 +110,12 @@ void Build(uint32_t n, double duration, double traceUntil, double rttAlpha) {
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(1 << 26));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(1 << 26));
 
-    NodeContainer senders, receivers, routers;
-    senders.Create(n);
-    receivers.Create(n);
-    routers.Create(2);
-    InternetStackHelper stack;
-    stack.InstallAll();
-
-    PointToPointHelper access;
-    access.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-    access.SetChannelAttribute("Delay", StringValue("1us"));
-    PointToPointHelper bottleneck;
-    bottleneck.SetDeviceAttribute("DataRate", StringValue("10Mbps"));
-    bottleneck.SetChannelAttribute("Delay", StringValue("24998us"));
-    bottleneck.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize",
-                        QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, 300)));
-
-    Ipv4AddressHelper addresses;
-    NetDeviceContainer b = bottleneck.Install(routers.Get(0), routers.Get(1));
-    addresses.SetBase("10.0.0.0", "255.255.255.0");
-    addresses.Assign(b);
-    TrafficControlHelper tch;
-    tch.Uninstall(b.Get(0));
-    g_queue = DynamicCast<PointToPointNetDevice>(b.Get(0))->GetQueue();
-
-    std::vector<Ipv4Address> destinations;
-    for (uint32_t i = 0; i < n; ++i) {
-        NetDeviceContainer s = access.Install(senders.Get(i), routers.Get(0));
-        NetDeviceContainer r = access.Install(routers.Get(1), receivers.Get(i));
-        std::ostringstream left, right;
-        left << "10.1." << i << ".0";
-        right << "10.2." << i << ".0";
-        addresses.SetBase(left.str().c_str(), "255.255.255.0");
-        addresses.Assign(s);
-        addresses.SetBase(right.str().c_str(), "255.255.255.0");
-        destinations.push_back(addresses.Assign(r).GetAddress(1));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-
-    for (uint32_t i = 0; i < n; ++i) {
-        uint16_t port = 5000 + i;
-        BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(destinations[i], port));
-        source.SetAttribute("MaxBytes", UintegerValue(0));
-        source.SetAttribute("SendSize", UintegerValue(1448));
-        source.Install(senders.Get(i)).Start(Seconds(0));
-        PacketSinkHelper sink("ns3::TcpSocketFactory",
-                              InetSocketAddress(Ipv4Address::GetAny(), port));
-        g_sinks.Add(sink.Install(receivers.Get(i)));
-        if (traceUntil > 0)
-            Simulator::Schedule(MicroSeconds(1), &Label, senders.Get(i)->GetId(), i);
-    }
-    g_sinks.Start(Seconds(0));
+    ccsim_ns3::Dumbbell d = ccsim_ns3::BuildDumbbell(n, "10Mbps", "24998us", 300);
+    g_queue = DynamicCast<PointToPointNetDevice>(d.bottleneck.Get(0))->GetQueue();
+    ccsim_ns3::StartBulkFlows(d, g_sinks);
+    if (traceUntil > 0)
+        for (uint32_t i = 0; i < n; ++i)
+            Simulator::Schedule(MicroSeconds(1), &Label, d.senders.Get(i)->GetId(), i);
     Simulator::Schedule(Seconds(duration - 20), &At40);
     Simulator::Stop(Seconds(duration));
 }
