@@ -657,11 +657,7 @@ class FluidEngine:
 
         # the bottleneck: the queue that the data physically in flight implies
         inflight = self.outstanding
-        target = np.minimum(self.cwnd, self.path_cap)
-        if self.paced:
-            # a paced flow: rate × RTT of data physically in flight, beside what
-            # was lost unseen (pacing spaces sending; only cwnd counts those)
-            target = np.minimum(target, self.pacing * self.tau + self.ghost)
+        target = self._window()
         if self.rec_old_any:  # a recovery's window: until the flow sends new data
             self.rec_old &= (target * self.sending <= inflight) & (tf < self.rec_until)
             self.rec_old_any = bool(any_(self.rec_old))
@@ -688,20 +684,15 @@ class FluidEngine:
         q_new = np.minimum(q_need, self.B)
         tau = self.tau
         np.add(self.d, (q_new / C)[scen], out=tau)
-        x = physical / tau
-        if self.paced:
-            np.minimum(x, self.pacing, out=x)
-        A = np.bincount(scen, x, self.S)
+        x = np.empty_like(physical)
+        A = self._arrivals(physical, tau, x)
         overflow = q_need - self.B
         if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
             dropped = np.minimum(self._overflow_shares(overflow, x, A), physical)
             self.ghost += dropped
             physical -= dropped
-            np.divide(physical, tau, out=x)
-            if self.paced:
-                np.minimum(x, self.pacing, out=x)
-            A = np.bincount(scen, x, self.S)
+            A = self._arrivals(physical, tau, x)
         else:
             dropped = None
         burst = self._burst_drops(q_need, physical, x, A, hf, tau)
@@ -710,10 +701,7 @@ class FluidEngine:
             self.ghost += burst
             physical -= burst
             dropped = burst if dropped is None else dropped + burst
-            np.divide(physical, tau, out=x)
-            if self.paced:
-                np.minimum(x, self.pacing, out=x)
-            A = np.bincount(scen, x, self.S)
+            A = self._arrivals(physical, tau, x)
         overflowed = dropped  # overflow and bursts: sent with the buffer full
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
@@ -837,6 +825,25 @@ class FluidEngine:
             self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
+    def _window(self) -> np.ndarray:
+        """What each flow keeps in flight while it sends (segments): its
+        window within the path's cap; a paced flow no more than rate × RTT of
+        data physically in flight, beside what it lost unseen (pacing spaces
+        sending; only cwnd counts those)."""
+        window = np.minimum(self.cwnd, self.path_cap)
+        if self.paced:
+            window = np.minimum(window, self.pacing * self.tau + self.ghost)
+        return window
+
+    def _arrivals(self, physical: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Each flow's arrival rate at the queue, into ``x`` (packets/s): what
+        it has physically in flight over its RTT, a paced flow's no faster
+        than it paces. Returns their sum per scenario."""
+        np.divide(physical, tau, out=x)
+        if self.paced:
+            np.minimum(x, self.pacing, out=x)
+        return np.bincount(self.scen, x, self.S)
+
     def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
                     tau: np.ndarray) -> None:
         """Scale the step's growth ``grown`` (in place, and ``cwnd`` with it) of
@@ -936,8 +943,7 @@ class FluidEngine:
             self.end_time[stopping] = self.stop[stopping]
         active = self.started & ~self.done & woke
         # a sending flow has its whole window out: that is its FlightSize
-        window = np.minimum(np.minimum(self.cwnd, self.path_cap),
-                            self.pacing * self.tau + self.ghost)
+        window = self._window()
         inflight = self.outstanding
         np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
                                      np.maximum(inflight, window), inflight))
@@ -1364,8 +1370,7 @@ class FluidEngine:
             # sender's when the echo arrives (the step's ACKs freed part of it
             # here); what stays in flight is unchanged: the reduction sends nothing
             kept = self.outstanding.copy()
-            window = np.minimum(np.minimum(self.cwnd, self.path_cap),
-                                self.pacing * self.tau + self.ghost)
+            window = self._window()
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
             for g in self.groups:
                 m = react[g.lo:g.hi]
