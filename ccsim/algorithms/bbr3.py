@@ -81,7 +81,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, EcnEcho, Loss, RttSample
-from .bbr import DRAIN, PROBE_BW, PROBE_RTT, SEND_QUANTUM, STARTUP, Bbr, BbrFluid
+from .bbr import _MODES, DRAIN, PROBE_BW, PROBE_RTT, SEND_QUANTUM, STARTUP, Bbr, BbrFluid
 from .fluid import FlowArrays, FluidLaw, any_
 from .contract import RecoveryState
 from .registry import register
@@ -440,7 +440,8 @@ class Bbr3(Bbr):
 
 
 _PHASES = {DOWN: 0.0, CRUISE: 1.0, REFILL: 2.0, UP: 3.0}
-_MODE_STARTUP, _MODE_DRAIN, _MODE_PROBE_BW, _MODE_PROBE_RTT = 0.0, 1.0, 2.0, 3.0
+_MODE_STARTUP, _MODE_DRAIN, _MODE_PROBE_BW, _MODE_PROBE_RTT = (
+    _MODES[STARTUP], _MODES[DRAIN], _MODES[PROBE_BW], _MODES[PROBE_RTT])  # BbrFluid's codes
 
 
 class Bbr3Fluid(BbrFluid):
@@ -463,8 +464,7 @@ class Bbr3Fluid(BbrFluid):
     * ProbeRTT when the 5-s minimum expired: half a BDP for 200 ms and a
       round, then CRUISE;
     * the window capped by the bounds (less ``headroom`` in CRUISE and
-      ProbeRTT), never below 4 segments.
-
+      ProbeRTT), never below 4 segments;
     * pacing from ``2.77 · cwnd / srtt`` at the first RTT sample (``inf``
       before) and, before the pipe is full, never lower (as the class).
 
@@ -513,7 +513,7 @@ class Bbr3Fluid(BbrFluid):
         self._phase(f, m, DOWN, now)
 
     def _probing(self, f: FlowArrays) -> np.ndarray:
-        return (f.mode == _MODE_STARTUP) | ((f.mode == _MODE_PROBE_BW) & (f.phase >= 2.0))
+        return (f.mode == _MODE_STARTUP) | ((f.mode == _MODE_PROBE_BW) & (f.phase >= _PHASES[REFILL]))
 
     def _raise_slope(self, f: FlowArrays, m: np.ndarray) -> None:
         growth = np.exp2(f.up_rounds)
@@ -666,7 +666,7 @@ class Bbr3Fluid(BbrFluid):
                 f.pacing_gain[empty] = cc.high_gain
                 f.gain[empty] = STARTUP_CWND_GAIN
         # -- UP: raise the long-term bound while the window is at it -----------------
-        upm = act & (f.mode == _MODE_PROBE_BW) & (f.phase == 3.0)
+        upm = act & (f.mode == _MODE_PROBE_BW) & (f.phase == _PHASES[UP])
         if any_(upm):
             self._raise_slope(f, upm & started)
             at = upm & np.isfinite(f.infl_lt) & (f.cwnd >= f.infl_lt)
@@ -693,7 +693,7 @@ class Bbr3Fluid(BbrFluid):
                         np.where((f.cwnd < target) | (f.delivered < f.prior_cwnd),
                                  doubled, f.cwnd))
         probe_bw = f.mode == _MODE_PROBE_BW
-        cap = np.where(probe_bw & (f.phase != 1.0), f.infl_lt,
+        cap = np.where(probe_bw & (f.phase != _PHASES[CRUISE]), f.infl_lt,
                        np.where(probe_bw | (f.mode == _MODE_PROBE_RTT), self._headroom(f), np.inf))
         cap = np.maximum(np.minimum(cap, f.infl_st), cc.min_target)
         cwnd = np.where(f.mode == _MODE_PROBE_RTT, np.minimum(f.cwnd, floor), cwnd)
