@@ -217,13 +217,12 @@ class CopaFluid(FluidLaw):
              "low": math.inf, "high": 0.0, "low_prev": math.nan, "high_prev": math.nan}
 
     def grow(self, f: FlowArrays) -> None:
-        cc = self.cc
         live = (f.h > 0) & (f.acked > 0)
         if not live.any():
             return
         fresh = np.isnan(f.inv_delta)
         if fresh.any():
-            f.inv_delta[fresh] = np.broadcast_to(1.0 / cc.delta, f.inv_delta.shape)[fresh]
+            f.inv_delta[fresh] = self._default_inv_delta(f)[fresh]
         dq = f.rtt - np.minimum(f.min_rtt, f.rtt)
         held = np.where(f.h > 0, f.rate * dq, 0.0)  # this flow's packets in the queue
         n = int(f.scenario.max()) + 1
@@ -256,6 +255,11 @@ class CopaFluid(FluidLaw):
         f.ssthresh[fell] = np.maximum(np.minimum(f.ssthresh, f.cwnd), MIN_SSTHRESH)[fell]
         np.copyto(f.pacing, np.where(live, PACING_GAIN * f.cwnd / f.rtt, f.pacing))
 
+    def _default_inv_delta(self, f: FlowArrays) -> np.ndarray:
+        """``1/delta`` per flow (packets: the target rate is ``(1/δ)/d_q``),
+        default mode's and competitive mode's floor."""
+        return np.broadcast_to(1.0 / self.cc.delta, f.cwnd.shape)
+
     def _end_round(self, f: FlowArrays, e: np.ndarray) -> None:
         """Velocity and mode, once per RTT, as :meth:`Copa._end_round`."""
         later = e & ~np.isnan(f.round_end)
@@ -273,7 +277,7 @@ class CopaFluid(FluidLaw):
         low = np.minimum(f.low, f.low_prev)
         high = np.maximum(f.high, f.high_prev)
         empty = low < EMPTY_FRACTION * high
-        base = np.broadcast_to(1.0 / self.cc.delta, f.cwnd.shape)
+        base = self._default_inv_delta(f)
         calm = decide & empty
         f.competing[calm] = 0.0
         f.inv_delta[calm] = base[calm]
@@ -296,7 +300,7 @@ class CopaFluid(FluidLaw):
         f.velocity[m] = 1.0
         f.same[m] = 0.0
         f.lost[m] = 1.0
-        base = np.broadcast_to(1.0 / self.cc.delta, f.cwnd.shape)
+        base = self._default_inv_delta(f)
         halve = m & (f.competing > 0)
         f.inv_delta[halve] = np.maximum(f.inv_delta[halve] / 2.0, base[halve])
 

@@ -40,8 +40,9 @@ Then:
 * on loss: Reno's, ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4);
   with ``loss_rule="ns3"``, ns-3's ``TcpVegas::GetSsThresh``,
   ``ssthresh = max(min(ssthresh, cwnd − 1), 2)`` (tcp-vegas.cc, 3.44), which
-  the recovery then brings ``cwnd`` down to; after a timeout ``cwnd = 1`` and ``BaseRTT`` is forgotten (Linux: the
-  retransmission leaves with nothing in flight, ``CA_EVENT_TX_START``, and
+  the recovery then brings ``cwnd`` down to; after a timeout ``cwnd = 1``
+  and ``BaseRTT`` is forgotten (Linux: the retransmission leaves with
+  nothing in flight, ``CA_EVENT_TX_START``, and
   ``tcp_vegas_init`` resets it). The next ACK outside recovery begins a
   fresh round (Linux re-enables Vegas when the connection is back in Open
   state).
