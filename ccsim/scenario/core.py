@@ -118,8 +118,9 @@ class Scenario:
             the flow's start; its RTT is the estimator's first sample. A SYN
             a queue drops is sent again after ``initial_rto``, doubled at each
             try, and gives no sample (Karn). Flows opened together leave the
-            bottleneck one SYN time apart, as ns-3's do. ns-3: on; Linux
-            (for now) and ns-2: off. The fluid engine has no handshake.
+            bottleneck one SYN time apart, as ns-3's do. ns-3: on; ns-2: off;
+            Linux: off, a flow starting on an established connection as iperf3
+            times its tests (docs/stack.md). The fluid engine has no handshake.
         loss_flight: the flight a fast recovery hands the window law
             (``Loss.inflight``, which Reno's rule halves): ``"flight"``,
             RFC 5681's FlightSize ``snd.nxt − snd.una`` (Linux, ns-2), or
