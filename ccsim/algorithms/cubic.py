@@ -315,12 +315,15 @@ class CubicFluid(FluidLaw):
              "round_end": math.nan, "round_rtt": math.inf, "last_now": math.nan,
              "last_rtt": math.nan}
 
-    def grow(self, f: FlowArrays) -> None:
-        cc = self.cc
-        if cc.friendly_per_ack:
+    def __init__(self, cc: Cubic) -> None:
+        if np.any(cc.friendly_per_ack):  # refused once, as the batch is built
             from ..errors import ScenarioError
             raise ScenarioError("params.friendly_per_ack", True, "False in the fluid engine",
                                 "it grows W_est per segment; use mode='packet'")
+        super().__init__(cc)
+
+    def grow(self, f: FlowArrays) -> None:
+        cc = self.cc
         before = f.cwnd.copy()
         h_ca = f.slow_start()
         if cc.hystart and cc.hystart_variant == "linux":
