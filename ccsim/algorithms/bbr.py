@@ -327,7 +327,8 @@ class Bbr(CongestionControl):
         return cwnd + max(self.prior_cwnd - cwnd, self.min_target - cwnd, 0.0)
 
 
-_MODES = {STARTUP: 0.0, DRAIN: 1.0, PROBE_BW: 2.0, PROBE_RTT: 3.0}
+FLUID_MODES = {STARTUP: 0.0, DRAIN: 1.0, PROBE_BW: 2.0, PROBE_RTT: 3.0}
+"""Each mode's code in the fluid laws' ``mode`` array (BBR v1's and v3's)."""
 _CYCLE = np.array(PACING_GAIN_CYCLE)
 
 
@@ -402,7 +403,7 @@ class BbrFluid(FluidLaw):
         return np.where(known, f.btl_bw * np.where(known, f.rt_prop, 0.0), f.cwnd)
 
     def _set(self, f: FlowArrays, m: np.ndarray, mode: str, pacing_gain, gain) -> None:
-        f.mode[m] = _MODES[mode]
+        f.mode[m] = FLUID_MODES[mode]
         f.pacing_gain[m] = pacing_gain if np.isscalar(pacing_gain) else pacing_gain[m]
         f.gain[m] = gain
 
@@ -535,7 +536,7 @@ class BbrFluid(FluidLaw):
         delivered (``snd_una`` past ``high_seq``), when ``cwnd`` returns to
         at least the saved window (``bbr_set_cwnd_to_recover_or_restore``)."""
         f.ssthresh[m] = self.ssthresh_after(f, m, kind)
-        open_ = m & ~np.isfinite(f.loss_end) & (f.mode != _MODES[PROBE_RTT])
+        open_ = m & ~np.isfinite(f.loss_end) & (f.mode != FLUID_MODES[PROBE_RTT])
         np.copyto(f.prior_cwnd, np.where(open_, f.cwnd, np.maximum(f.prior_cwnd, f.cwnd)),
                   where=m)
         if kind == "timeout":

@@ -81,7 +81,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, EcnEcho, Loss, RttSample
-from .bbr import _MODES, DRAIN, PROBE_BW, PROBE_RTT, SEND_QUANTUM, STARTUP, Bbr, BbrFluid
+from .bbr import DRAIN, FLUID_MODES, PROBE_BW, PROBE_RTT, SEND_QUANTUM, STARTUP, Bbr, BbrFluid
 from .fluid import FlowArrays, FluidLaw, any_
 from .contract import RecoveryState
 from .registry import register
@@ -441,7 +441,7 @@ class Bbr3(Bbr):
 
 _PHASES = {DOWN: 0.0, CRUISE: 1.0, REFILL: 2.0, UP: 3.0}
 _MODE_STARTUP, _MODE_DRAIN, _MODE_PROBE_BW, _MODE_PROBE_RTT = (
-    _MODES[STARTUP], _MODES[DRAIN], _MODES[PROBE_BW], _MODES[PROBE_RTT])  # BbrFluid's codes
+    FLUID_MODES[STARTUP], FLUID_MODES[DRAIN], FLUID_MODES[PROBE_BW], FLUID_MODES[PROBE_RTT])
 
 
 class Bbr3Fluid(BbrFluid):
