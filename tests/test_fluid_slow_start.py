@@ -84,3 +84,23 @@ def test_detection_an_rtt_after_the_first_overflow():
     rtt = e.d[0] + e.B[0] / e.C[0]
     # the crossing is known to a step (a quarter RTT) at most
     assert detected - crossed == pytest.approx(rtt, abs=0.25 * rtt)
+
+
+def test_recovery_of_an_overshoot_lasts_while_its_holes_are_resent():
+    """Reno's slow-start overshoot loses about pipe + buffer (1008) segments;
+    PRR resends them at the ACK clock's rate (8333/s) behind a full queue, so
+    the recovery ends about 0.12 s + an RTT after it began, as the packet
+    engine's does (there 0.36 s, a resent segment lost once more, and the
+    next recovery begins as it ends); the fluid engine's used to end after
+    one RTT (0.12 s), its window growing again while the packet engine's was
+    still repairing."""
+    ev = ccsim.run(_lone(duration="0.8s")).events
+    ev = ev[ev.event.isin(["recovery", "recovered"])]
+    began, ended = float(ev.time.iloc[0]), float(ev.time.iloc[1])
+    e = FluidEngine([_lone(duration="0.35s")], traces=False)
+    while e._step() and not e.ssthresh[0] < np.inf:
+        pass
+    length = float(e.rec_until[0] - e.t[0])
+    rtt = e.d[0] + e.B[0] / e.C[0]
+    assert length > 1.8 * rtt
+    assert length <= ended - began + 0.25 * rtt

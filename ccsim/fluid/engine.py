@@ -1173,7 +1173,7 @@ class FluidEngine:
                                      np.minimum(self.cwnd[fi], self.ssthresh[fi]))
             rtts = self.multi_rtts[fi]
             rounds = np.where(rtts | self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
-            self.rec_until[fi] = tff + rounds * tau
+            self.rec_until[fi] = tff + rounds * tau + self._resend_time(fi, lf, rtts)
             # NewReno (RFC 6582, the "Impatient" variant the packet engine and
             # Linux follow) restarts the timer at the first partial ACK only:
             # a recovery of one RTT per hole that outlasts it ends in a timeout
@@ -1208,6 +1208,24 @@ class FluidEngine:
         self.lost[i] = 0.0
         self.loss_flight[i] = 0.0
         self.t_detect[i] = np.inf
+
+    def _resend_time(self, fi: np.ndarray, lost: np.ndarray, rtts: np.ndarray) -> np.ndarray:
+        """How much longer than an RTT a SACK-based recovery of the flows
+        ``fi`` (indices) lasts (s): it ends when the last of its ``lost``
+        retransmissions is acknowledged, and they go out at the rate its ACK
+        clock allows — PRR (RFC 6937, Linux) resends the first at once and
+        the rest at its delivery rate ``x``, scaled by ``ssthresh/RecoverFS``
+        while more than ``ssthresh`` is in flight — so the last leaves
+        ``(lost − 1)/x`` later (``RecoverFS/ssthresh`` times that). A
+        slow-start overshoot with a thousand holes takes two or three RTTs to
+        repair, not one; a single loss, one RTT. (NewReno and Reno count their
+        RTTs per hole already.)"""
+        x = self.rate[fi]
+        recover_fs = self.outstanding[fi]          # FlightSize at the loss's detection
+        ssthresh = np.maximum(self.ssthresh[fi], 1.0)
+        scale = np.where(recover_fs - lost > ssthresh, recover_fs / ssthresh, 1.0)
+        free = ~(rtts | self.multi_halve[fi]) & (x > 0) & (lost > 1.0)
+        return np.where(free, (lost - 1.0) / np.where(x > 0, x, 1.0) * scale, 0.0)
 
     def _rto(self, i: np.ndarray) -> np.ndarray:
         """The retransmission timeout now of the flows ``i`` (indices), before
