@@ -313,7 +313,7 @@ class CubicFluid(FluidLaw):
              "last_max": 0.0,
              "css_until": math.nan, "hystart_over": 0.0,
              "round_end": math.nan, "round_rtt": math.inf, "last_now": math.nan,
-             "last_rtt": math.nan}
+             "last_rtt": math.nan, "round_start": math.nan, "round_w": 0.0}
 
     def __init__(self, cc: Cubic) -> None:
         if np.any(cc.friendly_per_ack):  # refused once, as the batch is built
@@ -366,21 +366,32 @@ class CubicFluid(FluidLaw):
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
 
     def _hystart_linux(self, f: FlowArrays, before: np.ndarray) -> None:
-        """Linux's HyStart, delay test only, at the step's resolution. Each
-        round (an RTT, from Linux's ``bictcp_hystart_reset`` when the ACKs
-        pass ``end_seq``) takes its RTT as its first ACKs see it (Linux's
-        ``curr_rtt``, the smallest of the round's first eight samples: the
-        queue as the round begins); a flow in slow start with at least
-        ``HYSTART_LOW_WINDOW`` segments whose round RTT exceeds ``min_rtt +
-        clamp(min_rtt/8, 4 ms, 16 ms)`` sets ``ssthresh = cwnd``. The
-        ACK-train test is left out: it reads the spacing of single ACKs,
-        which a fluid step does not have (CDG's fluid law leaves it out for
-        the same reason), so the fluid engine leaves slow start later than
-        the packet engine where the ACK train fires first (cwnd near half the
-        path's BDP)."""
-        from .hystart import HYSTART_DELAY, HYSTART_DELAY_MAX, HYSTART_DELAY_MIN
+        """Linux's HyStart at the step's resolution. Each round (an RTT, from
+        Linux's ``bictcp_hystart_reset`` when the ACKs pass ``end_seq``)
+        starts with the window ``round_w`` and takes its RTT as its first ACKs
+        see it (Linux's ``curr_rtt``, the smallest of the round's first eight
+        samples: the queue as the round begins). A flow in slow start with at
+        least ``HYSTART_LOW_WINDOW`` segments leaves it (``ssthresh``):
 
-        if not self.cc.hystart_detect & HYSTART_DELAY:
+        * ACK train: the round's ACKs come back ``a`` segments apart at the
+          rate ``r`` the bottleneck serves the flow's data — the link's rate
+          while no queue stands (slow start sends each round as a burst,
+          served back to back), its share of the link's rate behind one. If
+          they are at most ``HYSTART_ACK_DELTA`` apart they form one train,
+          spanning ``round_w/r``; once that exceeds ``(min_rtt +
+          ack_delay)/2`` the train fires that long after the round began,
+          when its ACKs have added ``r·(min_rtt + ack_delay)/2`` to
+          ``round_w``: that window is ``ssthresh``. ``ack_delay`` is
+          :meth:`~ccsim.algorithms.hystart.HyStartLinux.ack_delay`.
+        * delay: the round's RTT exceeds ``min_rtt + clamp(min_rtt/8, 4 ms,
+          16 ms)``; ``ssthresh = cwnd``.
+        """
+        from .hystart import (ACK_DELAY_CAP, GSO_MAX_SIZE, HYSTART_ACK_DELTA,
+                              HYSTART_ACK_TRAIN, HYSTART_DELAY, HYSTART_DELAY_MAX,
+                              HYSTART_DELAY_MIN)
+
+        detect = self.cc.hystart_detect
+        if not detect & (HYSTART_DELAY | HYSTART_ACK_TRAIN):
             return
         in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
         if not in_ss.any():  # (the usual step: nothing in slow start to test)
@@ -396,13 +407,30 @@ class CubicFluid(FluidLaw):
             end = start + rtt0
             np.copyto(f.round_end, np.where(end > f.now, end, f.now + f.rtt), where=new_round)
             np.copyto(f.round_rtt, rtt0, where=new_round)
+            np.copyto(f.round_start, np.minimum(start, f.now), where=new_round)
+            np.copyto(f.round_w, before, where=new_round)
         np.copyto(f.last_now, f.now, where=in_ss)
         np.copyto(f.last_rtt, f.rtt, where=in_ss)
-        thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
-        stop = (in_ss & (f.hystart_over == 0.0)
-                & (before >= HYSTART_LOW_WINDOW) & (f.round_rtt > f.min_rtt + thresh))
-        f.ssthresh[stop] = f.cwnd[stop]
-        f.hystart_over[stop] = 1.0
+        looking = in_ss & (f.hystart_over == 0.0) & (before >= HYSTART_LOW_WINDOW)
+        if detect & HYSTART_ACK_TRAIN:
+            rate = np.where(f.queued, f.rate, f.capacity)   # segments/s at the bottleneck
+            pacing = 2.0 * f.cwnd * f.mss / np.where(f.srtt > 0, f.srtt, f.rtt)  # bytes/s
+            ack_delay = np.minimum(ACK_DELAY_CAP, 4.0 * GSO_MAX_SIZE / pacing)
+            thresh = (f.min_rtt + ack_delay) / 2.0
+            ok = rate > 0
+            train = (looking & ok & (f.ack_segs <= HYSTART_ACK_DELTA * rate)
+                     & (f.round_w > thresh * rate) & (f.now + f.h >= f.round_start + thresh))
+            if train.any():
+                at = np.maximum(f.round_w + rate * thresh, HYSTART_LOW_WINDOW)
+                f.ssthresh[train] = at[train]
+                np.copyto(f.cwnd, np.minimum(f.cwnd, at), where=train)
+                f.hystart_over[train] = 1.0
+                looking &= ~train
+        if detect & HYSTART_DELAY:
+            thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
+            stop = looking & (f.round_rtt > f.min_rtt + thresh)
+            f.ssthresh[stop] = f.cwnd[stop]
+            f.hystart_over[stop] = 1.0
 
     def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
         """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow

@@ -88,6 +88,7 @@ class FlowArrays:
         mss: segment size (bytes).
         capacity: the bottleneck's rate in force (segments/s), for laws whose
             window law reacts to a queue's swing the fluid model smooths away.
+        ack_segs: segments each ACK acknowledges (2 behind delayed ACKs).
         queued: whether the bottleneck held a queue over the step (bool):
             then the flow's ACKs come at its share of the link's rate, not
             at the rate it sent one RTT before (:meth:`ss_grown`).
@@ -118,7 +119,10 @@ class FlowArrays:
     mss: np.ndarray
     capacity: np.ndarray
     scenario: np.ndarray
-    queued: np.ndarray
+    #: (set by the engine; a hand-built FlowArrays reads an empty link and
+    #: one segment per ACK unless it sets them)
+    queued: np.ndarray | bool = False
+    ack_segs: np.ndarray | float = 1.0
 
     def ss_grown(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
         """The window after this step of growth by ``gain`` per acknowledged
