@@ -306,10 +306,16 @@ class FluidEngine:
 
         # propagation, and the hosts' NICs: a NIC at least as fast as every
         # link (the scenario's check) only delays each packet by its packet time,
-        # once at the sender and once at the receiver (the fluid has no bursts)
+        # once at the sender and once at the receiver (the fluid has no bursts);
+        # and each link's own packet time: a link stores a packet whole before
+        # it forwards it, so even an empty queue delays a data packet by its
+        # transmission at every link, the bottleneck's 1/C included (ACKs carry
+        # no data: none). Pipe and buffer then hold C·d + 1 + B, the packet in
+        # service beside the B waiting, as a packet-level queue does.
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
             0.0 if sc.flows[j].access_rate is None
-            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate))
+            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate)
+            + sum(sc.packet_size * 8.0 / link.rate for link in sc.links))
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
