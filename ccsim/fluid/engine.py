@@ -311,11 +311,16 @@ class FluidEngine:
         # it forwards it, so even an empty queue delays a data packet by its
         # transmission at every link, the bottleneck's 1/C included (ACKs carry
         # no data: none). Pipe and buffer then hold C·d + 1 + B, the packet in
-        # service beside the B waiting, as a packet-level queue does.
+        # service beside the B waiting, as a packet-level queue does. And the
+        # receiving delay (Scenario.ack_wait): uniform up to its bound, never
+        # before the segment before, which leaves the bottleneck at least a
+        # packet time earlier: half the bound on average (exactly so for the
+        # default bound, one packet time at the bottleneck)
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
             0.0 if sc.flows[j].access_rate is None
             else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate)
-            + sum(sc.packet_size * 8.0 / link.rate for link in sc.links))
+            + sum(sc.packet_size * 8.0 / link.rate for link in sc.links)
+            + 0.5 * sc.ack_wait)
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
@@ -331,6 +336,13 @@ class FluidEngine:
         self.dupthresh = np.array([
             max(r.dupthresh - (2 if stacks[e[1]][e[2]].limited_transmit else 0), 1)
             for r, e in zip(recs, entries)], float)
+        # RACK (RFC 8985 §6.2) finds a lost retransmission once data sent after
+        # it is delivered, so it is resent within the recovery, not by the timer
+        self.rack = np.array([r.detector is not None and r.detector.__name__ == "Rack"
+                              for r in recs])
+        # RFC 8985 §7: a tail loss probe sends that later data when the window has none
+        self.tlp = np.array([bool(stacks[e[1]][e[2]].tail_loss_probe) and r.uses_sack
+                             for r, e in zip(recs, entries)])
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
@@ -347,6 +359,10 @@ class FluidEngine:
         # (two behind delayed ACKs), and how much faster than the bottleneck
         # the sender's NIC puts a burst on the wire (inf: no NIC)
         self.ack_segs = np.array([2.0 if st.delayed_ack else 1.0 for st in flow_stacks])
+        self.delack_timeout = np.array([st.delayed_ack_timeout if st.delayed_ack else 0.0
+                                        for st in flow_stacks])
+        self.delack = bool(any_(self.ack_segs > 1.0))
+        self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
         self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
@@ -691,6 +707,8 @@ class FluidEngine:
         tau = self.tau
         np.add(self.d, (q_new / C)[scen], out=tau)
         x = np.empty_like(physical)
+        if self.delack:
+            self._held_acks(q_need, tau, tf)
         A = self._arrivals(physical, tau, x)
         overflow = q_need - self.B
         if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
@@ -846,9 +864,43 @@ class FluidEngine:
         it has physically in flight over its RTT, a paced flow's no faster
         than it paces. Returns their sum per scenario."""
         np.divide(physical, tau, out=x)
+        if self.delack:
+            np.multiply(x, self.hold, out=x)
         if self.paced:
             np.minimum(x, self.pacing, out=x)
         return np.bincount(self.scen, x, self.S)
+
+    def _held_acks(self, q_need: np.ndarray, tau: np.ndarray, tf: np.ndarray) -> None:
+        """How delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2: one ACK per two
+        segments, else on a timer) slow the ACK clock of a flow whose window
+        does not fill the link, into ``hold`` (its rate over ``window/RTT``).
+
+        Such a flow's window crosses the bottleneck as a train of back-to-back
+        pairs, one every RTT. The first segment of each pair waits at the
+        receiver for the second, one packet time ``1/C``; the pair its ACK
+        releases is sent back to back, so the second waits as long at the
+        bottleneck: each pair's round lasts ``τ + 1/C``. Of an odd window
+        (``cwnd`` counts whole segments), the last segment has no partner
+        until the next train: its ACK waits for the delayed-ACK timer ``T``
+        (Linux: 40 ms), or for that train if it comes first, ``τ − (w − 1)/C``
+        later. So ``w`` segments take ``(w − s)/(τ + 1/C) + s/(τ + min(T, gap))``
+        per second, ``s`` being 1 for an odd window. Where the link is full
+        a standing queue feeds it continuously and the clock is the link's;
+        in recovery the receiver acknowledges at once (out-of-order data)."""
+        hold = self.hold
+        hold.fill(1.0)
+        w = np.floor(np.minimum(self.cwnd, self.path_cap))
+        on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
+            & (q_need <= 0.0)[self.scen]
+        if not any_(on):
+            return
+        i = np.flatnonzero(on)
+        w, t, c = w[i], tau[i], self.cap_f[i]
+        odd = np.mod(w, 2.0)
+        gap = np.maximum(t - (w - 1.0) / c, 0.0)
+        wait = np.minimum(self.delack_timeout[i], gap)
+        rate = (w - odd) / (t + 1.0 / c) + odd / (t + wait)
+        hold[i] = rate * t / w
 
     def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
                     tau: np.ndarray) -> None:
@@ -1218,7 +1270,13 @@ class FluidEngine:
         repaired by the retransmission timer alone (as in the packet engine
         and Linux without RACK), so with probability ``1 − (1 − p)^resent``
         the flow falls silent until its timer, set when the recovery began
-        (at least one RTT ago), fires."""
+        (at least one RTT ago), fires. Under RACK (RFC 8985 §6.2; Linux's
+        default) a lost retransmission is marked lost once a segment sent
+        after it is delivered, and resent: the recovery lasts one RTT more,
+        its retransmission again at risk. That later segment is new data the
+        reduced window lets out (at least two segments: the retransmission
+        and one more) or, with tail loss probes (§7), the probe a PTO of two
+        smoothed RTTs later; with neither, the timer repairs it."""
         idx = np.flatnonzero(ended)
         resent = self.resent[idx]
         self.resent[idx] = 0.0
@@ -1233,6 +1291,17 @@ class FluidEngine:
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
+        rack = self.rack[hit] & ((self.cwnd[hit] >= 2.0) | self.tlp[hit])
+        if any_(rack):
+            ri = hit[rack]
+            # found an RTT after it was sent (or after the probe), then resent
+            probe = np.where(self.cwnd[ri] >= 2.0, 0.0, 2.0 * self.srtt[ri])
+            self.rec_until[ri] = tf[ri] + probe + self.tau[ri]
+            self.resent[ri] = 1.0
+            self.retransmits[ri] += 1.0
+            hit = hit[~rack]
+            if not hit.size:
+                return
         started = tf[hit] - self.tau[hit]  # the recovery began an RTT or more ago
         self.rto_until[hit] = np.maximum(tf[hit], started + self._rto(hit))
         self.rto_lost[hit] = 1.0
