@@ -88,6 +88,10 @@ are all in congestion avoidance with laws that have a closed form
 steps up to this many RTTs, and no further than half the time its windows'
 growth needs to fill pipe and buffer, nor past its next event."""
 
+QUICK_ACKS = 16
+"""Linux's ``TCP_MAX_QUICKACKS``: ACKs of new data a receiver in quick-ACK
+mode sends at once (:data:`ccsim.packet.receiver.MAX_QUICKACKS`)."""
+
 ECHO_SLOTS = 32
 """Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
 spans more steps than this hears its marks after ``ECHO_SLOTS`` steps."""
@@ -363,6 +367,9 @@ class FluidEngine:
                                         for st in flow_stacks])
         self.delack = bool(any_(self.ack_segs > 1.0))
         self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
+        # Linux's quick-ACK mode: the receiver's next ACKs of new data go at once
+        self.quick_on = np.array([bool(st.quick_ack and st.delayed_ack) for st in flow_stacks])
+        self.quick_left = np.zeros(F)
         self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
@@ -739,6 +746,8 @@ class FluidEngine:
         else:
             lost_on_link, deliv = None, dep_f
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
+        if self.delack:  # quick ACKs spent: one per segment
+            np.maximum(self.quick_left - deliv, 0.0, out=self.quick_left)
         np.maximum(inflight, self.ghost, out=inflight)
 
         # the share of each flow's data lost lately, averaged over about half an
@@ -886,12 +895,14 @@ class FluidEngine:
         later. So ``w`` segments take ``(w − s)/(τ + 1/C) + s/(τ + min(T, gap))``
         per second, ``s`` being 1 for an odd window. Where the link is full
         a standing queue feeds it continuously and the clock is the link's;
-        in recovery the receiver acknowledges at once (out-of-order data)."""
+        in recovery the receiver acknowledges at once (out-of-order data), and
+        so in Linux's quick-ACK mode (``quick_ack``): the first
+        :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
         hold = self.hold
         hold.fill(1.0)
         w = np.floor(np.minimum(self.cwnd, self.path_cap))
         on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
-            & (q_need <= 0.0)[self.scen]
+            & (q_need <= 0.0)[self.scen] & (self.quick_left <= 0.0)
         if not any_(on):
             return
         i = np.flatnonzero(on)
@@ -1023,6 +1034,9 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+            # the timer's silence (an RTO and more) exceeds the receiver's
+            # quick-ACK gap (its RTT plus min_rto): quick ACKs again
+            self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
         if any_(ended):
@@ -1147,6 +1161,7 @@ class FluidEngine:
         self.started |= newly
         self.fresh |= newly
         self.cwnd[newly] = self.iw[newly]
+        self.quick_left[newly] = QUICK_ACKS * self.quick_on[newly]
         self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
