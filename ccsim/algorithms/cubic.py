@@ -407,9 +407,9 @@ class CubicFluid(FluidLaw):
     def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
         """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow
         start whose RTT has risen ``clamp(min_rtt/8, 4 ms, 16 ms)`` above its
-        minimum enters Conservative Slow Start — growth ×1.25 per RTT (a
-        quarter of slow start's) for ``CSS_ROUNDS`` RTTs — and then congestion
-        avoidance. (The RFC's return to slow start on a spurious exit is left
+        minimum enters Conservative Slow Start — a quarter segment per
+        acknowledged one (:meth:`FlowArrays.ss_grown`) for ``CSS_ROUNDS``
+        RTTs — and then congestion avoidance. (The RFC's return to slow start on a spurious exit is left
         out.)"""
         from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
                                MIN_RTT_THRESH)
@@ -420,7 +420,10 @@ class CubicFluid(FluidLaw):
         f.css_until[enter] = (f.now + CSS_ROUNDS * f.rtt)[enter]
         css = in_ss & ~np.isnan(f.css_until)
         if css.any():
-            slow = before * (1.0 + 1.0 / CSS_GROWTH_DIVISOR) ** (f.h / f.rtt)
+            cwnd = f.cwnd.copy()
+            f.cwnd[...] = before
+            slow = f.ss_grown(1.0 / CSS_GROWTH_DIVISOR)
+            f.cwnd[...] = cwnd
             np.copyto(f.cwnd, np.where(css, np.minimum(slow, f.ssthresh), f.cwnd))
             over = css & (f.now + f.h >= f.css_until)
             f.ssthresh[over] = f.cwnd[over]
