@@ -148,9 +148,8 @@ class HyblaFluid(FluidLaw):
         ss_rho = np.minimum(rho, cc.SLOW_START_MAX_RHO)
         cwnd, ss, h, rtt = f.cwnd, f.ssthresh, f.h, f.rtt
         in_ss = (cwnd < ss) & (h > 0)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            grown = cwnd * np.exp2(ss_rho * h / rtt)
-            left = h - rtt * np.log2(ss / cwnd) / ss_rho
+        grown = cwnd * np.exp2(ss_rho * h / rtt)  # (inf, nan outside slow start)
+        left = h - rtt * np.log2(ss / cwnd) / ss_rho
         reached = grown >= ss
         h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
         np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ss), cwnd))
