@@ -66,6 +66,8 @@ class Sender:
         delivered: segments delivered so far: cumulatively acknowledged or
             SACKed.
         transmissions, retransmits, timeouts, recoveries: counters.
+        local_reductions: window reductions for a full host queue
+            (:meth:`local_congestion`).
         loss_log: ``(time, "recovery" or "timeout", snd_una, cwnd,
             ssthresh)`` at each loss detected, before the law reacts.
         end_seq: the flow sends segments below this (grows without bound for
@@ -114,6 +116,7 @@ class Sender:
         self.reordering_pending = False  # the detector's reordering timer is set
         # counters and life cycle
         self.retransmits = self.timeouts = self.recoveries = 0
+        self.local_reductions = 0       # reductions for a full host queue (local_congestion)
         self.loss_log: list[tuple[float, str, int, float, float]] = []
         self.started = False
         self.done_at: float | None = None
@@ -299,6 +302,33 @@ class Sender:
         then the ACK as any other; ACKs without marks go straight to :meth:`on_ack`."""
         self.ecn.on_echo(self, ack[2], ack[0], self.clock.now)
         self.on_ack((ack[0], ack[1]))
+
+    def local_congestion(self) -> None:
+        """The host queue in front of the NIC refused a segment
+        (:attr:`Flow.access_buffer`; the engine calls this at the same
+        instant, after the send that met the full queue). A 2011 Linux
+        kernel's ``tcp_transmit_skb``, told ``NET_XMIT_DROP`` by a full
+        qdisc, called ``tcp_enter_cwr``: ``ssthresh`` from the module's
+        ``ssthresh()``, ``cwnd`` down to it, no retransmission, and only
+        from the Open or Disorder state — the window state ECN echoes share
+        (:class:`~ccsim.packet.ecn.EcnResponse`'s ``cwr_high``: once per
+        window of data). The law reacts as to an ECN echo by default
+        (:meth:`~ccsim.algorithms.CongestionControl.on_ecn`'s rule: a fast
+        loss's ``ssthresh``, ``cwnd`` to it), even when it reacts to echoes
+        in its own way."""
+        ecn = self.ecn
+        if (self.done_at is not None or self.in_recovery or self.snd_una < self.recover
+                or self.snd_una < ecn.cwr_high):
+            return
+        cc = self.cc
+        w, s = cc.cwnd, cc.ssthresh
+        cc.on_loss(Loss(now=self.clock.now, kind="fast",
+                        inflight=float(self.snd_nxt - self.snd_una),
+                        min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt))
+        cc.cwnd = max(cc.ssthresh, cc.min_cwnd)
+        self.check_law("on_loss", w, s)
+        ecn.cwr_high = self.high_tx
+        self.local_reductions += 1
 
     # -- loss recovery: the state this sender owns ----------------------------------------
     def enter_recovery(self) -> None:
