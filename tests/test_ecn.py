@@ -84,11 +84,11 @@ def test_receiver_echoes_the_marked_segments_each_ack_covers():
 @pytest.mark.parametrize("queue", [ccsim.StepMark(K=5, limit=200),
                                    ccsim.RED(limit=200, ecn=True),
                                    ccsim.CoDel(limit=200, ecn=True),
-                                   pytest.param(ccsim.PIE(limit=200, ecn=True), marks=pytest.mark.xfail(
-                                       strict=True, reason=(
-                                           "PIE, which drops ECN-capable packets too once p > 10 %, "
-                                           "drops 567 of the ECN flow's packets against 489 of the "
-                                           "plain flow's since hosts have NICs (seed 1): open")))])
+                                   # PIE drops ECN-capable packets too once p > 10 %: 455
+                                   # of the ECN flow's against 463 of the plain flow's (seed 1;
+                                   # 567 against 489 when the ECN reaction halved FlightSize,
+                                   # before the Linux stack's took the window)
+                                   ccsim.PIE(limit=200, ecn=True)])
 def test_marks_for_ecn_capable_flows_drops_for_the_others(queue):
     def run(ecn):
         # an ACK per segment. With the Linux stack's delayed ACKs the echoes come later, and
