@@ -145,6 +145,11 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                                 "None (a TCP flow) in the fluid engine",
                                 "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
                                 "there; use mode='packet'")
+        if flow.access_buffer is not None:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_buffer", flow.access_buffer,
+                                "None (an unbounded host queue) in the fluid engine",
+                                "a full host queue's local congestion signal is not "
+                                "modelled there; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",

@@ -23,6 +23,16 @@ ACK_COUNTINGS = ("segments", "acks", "acks-in-slow-start", "acks-in-congestion-a
 says what each means)."""
 
 
+def host_queue(value: Any, field: str) -> int:
+    """A host queue's size (:attr:`Flow.access_buffer`): a whole number of
+    packets ≥ 1, else an error naming ``field``."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not 1 <= value < float("inf") or value != int(value)):
+        raise ScenarioError(field, value, "a whole number of packets ≥ 1, such as 1000 "
+                            "(Linux's txqueuelen), or None (an unbounded host queue)")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class Flow:
     """One TCP connection from a sender to a receiver across the whole path.
@@ -78,6 +88,19 @@ class Flow:
             ways, so every flow's ACKs queue behind the other direction's data
             (Zhang, Shenker & Clark 1991; ``docs/engine.md``). ``False`` (the
             default): left to right.
+        access_rate: the rate of the sending host's NIC (bit/s; strings such
+            as ``"1Gbps"`` accepted), or ``None``: an infinitely fast host.
+            Builders set it from their ``access`` keyword.
+        access_buffer: the sending host's queue in front of its NIC, in
+            packets (the qdisc and the NIC's ring together), or ``None``
+            (the default): unbounded. Needs ``access_rate``. A segment the
+            sender hands to a full host queue is a local congestion signal,
+            as a 2011 Linux kernel's ``NET_XMIT_DROP`` from a full qdisc was
+            (``tcp_enter_cwr``): the window is reduced as for a loss, at most
+            once per window of data, and the segment waits at the host until
+            the queue has room (nothing is lost or resent). Builders set it
+            from ``access={"rate": ..., "buffer": ...}``; docs/stack.md,
+            "The host queue". Packet engine only.
         source: ``None`` for a TCP flow; for an unresponsive UDP source the
             sending pattern (made by :func:`~ccsim.CBR` or
             :func:`~ccsim.OnOff`; stored as sorted pairs), and then
@@ -99,6 +122,7 @@ class Flow:
     ack_counting: str | None = None
     access_rate: float | None = None
     source: Any = None
+    access_buffer: int | None = None
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -181,12 +205,21 @@ class Flow:
                                     f"a rate ≥ {MIN_RATE:g} bit/s such as '1Gbps', or None "
                                     "(infinitely fast hosts)")
         set_normalised(self, access_rate=access_rate)
+        access_buffer = self.access_buffer
+        if access_buffer is not None:
+            access_buffer = host_queue(access_buffer, "flow.access_buffer")
+            if access_rate is None:
+                raise ScenarioError("flow.access_buffer", access_buffer,
+                                    "None for a host without a NIC (access_rate None)",
+                                    "a host queue drains at its NIC's rate: give "
+                                    "access_rate, or access={'rate': ..., 'buffer': ...}")
+            set_normalised(self, access_buffer=access_buffer)
         source = normalised_source(self.source)
         if source is not None and (self.size is not None or self.reverse or drops
-                                   or self.route is not None):
+                                   or self.route is not None or access_buffer is not None):
             raise ScenarioError("flow.source", dict(source), "a source without size, reverse, "
-                                "route or drop_segments (a UDP source sends at its own pace "
-                                "left to right across the whole path)")
+                                "route, access_buffer or drop_segments (a UDP source sends at "
+                                "its own pace left to right across the whole path)")
         set_normalised(self, source=source, algorithm=cls.name, recovery=rec, start=start,
                        stop=stop,
                        size=size, rtt=rtt, params=params, ecn=ecn, route=route,
