@@ -130,6 +130,33 @@ def test_default_ecn_reaction_is_a_losss_window_without_recovery():
     assert cc.ssthresh == ref.ssthresh and cc.cwnd == ref.ssthresh == 40.0 * 717 / 1024
 
 
+@pytest.mark.parametrize("loss_flight", ["cwnd", "flight"])
+def test_the_default_ecn_reaction_halves_the_stacks_flight_at_a_loss(loss_flight):
+    # Linux's tcp_enter_cwr calls ssthresh() on snd_cwnd (tcp_init_cwnd_reduction):
+    # with loss_flight="cwnd" (the Linux stack's) Reno's reaction halves the
+    # window; with "flight" it halves FlightSize, whole segments sent and not
+    # acknowledged, which misses the window's fraction.
+    sc = ccsim.dumbbell("20Mbps", "20ms", queue=ccsim.StepMark(K=5, limit=200), buffer=None,
+                        flows=[ccsim.Flow("reno", ecn=True)], duration="3s", seed=1,
+                        loss_flight=loss_flight)
+    engine = ccsim.packet.PacketEngine(sc)
+    sender = engine.senders[0]
+    seen, original = [], sender.cc.on_ecn
+
+    def spy(echo):
+        before = (sender.cc.cwnd, float(sender.snd_nxt - sender.snd_una))
+        original(echo)
+        seen.append((*before, sender.cc.ssthresh))
+
+    sender.cc.on_ecn = spy
+    engine.run()
+    assert len(seen) > 3 and sender.retransmits == 0
+    fractional = [s for s in seen if s[0] != s[1]]
+    assert fractional  # the window has a fraction FlightSize has not
+    for cwnd, flight, ssthresh in seen:
+        assert ssthresh == max((cwnd if loss_flight == "cwnd" else flight) / 2, 2.0)
+
+
 # -- DCTCP -----------------------------------------------------------------------------
 def test_dctcp_alpha_follows_the_ewma_once_per_window():
     # RFC 8257 §3.3: at the end of each window of data, alpha = (1 − g) alpha + g F,

@@ -317,6 +317,7 @@ class FakeView:
         self.scoreboard = Scoreboard()
         self.detector = Rack()  # for PRR; a test marks losses by hand (no transmission records)
         self.ack_delivered = 0
+        self.loss_cwnd = False  # RFC 6937's RecoverFS = FlightSize
         self.sent: list[int] = []
 
     def signal_loss(self, kind):

@@ -131,9 +131,13 @@ class Loss(NamedTuple):
         now: simulation time of detection (s).
         kind: ``"fast"`` (duplicate ACKs / recovery trigger) or ``"timeout"``
             (retransmission timer expired).
-        inflight: segments outstanding when the loss was detected (RFC 5681's
-            FlightSize, in segments; with ``Scenario.loss_flight="pipe"``, the
-            ns-3 stack's, a fast recovery's RFC 6675 pipe instead).
+        inflight: the flight at the loss as the stack takes it
+            (``Scenario.loss_flight``), in segments: RFC 5681's FlightSize,
+            segments outstanding when the loss was detected
+            (``"flight"``); a fast recovery's RFC 6675 pipe (``"pipe"``, the
+            ns-3 stack's); or the window, ``min(cwnd, rwnd)`` before the law
+            reacts (``"cwnd"``, the Linux and ns-2 stacks': Linux's
+            ``ssthresh()`` reads ``snd_cwnd``).
         min_rtt: smallest RTT sample seen so far (s); ``inf`` before the first.
         srtt: smoothed RTT (s); ``nan`` before the first sample.
     """

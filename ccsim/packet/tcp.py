@@ -139,6 +139,9 @@ class Sender:
         self.law_min_rtt = math.inf
         # a fast recovery hands the law RFC 6675's pipe, not FlightSize (ns-3's EnterRecovery)
         self.loss_pipe = loss_flight == "pipe"
+        # every loss hands the law the window, not FlightSize (Linux's ssthresh(), ns-2's
+        # slowdown), and PRR divides by it (Linux's prior_cwnd)
+        self.loss_cwnd = loss_flight == "cwnd"
 
     # -- what the estimator knows, under the names strategies and results read ----------
     @property
@@ -406,7 +409,10 @@ class Sender:
         keeping the recovery's ``ssthresh`` at such a timeout). With
         ``loss_flight="pipe"`` a fast recovery hands the strategy's pipe
         instead, the head counted lost (ns-3's ``EnterRecovery``: RFC
-        6675's ``BytesInFlight()``).
+        6675's ``BytesInFlight()``). With ``loss_flight="cwnd"`` every loss,
+        fast or timeout, hands the window the sender may fill, ``min(cwnd,
+        rwnd)``, before the law reacts (Linux's ``ssthresh()`` modules read
+        ``snd_cwnd``; ns-2's ``slowdown`` halves ``window()``).
         """
         flight = self.snd_nxt - self.snd_una
         loss_phase = (self.entered_in_loss_phase if self.in_recovery
@@ -418,7 +424,9 @@ class Sender:
             self.recoveries += 1
             self.loss_log.append((self.clock.now, "recovery", self.snd_una, cc.cwnd,
                                   cc.ssthresh))
-        if self.scoreboard is not None and (kind != "fast" or loss_phase):
+        if self.loss_cwnd:
+            flight = min(cc.cwnd, self.rwnd)
+        elif self.scoreboard is not None and (kind != "fast" or loss_phase):
             # what the receiver holds below snd_nxt: after a go-back-N timeout
             # snd_nxt is below SACKed data, which is not in that flight either
             flight -= self.scoreboard.sacked_in(self.snd_una, self.snd_nxt)
