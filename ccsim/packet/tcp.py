@@ -322,8 +322,10 @@ class Sender:
             return
         cc = self.cc
         w, s = cc.cwnd, cc.ssthresh
-        cc.on_loss(Loss(now=self.clock.now, kind="fast",
-                        inflight=float(self.snd_nxt - self.snd_una),
+        # the stack's flight at a loss (the window with loss_flight="cwnd", as
+        # tcp_enter_cwr's ssthresh() reads snd_cwnd), as for an ECN echo
+        flight = min(w, self.rwnd) if self.loss_cwnd else self.snd_nxt - self.snd_una
+        cc.on_loss(Loss(now=self.clock.now, kind="fast", inflight=float(flight),
                         min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt))
         cc.cwnd = max(cc.ssthresh, cc.min_cwnd)
         self.check_law("on_loss", w, s)
