@@ -366,6 +366,19 @@ def test_ns2_halves_the_window_at_a_timeout_of_an_application_limited_flow():
     assert kind == "timeout" and cwnd > 8 and inflight == 8 and ssthresh == 4
 
 
+def test_a_full_host_queue_reduces_from_the_window_in_linux():
+    # A 2011 kernel's tcp_enter_cwr (NET_XMIT_DROP from a full qdisc) calls
+    # ssthresh() on snd_cwnd, as a recovery does: FlightSize, whole segments,
+    # misses the window's fraction.
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, duration="3s", seed=1,
+                        access={"rate": "10Mbps", "buffer": 20}, flows=["reno"])
+    seen = _losses(sc)
+    assert len(seen) > 2 and all(kind == "fast" for kind, *_ in seen)
+    assert any(flight != cwnd for _, flight, cwnd, *_ in seen)
+    for _, _, cwnd, inflight, ssthresh, _ in seen:
+        assert inflight == cwnd and ssthresh == max(cwnd / 2, 2.0)
+
+
 def test_docs_show_the_table_as_it_is():
     # docs/stack.md's table is rendered from the profiles: a setting changed in
     # one place and not the other fails here.

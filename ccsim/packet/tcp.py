@@ -322,8 +322,7 @@ class Sender:
             return
         cc = self.cc
         w, s = cc.cwnd, cc.ssthresh
-        # the stack's flight at a loss (the window with loss_flight="cwnd", as
-        # tcp_enter_cwr's ssthresh() reads snd_cwnd), as for an ECN echo
+        # the stack's flight at a loss: Linux's ssthresh() reads snd_cwnd (loss_flight="cwnd")
         flight = min(w, self.rwnd) if self.loss_cwnd else self.snd_nxt - self.snd_una
         cc.on_loss(Loss(now=self.clock.now, kind="fast", inflight=float(flight),
                         min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt))
