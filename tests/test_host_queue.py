@@ -136,7 +136,7 @@ def test_a_host_queue_needs_a_nic():
         ccsim.dumbbell("10Mbps", "20ms", access={"rate": None, "buffer": 10})
     with pytest.raises(ScenarioError, match=r"flow\.access_buffer=10: None for a host without"):
         Flow("reno", access_buffer=10)
-    with pytest.raises(ScenarioTypeError, match="access keys: rate, delay, buffer"):
+    with pytest.raises(ScenarioTypeError, match="access keys: rate, delay, buffer, jitter"):
         ccsim.dumbbell("10Mbps", "20ms", access={"rate": "1x", "queue": 10})
 
 
@@ -144,3 +144,61 @@ def test_the_fluid_engine_refuses_a_host_queue():
     sc = ccsim.dumbbell("10Mbps", "20ms", duration="1s", access={"rate": "1x", "buffer": 10})
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.access_buffer=10: None .* fluid"):
         ccsim.run(sc, mode="fluid")
+
+
+def test_the_nic_jitter_delays_each_packet_by_its_draw_none_overtaking():
+    # the NIC's rule at the packet level: a packet leaves the NIC one packet
+    # time (1 s here) after the one before, reaches the link its draw times the
+    # jitter later, and never before the packet ahead of it
+    from ccsim.packet.clock import Clock
+    from ccsim.packet.engine import _nic_transmit
+
+    clock = Clock()
+    clock.schedule(100.0, lambda _: None, None)  # a later event: hand packets over at once
+    arrived = []
+    draws = iter([0.9, 0.1, 0.5, 0.0])
+    transmit = _nic_transmit(clock, lambda seq, t: arrived.append((seq, t)), 1.0, 0.25, 0.0,
+                             None, True, jitter=2.0, jitter_draw=lambda: next(draws))
+    for seq in range(4):
+        transmit(seq, 0.0)  # a burst: the NIC sends them at 1, 2, 3, 4 s
+    # 1 + 0.25 + 1.8; 2.25 + 0.2 is earlier, so behind it; 3.25 + 1.0; 4.25 + 0
+    assert arrived == [(0, 3.05), (1, 3.05), (2, 4.25), (3, 4.25)]
+
+
+def phase_pair(jitter, seed=1):
+    """Reno then Reno, each behind a NIC at the bottleneck's rate with a
+    100-packet host queue, the second 2 s after the first: the second's
+    share while both run."""
+    sc = ccsim.dumbbell("10Mbps", "2ms", buffer=20, duration="14s", seed=seed,
+                        access={"rate": "1x", "buffer": 100, "jitter": jitter},
+                        flows=["reno", Flow("reno", start=2.0)])
+    return ccsim.run(sc).summary.share.iloc[1]
+
+
+def test_a_nic_at_the_links_exact_rate_locks_in_phase_and_jitter_breaks_it():
+    # the first flow's backlogged NIC feeds the bottleneck exactly at its rate:
+    # with exact timing each of its packets arrives as a departure frees a slot
+    # and takes it, and the second flow's find the queue full (Floyd & Jacobson's
+    # phase effect); one NIC packet time of jitter lets the second flow share
+    tx = 1500 * 8 / 10e6
+    assert phase_pair(0.0) < 0.02
+    assert phase_pair(tx) > 0.3
+
+
+def test_nic_jitter_is_seeded_and_validated():
+    sc = ccsim.dumbbell("10Mbps", "20ms", access={"rate": "1x", "jitter": "0.1ms"})
+    assert [f.access_jitter for f in sc.flows] == [1e-4, 1e-4]
+    assert ccsim.Scenario.from_dict(sc.to_dict()) == sc
+    assert "access_jitter" not in ccsim.dumbbell("10Mbps", "20ms").to_dict()["flows"][0]
+    short = sc.replace(duration="1s")
+    assert ccsim.run(short).summary.equals(ccsim.run(short).summary)
+    assert not ccsim.run(short).summary.equals(ccsim.run(short.replace(seed=5)).summary)
+    for bad in (-1e-3, float("inf"), float("nan")):
+        with pytest.raises(ScenarioError, match=r"access\.jitter="):
+            ccsim.dumbbell("10Mbps", "20ms", access={"rate": "1x", "jitter": bad})
+    with pytest.raises(ScenarioError, match=r"access\.jitter=0\.001: 0 for infinitely fast"):
+        ccsim.dumbbell("10Mbps", "20ms", access={"rate": None, "jitter": "1ms"})
+    with pytest.raises(ScenarioError, match=r"flow\.access_jitter=.*0 for a host without"):
+        Flow("reno", access_jitter="1ms")
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.access_jitter=.* fluid"):
+        ccsim.run(sc.replace(duration="1s"), mode="fluid")
