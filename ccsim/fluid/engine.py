@@ -150,6 +150,10 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                                 "None (an unbounded host queue) in the fluid engine",
                                 "a full host queue's local congestion signal is not "
                                 "modelled there; use mode='packet'")
+        if flow.access_jitter:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_jitter", flow.access_jitter,
+                                "0 in the fluid engine",
+                                "it has no packets to delay one by one; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",
