@@ -13,8 +13,12 @@ scenario:
 * ``loss_gap`` — the gap in loss rate (queue drops and random losses per
   data packet sent, points);
 
-and their median, 90th percentile and worst, on the tuning set and the
-held-out set separately (the split is fixed by a hash of each label, see
+each engine's figure being its mean over seeds 1..N (``--seeds``, default
+5: the fluid model describes an expected trajectory, and a single packet run
+moves by several points between seeds), and for scale the share gap of the
+first seed alone and the packet engine's own seed noise (its first seed
+against the mean of the others); and their median, 90th percentile and
+worst, on the tuning set and the held-out set separately (the split is fixed by a hash of each label, see
 :func:`agreement_set.held_out`) and by regime.
 
 The packet engine's results are cached in a SQLite sweep store
@@ -29,8 +33,8 @@ a process pool (``--workers``). The 1000- and 300-flow cases run 10 s, the
 
 Usage, from the repository root::
 
-    PYTHONPATH=. python benchmarks/fluid_agreement.py [--duration 30] [--workers 2]
-        [--write docs/fluid.md] [--csv table.csv]
+    PYTHONPATH=. python benchmarks/fluid_agreement.py [--duration 30] [--seeds 5]
+        [--workers 2] [--group NAME] [--write docs/fluid.md] [--csv table.csv]
 
 ``--write`` replaces the text between the agreement markers in that file.
 """
@@ -84,61 +88,86 @@ def _loss_rate(drops: float, losses: float, data: float) -> float:
     return (drops + losses) / max(data, 1.0)
 
 
-def packet_results(cases, workers: int, store: str, progress: bool) -> pd.DataFrame:
-    """The packet engine's per-flow table (cached in ``store``)."""
-    table = ccsim.sweep([sc for _, _, sc in cases], mode="packet", workers=workers,
-                        store=store, progress=progress)
-    return table
+def packet_results(cases, seeds: list[int], workers: int, store: str,
+                   progress: bool) -> pd.DataFrame:
+    """The packet engine's per-flow table, every case once per seed (cached in
+    ``store``); the ``base`` column is the case's index."""
+    return ccsim.sweep([sc for _, _, sc in cases], seeds=seeds, mode="packet",
+                       workers=workers, store=store, progress=progress)
 
 
-def fluid_results(cases) -> tuple[dict[int, ccsim.Result | str], float]:
-    """The fluid engine's results by case index, one batch for every case it
-    accepts; a case it refuses gets the error's text."""
-    out: dict[int, ccsim.Result | str] = {}
+def fluid_results(cases, seeds: list[int]) -> tuple[dict[tuple[int, int], ccsim.Result | str],
+                                                    float]:
+    """The fluid engine's results by (case index, seed), one batch for every
+    run it accepts; a case it refuses gets the error's text."""
+    out: dict[tuple[int, int], ccsim.Result | str] = {}
     ok = []
     for i, (_, _, sc) in enumerate(cases):
         try:
             FluidEngine([sc], traces=False)  # refuses what it cannot model, naming it
-            ok.append(i)
+            ok.extend((i, s) for s in seeds)
         except CcsimError as exc:
-            out[i] = str(exc).splitlines()[0].split(" (")[0]
+            out.update({(i, s): str(exc).splitlines()[0].split(" (")[0] for s in seeds})
     start = time.process_time()
-    results = ccsim.run_many([cases[i][2] for i in ok], mode="fluid", traces=False)
+    results = ccsim.run_many([cases[i][2].replace(seed=s) for i, s in ok], mode="fluid",
+                             traces=False)
     cpu = time.process_time() - start
     out.update(zip(ok, results))
     return out, cpu
 
 
-def measure(duration: float, workers: int, store: str, progress: bool = True):
-    cases = scenarios(duration)
+def _share_gap(a: np.ndarray, b: np.ndarray) -> tuple[float, int]:
+    """The largest per-flow gap between two share vectors (points) and its flow."""
+    worst = int(np.nanargmax(np.abs(a - b)))
+    return float(np.abs(a - b)[worst]) * 100, worst
+
+
+def measure(duration: float, seeds: list[int], workers: int, store: str,
+            groups: list[str] | None = None, progress: bool = True):
+    """One row per case: each engine's shares, utilisation, loss rate and
+    Jain index as means over ``seeds``, their gaps (points), and for scale
+    the gap of the first seed alone (``share_gap_seed1``) and the packet
+    engine's own seed noise: its first seed against the mean of the others
+    (``share_noise``, with two seeds or more)."""
+    cases = [c for c in scenarios(duration) if groups is None or c[0] in groups]
     start = time.perf_counter()
-    packet = packet_results(cases, workers, store, progress)
+    packet = packet_results(cases, seeds, workers, store, progress)
     packet_wall = time.perf_counter() - start
-    fluid, fluid_cpu = fluid_results(cases)
+    fluid, fluid_cpu = fluid_results(cases, seeds)
     rows = []
     for i, (group, label, sc) in enumerate(cases):
-        p = packet[packet.scenario == i]
+        p = packet[packet.base == i]
         row = {"group": group, "scenario": label, "set": "held-out" if held_out(label)
                else "tuning", "flows": len(sc.flows)}
-        f = fluid[i]
-        if isinstance(f, str) or (p.error != "").any():
-            row["note"] = f if isinstance(f, str) else p.error.iloc[0].splitlines()[-1]
+        fs = [fluid[i, s] for s in seeds]
+        bad = next((f for f in fs if isinstance(f, str)), None)
+        if bad is not None or (p.error != "").any():
+            row["note"] = bad if bad is not None else \
+                p.error[p.error != ""].iloc[0].splitlines()[-1]
             rows.append(row)
             continue
-        ps = p.share.to_numpy()
-        fs = f.summary["share"].to_numpy()
-        worst = int(np.nanargmax(np.abs(fs - ps)))
-        m = f.metrics
-        p0 = p.iloc[0]
+        by_seed = {s: g.sort_values("flow") for s, g in p.groupby("seed")}
+        pshares = np.array([by_seed[s].share.to_numpy() for s in seeds])
+        fshares = np.array([f.summary["share"].to_numpy() for f in fs])
+        firsts = [by_seed[s].iloc[0] for s in seeds]
+        gap, worst = _share_gap(fshares.mean(axis=0), pshares.mean(axis=0))
         row.update(
-            share_gap=float(np.nanmax(np.abs(fs - ps))) * 100,
-            worst_flow=worst, share_packet=float(ps[worst]), share_fluid=float(fs[worst]),
-            util_packet=float(p0.utilisation), util_fluid=float(m["utilisation"]),
-            loss_packet=_loss_rate(p0.drops, p0.losses, p0.data_packets),
-            loss_fluid=_loss_rate(m["drops"], m["losses"], m["data_packets"]),
-            jain_packet=float(p0.jain), jain_fluid=float(m["jain"]),
-            timeouts_packet=float(p.timeouts.sum()),
-            timeouts_fluid=float(f.summary["timeouts"].sum()),
+            share_gap=gap, worst_flow=worst,
+            share_packet=float(pshares[:, worst].mean()),
+            share_fluid=float(fshares[:, worst].mean()),
+            share_gap_seed1=_share_gap(fshares[0], pshares[0])[0],
+            share_noise=(_share_gap(pshares[0], pshares[1:].mean(axis=0))[0]
+                         if len(seeds) > 1 else np.nan),
+            util_packet=float(np.mean([r.utilisation for r in firsts])),
+            util_fluid=float(np.mean([f.metrics["utilisation"] for f in fs])),
+            loss_packet=float(np.mean([_loss_rate(r.drops, r.losses, r.data_packets)
+                                       for r in firsts])),
+            loss_fluid=float(np.mean([_loss_rate(f.metrics["drops"], f.metrics["losses"],
+                                                 f.metrics["data_packets"]) for f in fs])),
+            jain_packet=float(np.mean([r.jain for r in firsts])),
+            jain_fluid=float(np.mean([f.metrics["jain"] for f in fs])),
+            timeouts_packet=float(p.timeouts.sum()) / len(seeds),
+            timeouts_fluid=float(np.mean([f.summary["timeouts"].sum() for f in fs])),
             note="")
         row["util_gap"] = abs(row["util_fluid"] - row["util_packet"]) * 100
         row["loss_gap"] = abs(row["loss_fluid"] - row["loss_packet"]) * 100
@@ -147,14 +176,16 @@ def measure(duration: float, workers: int, store: str, progress: bool = True):
     return table, fluid_cpu, packet_wall
 
 
+GAPS = ["share_gap", "util_gap", "loss_gap", "share_gap_seed1", "share_noise"]
+
+
 def stats(table: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     """Median, 90th percentile and worst of each gap (over runnable cases)."""
     t = table.dropna(subset=["share_gap"])
-    cols = ["share_gap", "util_gap", "loss_gap"]
 
     def one(g: pd.DataFrame) -> pd.Series:
         out = {"n": len(g)}
-        for c in cols:
+        for c in GAPS:
             out[f"{c} median"] = g[c].median()
             out[f"{c} p90"] = g[c].quantile(0.9)
             out[f"{c} worst"] = g[c].max()
@@ -165,39 +196,45 @@ def stats(table: pd.DataFrame, by: str | None = None) -> pd.DataFrame:
     return t.groupby(by, sort=False).apply(one)
 
 
+def _triple(s: pd.Series, col: str, digits: int = 1) -> str:
+    return " / ".join(f"{s[f'{col} {q}']:.{digits}f}" for q in ("median", "p90", "worst"))
+
+
 def summary_text(table: pd.DataFrame) -> str:
+    head = ["| set | scenarios | largest per-flow share gap, points (median / p90 / worst) | "
+            "utilisation gap, points | loss-rate gap, points | share gap, first seed alone | "
+            "packet engine against itself |", "|---|---|---|---|---|---|---|"]
     lines = []
     for name, sub in (("held-out", table[table.set == "held-out"]),
                       ("tuning", table[table.set == "tuning"]), ("all", table)):
         s = stats(sub).iloc[0]
-        lines.append(f"| {name} | {int(s.n)} | {s['share_gap median']:.1f} / "
-                     f"{s['share_gap p90']:.1f} / {s['share_gap worst']:.1f} | "
-                     f"{s['util_gap median']:.1f} / {s['util_gap p90']:.1f} / "
-                     f"{s['util_gap worst']:.1f} | {s['loss_gap median']:.2f} / "
-                     f"{s['loss_gap p90']:.2f} / {s['loss_gap worst']:.2f} |")
-    head = ["| set | scenarios | largest per-flow share gap, points (median / p90 / worst) | "
-            "utilisation gap, points | loss-rate gap, points |", "|---|---|---|---|---|"]
-    by = stats(table, "group")
+        lines.append(f"| {name} | {int(s.n)} | {_triple(s, 'share_gap')} | "
+                     f"{_triple(s, 'util_gap')} | {_triple(s, 'loss_gap', 2)} | "
+                     f"{_triple(s, 'share_gap_seed1')} | {_triple(s, 'share_noise')} |")
     reg = ["| regime | scenarios | share gap (median / p90 / worst) | utilisation gap | "
-           "loss-rate gap |", "|---|---|---|---|---|"]
-    for g, s in by.iterrows():
-        reg.append(f"| {g} | {int(s.n)} | {s['share_gap median']:.1f} / "
-                   f"{s['share_gap p90']:.1f} / {s['share_gap worst']:.1f} | "
-                   f"{s['util_gap median']:.1f} / {s['util_gap p90']:.1f} / "
-                   f"{s['util_gap worst']:.1f} | {s['loss_gap median']:.2f} / "
-                   f"{s['loss_gap p90']:.2f} / {s['loss_gap worst']:.2f} |")
+           "loss-rate gap | packet engine against itself |", "|---|---|---|---|---|---|"]
+    for g, s in stats(table, "group").iterrows():
+        reg.append(f"| {g} | {int(s.n)} | {_triple(s, 'share_gap')} | "
+                   f"{_triple(s, 'util_gap')} | {_triple(s, 'loss_gap', 2)} | "
+                   f"{_triple(s, 'share_noise')} |")
     skipped = table[table.share_gap.isna()] if "share_gap" in table else table.iloc[:0]
     notes = [f"- not run in fluid: {r.scenario} ({r.note})" for r in skipped.itertuples()]
     return "\n".join(head + lines) + "\n\n" + "\n".join(reg) + "\n" + (
         "\n" + "\n".join(notes) + "\n" if notes else "")
 
 
-def markdown(table: pd.DataFrame, duration: float, fluid_cpu: float) -> str:
+def _seed_text(seeds: list[int]) -> str:
+    return f"seed {seeds[0]}" if len(seeds) == 1 else \
+        f"means over seeds {seeds[0]}–{seeds[-1]} in each engine"
+
+
+def markdown(table: pd.DataFrame, duration: float, seeds: list[int], fluid_cpu: float) -> str:
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d")
     head = (f"Measured {when} on a 2-core machine (Python {platform.python_version()}), "
-            f"{duration:g} s per scenario unless the label says otherwise, seed 1: "
-            f"`PYTHONPATH=. python benchmarks/fluid_agreement.py --duration {duration:g}`. "
-            f"The fluid batch of {int(table.share_gap.notna().sum())} scenarios took "
+            f"{duration:g} s per scenario unless the label says otherwise, "
+            f"{_seed_text(seeds)}: `PYTHONPATH=. python benchmarks/fluid_agreement.py "
+            f"--duration {duration:g} --seeds {len(seeds)}`. The fluid batch of "
+            f"{int(table.share_gap.notna().sum()) * len(seeds)} runs took "
             f"{fluid_cpu:.1f} CPU-seconds.\n\n")
     body = ["| set | group | scenario | worst flow's share (packet / fluid) | gap | "
             "utilisation (packet / fluid) | loss rate (packet / fluid) | Jain (packet / fluid) |",
@@ -215,6 +252,8 @@ def markdown(table: pd.DataFrame, duration: float, fluid_cpu: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=30.0, help="seconds per scenario")
+    parser.add_argument("--seeds", type=int, default=5,
+                        help="seeds 1..N per case; each engine's figures are means over them")
     parser.add_argument("--workers", type=int, default=2, help="processes for packet runs")
     parser.add_argument("--store", default=STORE, help="SQLite cache of the packet runs")
     parser.add_argument("--fresh", action="store_true", help="rerun the packet engine")
@@ -224,10 +263,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.fresh and os.path.exists(args.store):
         os.remove(args.store)
-    table, fluid_cpu, packet_wall = measure(args.duration, args.workers, args.store)
-    if args.group:
-        table = table[table.group.isin(args.group)]
-    cols = ["set", "group", "scenario", "share_gap", "worst_flow", "share_packet",
+    if args.write and args.group:
+        parser.error("--write needs the whole set: drop --group")
+    if args.seeds < 1:
+        parser.error(f"--seeds {args.seeds}: a count of seeds >= 1")
+    seeds = list(range(1, args.seeds + 1))
+    table, fluid_cpu, packet_wall = measure(args.duration, seeds, args.workers, args.store,
+                                            args.group)
+    cols = ["set", "group", "scenario", "share_gap", "share_gap_seed1", "share_noise",
+            "worst_flow", "share_packet",
             "share_fluid", "util_packet", "util_fluid", "loss_packet", "loss_fluid",
             "jain_packet", "jain_fluid", "timeouts_packet", "timeouts_fluid"]
     with pd.option_context("display.width", 250, "display.max_rows", 500,
@@ -240,7 +284,7 @@ def main() -> None:
         table.to_csv(args.csv, index=False)
     if args.write:
         text = open(args.write, encoding="utf-8").read()
-        block = markdown(table, args.duration, fluid_cpu)
+        block = markdown(table, args.duration, seeds, fluid_cpu)
         new = re.sub(r"(<!-- agreement:start -->\n).*?(<!-- agreement:end -->)",
                      lambda m: m.group(1) + block + m.group(2), text, flags=re.S)
         open(args.write, "w", encoding="utf-8").write(new)
