@@ -102,6 +102,12 @@ duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
 steps of 6 ms or more once no flow is in slow start)."""
 
 
+def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
+    """``np.clip(a, lo, hi)``, the same values at a third of its cost on a
+    batch's small arrays (where the engine clips at every step)."""
+    return np.minimum(np.maximum(a, lo), hi)
+
+
 class FluidLawError(CcsimError):
     """A fluid law (or a class's hooks, run by the fluid engine) left a
     window that is not a finite number at or above the law's floor."""
@@ -149,6 +155,15 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                                 "None (a TCP flow) in the fluid engine",
                                 "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
                                 "there; use mode='packet'")
+        if flow.access_buffer is not None:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_buffer", flow.access_buffer,
+                                "None (an unbounded host queue) in the fluid engine",
+                                "a full host queue's local congestion signal is not "
+                                "modelled there; use mode='packet'")
+        if flow.access_jitter:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_jitter", flow.access_jitter,
+                                "0 in the fluid engine",
+                                "it has no packets to delay one by one; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",
@@ -941,10 +956,10 @@ class FluidEngine:
         share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
         scaled = (grown > 0) & (share < 1.0)
         ss = scaled & in_ss & (hf > 0) & (before > 0) & ~self.queued
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
-                * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
-            ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
+        # (under run()'s errstate: the flows outside ``ss`` may divide by 0)
+        per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
+            * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
+        ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
         kept = np.where(ss, ss_grown, grown * share)
         np.copyto(grown, kept, where=scaled)
         np.add(before, grown, out=cwnd)
@@ -1086,6 +1101,10 @@ class FluidEngine:
         pad = self.pad
         pad[:-1] = values
         return pad[self.scen_table].min(axis=0)  # row by row: vectorised over S
+
+    def _scenario_max(self, values: np.ndarray) -> np.ndarray:
+        """The greatest of each scenario's flows' ``values`` (one per scenario)."""
+        return -self._scenario_min(-values)
 
     def _recoveries_end(self) -> None:
         """Each scenario's next end of a recovery (s; inf if none is under way)."""
@@ -1537,7 +1556,7 @@ class FluidEngine:
         sawtooth's peak leaves full drops whatever arrives next, shared as an
         overflow is (:meth:`_overflow_shares`). Paced flows send no bursts.
         """
-        scen, S = self.scen, self.S
+        scen = self.scen
         a = self.ack_segs
         clocked = self.sending & (x > 0)
         if self.paced:
@@ -1569,28 +1588,27 @@ class FluidEngine:
         lo = a + whole
         # a link not yet full: each burst on an empty queue
         idle = clocked & ~full[scen]
-        drops = np.where(idle, n_ack * ((1.0 - frac) * np.clip(rise(lo) - room, 0.0, lo)
-                                        + frac * np.clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
+        drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                        + frac * _clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
                          0.0)
         ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
         if any_(ss):  # slow start: the RTT's growth ramps the queue up
             ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
-            above = np.clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
+            above = _clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
                             0.0, 1.0)
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if any_(self.fresh):  # an initial window, on the wire at once
             f = self.fresh
-            first = np.clip(rise(self.cwnd) - room, 0.0, self.cwnd)
+            first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
             drops = np.where(f & ~full[scen], first, drops)
             self.fresh[:] = False
         # a full link: pipe and buffer hold the largest burst's peak less
         busy = clocked & full[scen]
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.zeros(S)
-            np.maximum.at(short, scen[busy], (rise(b) - 0.5 * a)[busy])
+            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
             held = np.minimum(q_need, self.B)
-            level = np.where(full, np.clip(held - (self.B - short), 0.0, None), 0.0)
+            level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
                 drops = drops + self._overflow_shares(level, x, A)
         if not any_(drops > 0):
