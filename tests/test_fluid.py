@@ -237,21 +237,10 @@ def test_seed_changes_random_losses():
     assert one.metrics["losses"] != two.metrics["losses"]
 
 
-STEP_NOT_CONVERGED = pytest.mark.xfail(strict=True, reason=(
-    "measured 2026-11-26 with the hosts' NICs: Reno against CUBIC on the 1 ms LAN moves "
-    "2.4 points when the step is halved, the same on seeds 1-3 (2.40-2.44 with Reno's "
-    "classic recovery, 2.34-2.37 with PRR): a steady step dependence, not loss events "
-    "landing in other steps; 3.5 points before NICs for PRR. PRR's converged (1.26 and "
-    "1.22 on seeds 1-2) with a loss of data sent before a recovery began no longer "
-    "halving the window again and bursts at the queue modelled (without the bursts it "
-    "still moved more than 2 points); Reno's classic recovery halves per further loss "
-    "and is open."))
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("case", [
     "small",
-    pytest.param("lan-classic-reno", marks=STEP_NOT_CONVERGED),
+    "lan-classic-reno",
     "lan-prr-reno",
 ])
 def test_halving_the_step_changes_shares_by_less_than_two_points(case):

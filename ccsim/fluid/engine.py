@@ -88,6 +88,10 @@ are all in congestion avoidance with laws that have a closed form
 steps up to this many RTTs, and no further than half the time its windows'
 growth needs to fill pipe and buffer, nor past its next event."""
 
+QUICK_ACKS = 16
+"""Linux's ``TCP_MAX_QUICKACKS``: ACKs of new data a receiver in quick-ACK
+mode sends at once (:data:`ccsim.packet.receiver.MAX_QUICKACKS`)."""
+
 ECHO_SLOTS = 32
 """Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
 spans more steps than this hears its marks after ``ECHO_SLOTS`` steps."""
@@ -315,10 +319,21 @@ class FluidEngine:
 
         # propagation, and the hosts' NICs: a NIC at least as fast as every
         # link (the scenario's check) only delays each packet by its packet time,
-        # once at the sender and once at the receiver (the fluid has no bursts)
+        # once at the sender and once at the receiver (the fluid has no bursts);
+        # and each link's own packet time: a link stores a packet whole before
+        # it forwards it, so even an empty queue delays a data packet by its
+        # transmission at every link, the bottleneck's 1/C included (ACKs carry
+        # no data: none). Pipe and buffer then hold C·d + 1 + B, the packet in
+        # service beside the B waiting, as a packet-level queue does. And the
+        # receiving delay (Scenario.ack_wait): uniform up to its bound, never
+        # before the segment before, which leaves the bottleneck at least a
+        # packet time earlier: half the bound on average (exactly so for the
+        # default bound, one packet time at the bottleneck)
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
             0.0 if sc.flows[j].access_rate is None
-            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate))
+            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate)
+            + sum(sc.packet_size * 8.0 / link.rate for link in sc.links)
+            + 0.5 * sc.ack_wait)
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
@@ -334,12 +349,16 @@ class FluidEngine:
         self.dupthresh = np.array([
             max(r.dupthresh - (2 if stacks[e[1]][e[2]].limited_transmit else 0), 1)
             for r, e in zip(recs, entries)], float)
+        # RACK (RFC 8985 §6.2) finds a lost retransmission once data sent after
+        # it is delivered, so it is resent within the recovery, not by the timer
+        self.rack = np.array([r.detector is not None and r.detector.__name__ == "Rack"
+                              for r in recs])
+        # RFC 8985 §7: a tail loss probe sends that later data when the window has none
+        self.tlp = np.array([bool(stacks[e[1]][e[2]].tail_loss_probe) and r.uses_sack
+                             for r, e in zip(recs, entries)])
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
-        # a loss detector (RACK, RFC 8985) finds a retransmission lost again
-        # within the recovery; without one only the retransmission timer does
-        self.finds_resent = np.array([r.detector is not None for r in recs])
         self.mss = per_flow(lambda sc, j: sc.mss)
         # a law that counts ACKs, not segments (``ack_counting``), behind a receiver
         # that acknowledges two segments per ACK keeps half the growth it computes
@@ -353,6 +372,13 @@ class FluidEngine:
         # (two behind delayed ACKs), and how much faster than the bottleneck
         # the sender's NIC puts a burst on the wire (inf: no NIC)
         self.ack_segs = np.array([2.0 if st.delayed_ack else 1.0 for st in flow_stacks])
+        self.delack_timeout = np.array([st.delayed_ack_timeout if st.delayed_ack else 0.0
+                                        for st in flow_stacks])
+        self.delack = bool(any_(self.ack_segs > 1.0))
+        self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
+        # Linux's quick-ACK mode: the receiver's next ACKs of new data go at once
+        self.quick_on = np.array([bool(st.quick_ack and st.delayed_ack) for st in flow_stacks])
+        self.quick_left = np.zeros(F)
         self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
@@ -697,6 +723,8 @@ class FluidEngine:
         tau = self.tau
         np.add(self.d, (q_new / C)[scen], out=tau)
         x = np.empty_like(physical)
+        if self.delack:
+            self._held_acks(q_need, tau, tf)
         A = self._arrivals(physical, tau, x)
         overflow = q_need - self.B
         if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
@@ -727,6 +755,8 @@ class FluidEngine:
         else:
             lost_on_link, deliv = None, dep_f
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
+        if self.delack:  # quick ACKs spent: one per segment
+            np.maximum(self.quick_left - deliv, 0.0, out=self.quick_left)
         np.maximum(inflight, self.ghost, out=inflight)
 
         # the share of each flow's data lost lately, averaged over about half an
@@ -852,9 +882,45 @@ class FluidEngine:
         it has physically in flight over its RTT, a paced flow's no faster
         than it paces. Returns their sum per scenario."""
         np.divide(physical, tau, out=x)
+        if self.delack:
+            np.multiply(x, self.hold, out=x)
         if self.paced:
             np.minimum(x, self.pacing, out=x)
         return np.bincount(self.scen, x, self.S)
+
+    def _held_acks(self, q_need: np.ndarray, tau: np.ndarray, tf: np.ndarray) -> None:
+        """How delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2: one ACK per two
+        segments, else on a timer) slow the ACK clock of a flow whose window
+        does not fill the link, into ``hold`` (its rate over ``window/RTT``).
+
+        Such a flow's window crosses the bottleneck as a train of back-to-back
+        pairs, one every RTT. The first segment of each pair waits at the
+        receiver for the second, one packet time ``1/C``; the pair its ACK
+        releases is sent back to back, so the second waits as long at the
+        bottleneck: each pair's round lasts ``τ + 1/C``. Of an odd window
+        (``cwnd`` counts whole segments), the last segment has no partner
+        until the next train: its ACK waits for the delayed-ACK timer ``T``
+        (Linux: 40 ms), or for that train if it comes first, ``τ − (w − 1)/C``
+        later. So ``w`` segments take ``(w − s)/(τ + 1/C) + s/(τ + min(T, gap))``
+        per second, ``s`` being 1 for an odd window. Where the link is full
+        a standing queue feeds it continuously and the clock is the link's;
+        in recovery the receiver acknowledges at once (out-of-order data), and
+        so in Linux's quick-ACK mode (``quick_ack``): the first
+        :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
+        hold = self.hold
+        hold.fill(1.0)
+        w = np.floor(np.minimum(self.cwnd, self.path_cap))
+        on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
+            & (q_need <= 0.0)[self.scen] & (self.quick_left <= 0.0)
+        if not any_(on):
+            return
+        i = np.flatnonzero(on)
+        w, t, c = w[i], tau[i], self.cap_f[i]
+        odd = np.mod(w, 2.0)
+        gap = np.maximum(t - (w - 1.0) / c, 0.0)
+        wait = np.minimum(self.delack_timeout[i], gap)
+        rate = (w - odd) / (t + 1.0 / c) + odd / (t + wait)
+        hold[i] = rate * t / w
 
     def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
                     tau: np.ndarray) -> None:
@@ -977,6 +1043,9 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+            # the timer's silence (an RTO and more) exceeds the receiver's
+            # quick-ACK gap (its RTT plus min_rto): quick ACKs again
+            self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
         if any_(ended):
@@ -1101,6 +1170,7 @@ class FluidEngine:
         self.started |= newly
         self.fresh |= newly
         self.cwnd[newly] = self.iw[newly]
+        self.quick_left[newly] = QUICK_ACKS * self.quick_on[newly]
         self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
@@ -1220,15 +1290,17 @@ class FluidEngine:
         """Flows in ``ended`` finish a fast recovery. Each segment it resent
         met the loss rate ``p`` the flow's data meets as the recovery ends
         (after the reduction: a drop-tail overflow has ended by then, random
-        loss, RED and persistent overload have not), so with probability
-        ``1 − (1 − p)^resent`` (a seeded draw) a retransmission was lost.
-        A flow with a loss detector (RACK, RFC 8985: Linux's recovery, the
-        packet engine's ``prr``) finds that once the data sent after the
-        resend is acknowledged, and resends it within the recovery: one RTT
-        more of it, sending as before, and the same draw at its end. Without
-        one (RFC 6675 alone, NewReno) the timer alone repairs it: the flow
-        falls silent until its timer, set when the recovery began (at least
-        one RTT ago), fires."""
+        loss, RED and persistent overload have not); a lost retransmission is
+        repaired by the retransmission timer alone (as in the packet engine
+        and Linux without RACK), so with probability ``1 − (1 − p)^resent``
+        the flow falls silent until its timer, set when the recovery began
+        (at least one RTT ago), fires. Under RACK (RFC 8985 §6.2; Linux's
+        default) a lost retransmission is marked lost once a segment sent
+        after it is delivered, and resent: the recovery lasts one RTT more,
+        its retransmission again at risk. That later segment is new data the
+        reduced window lets out (at least two segments: the retransmission
+        and one more) or, with tail loss probes (§7), the probe a PTO of two
+        smoothed RTTs later; with neither, the timer repairs it."""
         idx = np.flatnonzero(ended)
         resent = self.resent[idx]
         self.resent[idx] = 0.0
@@ -1243,13 +1315,15 @@ class FluidEngine:
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
-        found = self.finds_resent[hit]
-        if found.any():  # resent once more, found again by RACK if lost again
-            fi = hit[found]
-            self.rec_until[fi] = tf[fi] + self.tau[fi]
-            self.resent[fi] = 1.0
-            self.retransmits[fi] += 1.0
-            hit = hit[~found]
+        rack = self.rack[hit] & ((self.cwnd[hit] >= 2.0) | self.tlp[hit])
+        if any_(rack):
+            ri = hit[rack]
+            # found an RTT after it was sent (or after the probe), then resent
+            probe = np.where(self.cwnd[ri] >= 2.0, 0.0, 2.0 * self.srtt[ri])
+            self.rec_until[ri] = tf[ri] + probe + self.tau[ri]
+            self.resent[ri] = 1.0
+            self.retransmits[ri] += 1.0
+            hit = hit[~rack]
             if not hit.size:
                 return
         started = tf[hit] - self.tau[hit]  # the recovery began an RTT or more ago
