@@ -14,7 +14,12 @@ wrong):
   the data physically in flight implies: where the flows' rates
   ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
   method where base RTTs differ). Departures are shared by those rates.
-  Other links add their propagation delay and their random loss.
+  Other links add their propagation delay and their random loss. The base
+  RTT is an empty path's: propagation, the packet's time at the NICs and at
+  every link, half the receiving delay.
+* **Delayed ACKs** slow the ACK clock of a window that does not fill the
+  link: pairs a packet time apart, an odd window's last segment held by the
+  receiver's timer (:meth:`FluidEngine._held_acks`).
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
   arrives, shared by the flows' arrival rates (slow start's back-to-back
   pairs counting twice) and dropped as whole packets when a
@@ -28,7 +33,8 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  (RFC 6298, with backoff) and restarts from the loss window; under RACK
+  a lost retransmission is resent within the recovery instead. Data sent
   before a fast recovery began and lost belongs to it (RFC 6675's
   RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
