@@ -42,6 +42,7 @@ def test_the_loss_phase_ends_with_the_window_saved_at_the_timeout():
     f = arrays(law, mode=2.0, filled=1.0, btl_bw=1000.0, rt_prop=0.04, cwnd=83.0,
                inflight=60.0, delivered=5000.0, round_end=1e9, cycle_stamp=3.0)
     law.start(f, np.ones(1, bool))  # the bandwidth filter's ring
+    law.bw[:] = 1000.0  # ... holding BtlBw from the rounds before (target 83)
     f.mode[:], f.pacing_gain[:], f.gain[:] = 2.0, 1.0, 2.0
     law.on_loss(f, np.ones(1, bool), "timeout")
     assert f.prior_cwnd[0] == 83.0 and f.loss_end[0] == 5060.0

@@ -49,7 +49,8 @@ def _observed(sender, receiver):
         "tail_loss_probe": sender.tlp is not None,
         "law_rtt": "smoothed" if sender.law_smoothed else "sample",
         "handshake": sender.opens_by_handshake,
-        "loss_flight": "pipe" if sender.loss_pipe else "flight",
+        "loss_flight": ("pipe" if sender.loss_pipe else "cwnd" if sender.loss_cwnd
+                        else "flight"),
     }
 
 
@@ -104,7 +105,9 @@ def test_the_profiles_values_are_their_sources():
     # keeps min(ssThresh, cWnd - 1); TcpVegas's diff is segCwnd - targetCwnd;
     # TcpWestwoodPlus samples once per RTT on ns-3's exact clock
     assert ns3.knobs["loss_flight"].value == "pipe"
-    assert linux.knobs["loss_flight"].value == ns2.knobs["loss_flight"].value == "flight"
+    # every Linux module's ssthresh() reads snd_cwnd (tcp_reno_ssthresh:
+    # max(snd_cwnd >> 1, 2)); ns-2's TcpAgent::slowdown halves window()
+    assert linux.knobs["loss_flight"].value == ns2.knobs["loss_flight"].value == "cwnd"
     assert {k: s.value for k, s in ns3.params["vegas"].items()} == {
         "diff_rule": "ns3", "loss_rule": "ns3"}
     assert {k: s.value for k, s in ns3.params["westwood"].items()} == {
@@ -182,7 +185,7 @@ def test_stack_round_trips_and_leaves_keys_of_scenarios_that_do_not_name_it():
 
 @pytest.mark.parametrize("field,value,allowed", [
     ("stack", "ns-3", "'linux', 'ns3', 'ns2'"), ("law_rtt", "srtt", "'sample', 'smoothed'"),
-    ("quick_ack", 1, "True, False or None"), ("loss_flight", "cwnd", "'flight', 'pipe'")])
+    ("quick_ack", 1, "True, False or None"), ("loss_flight", "FlightSize", "'flight', 'pipe', 'cwnd'")])
 def test_bad_stack_settings_are_refused_by_name(field, value, allowed):
     with pytest.raises((ccsim.ScenarioError, ccsim.ScenarioTypeError)) as err:
         ccsim.dumbbell("10Mbps", "20ms", **{field: value})
@@ -308,6 +311,72 @@ def test_ns3_halves_the_pipe_with_the_head_lost(algorithm):
     # RFC 5681's FlightSize (Linux's and ns-2's profile) counts them all
     _, flight, sacked, inflight, ssthresh = _fast_losses(algorithm, "flight")[0]
     assert inflight == flight and ssthresh == flight / 2
+
+
+def _losses(sc):
+    """Per loss of flow 0: its kind, the FlightSize and the window just before
+    the law reacts, what the law was handed, the ssthresh it set, and PRR's
+    RecoverFS (None for other strategies)."""
+    engine = PacketEngine(sc)
+    sender = engine.senders[0]
+    seen, original = [], sender.cc.on_loss
+
+    def spy(loss):
+        flight, cwnd = sender.snd_nxt - sender.snd_una, sender.cc.cwnd
+        original(loss)
+        seen.append((loss.kind, flight, cwnd, loss.inflight, sender.cc.ssthresh,
+                     getattr(sender.recovery, "recover_fs", None)))
+
+    sender.cc.on_loss = spy
+    engine.run()
+    return seen
+
+
+# the Linux modules whose ssthresh() is tcp_reno_ssthresh, max(snd_cwnd >> 1, 2),
+# and two with their own rule on snd_cwnd (hstcp_ssthresh, tcp_scalable_ssthresh)
+@pytest.mark.parametrize("algorithm", ["reno", "hybla", "vegas", "lp", "highspeed", "scalable"])
+def test_linux_hands_every_law_the_window_not_the_flight(algorithm):
+    # One segment dropped: the SACKs that start the recovery let new segments
+    # out first (tcp_packets_in_flight leaves SACKed ones out), so FlightSize
+    # exceeds cwnd at the loss. Linux's ssthresh() reads snd_cwnd, and
+    # tcp_cwnd_reduction (PRR) divides by prior_cwnd, the snd_cwnd that
+    # tcp_init_cwnd_reduction saved; FlightSize (the old rule) fails both.
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, duration="2s", start_jitter=0,
+                        flows=[Flow(algorithm, drop_segments=(60,))])
+    assert sc.flow_stack(0).loss_flight == "cwnd"
+    [(kind, flight, cwnd, inflight, ssthresh, recover_fs)] = _losses(sc)
+    assert kind == "fast" and flight > cwnd
+    assert inflight == recover_fs == cwnd
+    if algorithm in ("reno", "hybla", "vegas", "lp"):
+        assert ssthresh == max(cwnd / 2, 2.0)
+
+
+def test_ns2_halves_the_window_at_a_timeout_of_an_application_limited_flow():
+    # ns-2's TcpAgent::slowdown halves window() = min(cwnd_, wnd_) at a
+    # timeout too. A 28-segment flow losing segment 25 has 3 segments in
+    # flight and a window grown far past them: the timeout halves the window.
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, duration="3s", stack="ns2",
+                        start_jitter=0, flows=[Flow("reno", size=40_000, drop_segments=(25,))])
+    [(kind, flight, cwnd, inflight, ssthresh, _)] = _losses(sc)
+    assert kind == "timeout" and flight < cwnd / 2
+    assert inflight == cwnd and ssthresh == cwnd / 2
+    # ... and within the receiver window: window() is min(cwnd_, wnd_)
+    rwnd = 8 * sc.mss
+    [(kind, _, cwnd, inflight, ssthresh, _)] = _losses(sc.replace(rwnd=rwnd))
+    assert kind == "timeout" and cwnd > 8 and inflight == 8 and ssthresh == 4
+
+
+def test_a_full_host_queue_reduces_from_the_window_in_linux():
+    # A 2011 kernel's tcp_enter_cwr (NET_XMIT_DROP from a full qdisc) calls
+    # ssthresh() on snd_cwnd, as a recovery does: FlightSize, whole segments,
+    # misses the window's fraction.
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=100, duration="3s", seed=1,
+                        access={"rate": "10Mbps", "buffer": 20}, flows=["reno"])
+    seen = _losses(sc)
+    assert len(seen) > 2 and all(kind == "fast" for kind, *_ in seen)
+    assert any(flight != cwnd for _, flight, cwnd, *_ in seen)
+    for _, _, cwnd, inflight, ssthresh, _ in seen:
+        assert inflight == cwnd and ssthresh == max(cwnd / 2, 2.0)
 
 
 def test_docs_show_the_table_as_it_is():

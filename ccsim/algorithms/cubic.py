@@ -97,9 +97,12 @@ import math
 
 import numpy as np
 
-from .hystart import HYSTART_LOW_WINDOW, HyStartLinux, HyStartPlusPlus
+from .hystart import (ACK_DELAY_CAP, CSS_GROWTH_DIVISOR, CSS_ROUNDS, GSO_MAX_SIZE,
+                      HYSTART_ACK_DELTA, HYSTART_ACK_TRAIN, HYSTART_DELAY, HYSTART_DELAY_MAX,
+                      HYSTART_DELAY_MIN, HYSTART_LOW_WINDOW, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
+                      MIN_RTT_THRESH, HyStartLinux, HyStartPlusPlus)
 from .base import MIN_SSTHRESH, Ack, Loss
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno
 
@@ -331,10 +334,10 @@ class CubicFluid(FluidLaw):
         elif cc.hystart:
             h_ca = self._hystart(f, before, h_ca)
         ca = h_ca > 0
-        if not ca.any():
+        if not any_(ca):
             return
         fresh = ca & np.isnan(f.epoch)
-        if fresh.any():  # the first ACK in congestion avoidance begins an epoch
+        if any_(fresh):  # the first ACK in congestion avoidance begins an epoch
             f.epoch[fresh] = f.now[fresh]
             np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
             f.k[fresh] = np.cbrt(np.maximum(f.w_max - f.cwnd, 0.0) / cc.c)[fresh]
@@ -386,18 +389,14 @@ class CubicFluid(FluidLaw):
         * delay: the round's RTT exceeds ``min_rtt + clamp(min_rtt/8, 4 ms,
           16 ms)``; ``ssthresh = cwnd``.
         """
-        from .hystart import (ACK_DELAY_CAP, GSO_MAX_SIZE, HYSTART_ACK_DELTA,
-                              HYSTART_ACK_TRAIN, HYSTART_DELAY, HYSTART_DELAY_MAX,
-                              HYSTART_DELAY_MIN)
-
         detect = self.cc.hystart_detect
         if not detect & (HYSTART_DELAY | HYSTART_ACK_TRAIN):
             return
         in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
-        if not in_ss.any():  # (the usual step: nothing in slow start to test)
+        if not any_(in_ss):  # (the usual step: nothing in slow start to test)
             return
         new_round = in_ss & ~(f.now < f.round_end)  # (NaN: the first round)
-        if new_round.any():
+        if any_(new_round):
             # the round began at the last one's end, between the last step and this
             # one: its RTT there, between theirs (so that the step does not decide it)
             start = np.where(f.round_end >= f.last_now, f.round_end, f.now)  # NaN: now
@@ -420,14 +419,15 @@ class CubicFluid(FluidLaw):
             ok = rate > 0
             train = (looking & ok & (f.ack_segs <= HYSTART_ACK_DELTA * rate)
                      & (f.round_w > thresh * rate) & (f.now + f.h >= f.round_start + thresh))
-            if train.any():
+            if any_(train):
                 at = np.maximum(f.round_w + rate * thresh, HYSTART_LOW_WINDOW)
                 f.ssthresh[train] = at[train]
                 np.copyto(f.cwnd, np.minimum(f.cwnd, at), where=train)
                 f.hystart_over[train] = 1.0
                 looking &= ~train
         if detect & HYSTART_DELAY:
-            thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
+            thresh = np.minimum(np.maximum(f.min_rtt / 8.0, HYSTART_DELAY_MIN),
+                                HYSTART_DELAY_MAX)
             stop = looking & (f.round_rtt > f.min_rtt + thresh)
             f.ssthresh[stop] = f.cwnd[stop]
             f.hystart_over[stop] = 1.0
@@ -439,15 +439,12 @@ class CubicFluid(FluidLaw):
         acknowledged one (:meth:`FlowArrays.ss_grown`) for ``CSS_ROUNDS``
         RTTs — and then congestion avoidance. (The RFC's return to slow start on a spurious exit is left
         out.)"""
-        from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
-                               MIN_RTT_THRESH)
-
         in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)
-        thresh = np.clip(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH, MAX_RTT_THRESH)
+        thresh = np.minimum(np.maximum(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH), MAX_RTT_THRESH)
         enter = in_ss & np.isnan(f.css_until) & (f.rtt - f.min_rtt >= thresh)
         f.css_until[enter] = (f.now + CSS_ROUNDS * f.rtt)[enter]
         css = in_ss & ~np.isnan(f.css_until)
-        if css.any():
+        if any_(css):
             cwnd = f.cwnd.copy()
             f.cwnd[...] = before
             slow = f.ss_grown(1.0 / CSS_GROWTH_DIVISOR)

@@ -33,6 +33,12 @@ The engine owns loss detection, recovery and timeouts: it calls
 
 Everything a law sees is in :class:`FlowArrays`: numpy arrays over the
 group's flows, with the units of :mod:`ccsim.algorithms.base`'s events.
+
+The engine calls every law with numpy's floating-point warnings off
+(``np.errstate(divide="ignore", invalid="ignore", over="ignore")``): a law
+may compute an expression for all its flows and keep it where it is
+meaningful (``np.where``) without an ``errstate`` of its own, which costs
+more per step than many laws' arithmetic.
 """
 
 from __future__ import annotations

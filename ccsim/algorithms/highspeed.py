@@ -46,12 +46,12 @@ Differences from the source:
   slowly than Reno, as the RFC intends (§5: "HighSpeed TCP ... uses the
   same algorithm as Standard TCP" for w ≤ Low_Window, and more aggressive
   above it) and as Linux's table does.
-* The decrease uses FlightSize (``loss.inflight``), as RFC 5681 eq. (4)
-  does, for both b(w) and the product; Linux's ``hstcp_ssthresh`` uses
-  ``cwnd``. FlightSize is what the ccsim Reno family uses, it equals cwnd
-  when the sender is window-limited, and it keeps an application-limited
-  flow from keeping a large unused window (the reason RFC 2581 replaced
-  cwnd by FlightSize).
+* The decrease takes ``w`` from ``loss.inflight``, for both b(w) and the
+  product: the stack's flight at a loss (``Scenario.loss_flight``), the
+  window in the Linux stack, as Linux's ``hstcp_ssthresh`` reads
+  ``snd_cwnd``; RFC 5681's FlightSize with ``loss_flight="flight"`` (it
+  keeps an application-limited flow from keeping a large unused window,
+  the reason RFC 2581 replaced cwnd by FlightSize).
 * The window is a float growing continuously; Linux adds whole segments
   after cwnd / a ACKs.
 * Linux's ``hstcp_cong_avoid`` adds ``a + 1`` to its counter once per

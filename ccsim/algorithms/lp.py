@@ -77,8 +77,9 @@ Differences from the source:
   flow used 21 % of a 10 Mb/s, 40 ms link. ccsim sets ``ssthresh`` to the
   reduced window, so growth after an ECI is additive, as the paper's
   AI phase describes (84 % on the same link).
-* ``ssthresh`` on loss uses FlightSize (RFC 5681 eq. 4, as ccsim's Reno);
-  Linux's ``tcp_reno_ssthresh`` uses ``cwnd``.
+* ``ssthresh`` on loss halves ``loss.inflight``, as ccsim's Reno: the
+  window in the Linux stack, as Linux's ``tcp_reno_ssthresh`` has it
+  (``Scenario.loss_flight``).
 
 Defaults and their sources:
 

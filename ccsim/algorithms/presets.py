@@ -34,7 +34,9 @@ SSDR is not a preset: its smooth-start is a window law of its own
 
 Differences from the source: those of :mod:`ccsim.algorithms.reno` and of
 each recovery module. Jacobson's 1988 code set Tahoe's ``ssthresh`` from
-``min(cwnd, rwnd) / 2``; RFC 5681's FlightSize is used, as in ns-2's Tahoe.
+``min(cwnd, rwnd) / 2``, as ns-2's ``TcpAgent::slowdown`` (``window()``) and
+the Linux and ns-2 stacks (``Scenario.loss_flight="cwnd"``) do; with
+``loss_flight="flight"`` RFC 5681's FlightSize is halved instead.
 """
 
 from __future__ import annotations

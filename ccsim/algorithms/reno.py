@@ -11,7 +11,10 @@ Update rules, with ``acked`` the segments newly acknowledged by an ACK:
 * congestion avoidance: ``cwnd += acked / cwnd`` — about one segment per RTT
   (RFC 5681 eq. 3);
 * on loss: ``ssthresh = max(FlightSize / 2, 2)`` (RFC 5681 eq. 4); after a
-  timeout ``cwnd = 1`` (the loss window).
+  timeout ``cwnd = 1`` (the loss window). FlightSize is ``Loss.inflight``,
+  the stack's flight at a loss (``Scenario.loss_flight``): in the Linux
+  and ns-2 stacks the window, as ``tcp_reno_ssthresh``'s ``max(snd_cwnd >>
+  1, 2)`` and ns-2's ``slowdown`` halve it.
 
 Differences from the source:
 

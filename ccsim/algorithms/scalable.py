@@ -31,9 +31,11 @@ Defaults: ``a = 0.01`` and ``b = 0.125`` are the paper's recommended values
 
 Differences from the source:
 
-* The decrease uses FlightSize (``loss.inflight``), as RFC 5681 eq. (4) and
-  the ccsim Reno family do; the paper and Linux's ``tcp_scalable_ssthresh``
-  use ``cwnd``. The two agree when the sender is window-limited.
+* The decrease takes ``w`` from ``loss.inflight``, the stack's flight at a
+  loss (``Scenario.loss_flight``): the window in the Linux stack, as the
+  paper and Linux's ``tcp_scalable_ssthresh`` have it; RFC 5681's
+  FlightSize with ``loss_flight="flight"``. The two agree when the sender
+  is window-limited.
 * ``AI_CNT`` was 50 in Linux 2.6–3.x ("50 instead of 100 to account for
   delayed ack"); ccsim takes current Linux's 100, which counts acknowledged
   segments (``a = 0.01`` per segment, the paper's).

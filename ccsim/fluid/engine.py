@@ -14,7 +14,12 @@ wrong):
   the data physically in flight implies: where the flows' rates
   ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
   method where base RTTs differ). Departures are shared by those rates.
-  Other links add their propagation delay and their random loss.
+  Other links add their propagation delay and their random loss. The base
+  RTT is an empty path's: propagation, the packet's time at the NICs and at
+  every link, half the receiving delay.
+* **Delayed ACKs** slow the ACK clock of a window that does not fill the
+  link: pairs a packet time apart, an odd window's last segment held by the
+  receiver's timer (:meth:`FluidEngine._held_acks`).
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
   arrives, shared by the flows' arrival rates (slow start's back-to-back
   pairs counting twice) and dropped as whole packets when a
@@ -28,7 +33,8 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  (RFC 6298, with backoff) and restarts from the loss window; under RACK
+  a lost retransmission is resent within the recovery instead. Data sent
   before a fast recovery began and lost belongs to it (RFC 6675's
   RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
@@ -88,6 +94,10 @@ are all in congestion avoidance with laws that have a closed form
 steps up to this many RTTs, and no further than half the time its windows'
 growth needs to fill pipe and buffer, nor past its next event."""
 
+QUICK_ACKS = 16
+"""Linux's ``TCP_MAX_QUICKACKS``: ACKs of new data a receiver in quick-ACK
+mode sends at once (:data:`ccsim.packet.receiver.MAX_QUICKACKS`)."""
+
 ECHO_SLOTS = 32
 """Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
 spans more steps than this hears its marks after ``ECHO_SLOTS`` steps."""
@@ -96,6 +106,12 @@ MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
 duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
 steps of 6 ms or more once no flow is in slow start)."""
+
+
+def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
+    """``np.clip(a, lo, hi)``, the same values at a third of its cost on a
+    batch's small arrays (where the engine clips at every step)."""
+    return np.minimum(np.maximum(a, lo), hi)
 
 
 class FluidLawError(CcsimError):
@@ -145,6 +161,15 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                                 "None (a TCP flow) in the fluid engine",
                                 "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
                                 "there; use mode='packet'")
+        if flow.access_buffer is not None:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_buffer", flow.access_buffer,
+                                "None (an unbounded host queue) in the fluid engine",
+                                "a full host queue's local congestion signal is not "
+                                "modelled there; use mode='packet'")
+        if flow.access_jitter:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_jitter", flow.access_jitter,
+                                "0 in the fluid engine",
+                                "it has no packets to delay one by one; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",
@@ -306,10 +331,21 @@ class FluidEngine:
 
         # propagation, and the hosts' NICs: a NIC at least as fast as every
         # link (the scenario's check) only delays each packet by its packet time,
-        # once at the sender and once at the receiver (the fluid has no bursts)
+        # once at the sender and once at the receiver (the fluid has no bursts);
+        # and each link's own packet time: a link stores a packet whole before
+        # it forwards it, so even an empty queue delays a data packet by its
+        # transmission at every link, the bottleneck's 1/C included (ACKs carry
+        # no data: none). Pipe and buffer then hold C·d + 1 + B, the packet in
+        # service beside the B waiting, as a packet-level queue does. And the
+        # receiving delay (Scenario.ack_wait): uniform up to its bound, never
+        # before the segment before, which leaves the bottleneck at least a
+        # packet time earlier: half the bound on average (exactly so for the
+        # default bound, one packet time at the bottleneck)
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
             0.0 if sc.flows[j].access_rate is None
-            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate))
+            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate)
+            + sum(sc.packet_size * 8.0 / link.rate for link in sc.links)
+            + 0.5 * sc.ack_wait)
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
@@ -325,6 +361,13 @@ class FluidEngine:
         self.dupthresh = np.array([
             max(r.dupthresh - (2 if stacks[e[1]][e[2]].limited_transmit else 0), 1)
             for r, e in zip(recs, entries)], float)
+        # RACK (RFC 8985 §6.2) finds a lost retransmission once data sent after
+        # it is delivered, so it is resent within the recovery, not by the timer
+        self.rack = np.array([r.detector is not None and r.detector.__name__ == "Rack"
+                              for r in recs])
+        # RFC 8985 §7: a tail loss probe sends that later data when the window has none
+        self.tlp = np.array([bool(stacks[e[1]][e[2]].tail_loss_probe) and r.uses_sack
+                             for r, e in zip(recs, entries)])
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
@@ -341,6 +384,13 @@ class FluidEngine:
         # (two behind delayed ACKs), and how much faster than the bottleneck
         # the sender's NIC puts a burst on the wire (inf: no NIC)
         self.ack_segs = np.array([2.0 if st.delayed_ack else 1.0 for st in flow_stacks])
+        self.delack_timeout = np.array([st.delayed_ack_timeout if st.delayed_ack else 0.0
+                                        for st in flow_stacks])
+        self.delack = bool(any_(self.ack_segs > 1.0))
+        self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
+        # Linux's quick-ACK mode: the receiver's next ACKs of new data go at once
+        self.quick_on = np.array([bool(st.quick_ack and st.delayed_ack) for st in flow_stacks])
+        self.quick_left = np.zeros(F)
         self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
@@ -692,6 +742,8 @@ class FluidEngine:
         tau = self.tau
         np.add(self.d, (q_new / C)[scen], out=tau)
         x = np.empty_like(physical)
+        if self.delack:
+            self._held_acks(q_need, tau, tf)
         A = self._arrivals(physical, tau, x)
         overflow = q_need - self.B
         t_lost = None  # when the step's first loss happened (default: mid-step)
@@ -724,6 +776,8 @@ class FluidEngine:
         else:
             lost_on_link, deliv = None, dep_f
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
+        if self.delack:  # quick ACKs spent: one per segment
+            np.maximum(self.quick_left - deliv, 0.0, out=self.quick_left)
         np.maximum(inflight, self.ghost, out=inflight)
 
         # the share of each flow's data lost lately, averaged over about half an
@@ -849,9 +903,45 @@ class FluidEngine:
         it has physically in flight over its RTT, a paced flow's no faster
         than it paces. Returns their sum per scenario."""
         np.divide(physical, tau, out=x)
+        if self.delack:
+            np.multiply(x, self.hold, out=x)
         if self.paced:
             np.minimum(x, self.pacing, out=x)
         return np.bincount(self.scen, x, self.S)
+
+    def _held_acks(self, q_need: np.ndarray, tau: np.ndarray, tf: np.ndarray) -> None:
+        """How delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2: one ACK per two
+        segments, else on a timer) slow the ACK clock of a flow whose window
+        does not fill the link, into ``hold`` (its rate over ``window/RTT``).
+
+        Such a flow's window crosses the bottleneck as a train of back-to-back
+        pairs, one every RTT. The first segment of each pair waits at the
+        receiver for the second, one packet time ``1/C``; the pair its ACK
+        releases is sent back to back, so the second waits as long at the
+        bottleneck: each pair's round lasts ``τ + 1/C``. Of an odd window
+        (``cwnd`` counts whole segments), the last segment has no partner
+        until the next train: its ACK waits for the delayed-ACK timer ``T``
+        (Linux: 40 ms), or for that train if it comes first, ``τ − (w − 1)/C``
+        later. So ``w`` segments take ``(w − s)/(τ + 1/C) + s/(τ + min(T, gap))``
+        per second, ``s`` being 1 for an odd window. Where the link is full
+        a standing queue feeds it continuously and the clock is the link's;
+        in recovery the receiver acknowledges at once (out-of-order data), and
+        so in Linux's quick-ACK mode (``quick_ack``): the first
+        :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
+        hold = self.hold
+        hold.fill(1.0)
+        w = np.floor(np.minimum(self.cwnd, self.path_cap))
+        on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
+            & (q_need <= 0.0)[self.scen] & (self.quick_left <= 0.0)
+        if not any_(on):
+            return
+        i = np.flatnonzero(on)
+        w, t, c = w[i], tau[i], self.cap_f[i]
+        odd = np.mod(w, 2.0)
+        gap = np.maximum(t - (w - 1.0) / c, 0.0)
+        wait = np.minimum(self.delack_timeout[i], gap)
+        rate = (w - odd) / (t + 1.0 / c) + odd / (t + wait)
+        hold[i] = rate * t / w
 
     def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
                     tau: np.ndarray) -> None:
@@ -872,10 +962,10 @@ class FluidEngine:
         share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
         scaled = (grown > 0) & (share < 1.0)
         ss = scaled & in_ss & (hf > 0) & (before > 0) & ~self.queued
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
-                * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
-            ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
+        # (under run()'s errstate: the flows outside ``ss`` may divide by 0)
+        per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
+            * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
+        ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
         kept = np.where(ss, ss_grown, grown * share)
         np.copyto(grown, kept, where=scaled)
         np.add(before, grown, out=cwnd)
@@ -976,6 +1066,9 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+            # the timer's silence (an RTO and more) exceeds the receiver's
+            # quick-ACK gap (its RTT plus min_rto): quick ACKs again
+            self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
         if any_(ended):
@@ -1014,6 +1107,10 @@ class FluidEngine:
         pad = self.pad
         pad[:-1] = values
         return pad[self.scen_table].min(axis=0)  # row by row: vectorised over S
+
+    def _scenario_max(self, values: np.ndarray) -> np.ndarray:
+        """The greatest of each scenario's flows' ``values`` (one per scenario)."""
+        return -self._scenario_min(-values)
 
     def _recoveries_end(self) -> None:
         """Each scenario's next end of a recovery (s; inf if none is under way)."""
@@ -1102,6 +1199,7 @@ class FluidEngine:
         self.started |= newly
         self.fresh |= newly
         self.cwnd[newly] = self.iw[newly]
+        self.quick_left[newly] = QUICK_ACKS * self.quick_on[newly]
         self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
@@ -1243,7 +1341,13 @@ class FluidEngine:
         repaired by the retransmission timer alone (as in the packet engine
         and Linux without RACK), so with probability ``1 − (1 − p)^resent``
         the flow falls silent until its timer, set when the recovery began
-        (at least one RTT ago), fires."""
+        (at least one RTT ago), fires. Under RACK (RFC 8985 §6.2; Linux's
+        default) a lost retransmission is marked lost once a segment sent
+        after it is delivered, and resent: the recovery lasts one RTT more,
+        its retransmission again at risk. That later segment is new data the
+        reduced window lets out (at least two segments: the retransmission
+        and one more) or, with tail loss probes (§7), the probe a PTO of two
+        smoothed RTTs later; with neither, the timer repairs it."""
         idx = np.flatnonzero(ended)
         resent = self.resent[idx]
         self.resent[idx] = 0.0
@@ -1258,6 +1362,17 @@ class FluidEngine:
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
+        rack = self.rack[hit] & ((self.cwnd[hit] >= 2.0) | self.tlp[hit])
+        if any_(rack):
+            ri = hit[rack]
+            # found an RTT after it was sent (or after the probe), then resent
+            probe = np.where(self.cwnd[ri] >= 2.0, 0.0, 2.0 * self.srtt[ri])
+            self.rec_until[ri] = tf[ri] + probe + self.tau[ri]
+            self.resent[ri] = 1.0
+            self.retransmits[ri] += 1.0
+            hit = hit[~rack]
+            if not hit.size:
+                return
         started = tf[hit] - self.tau[hit]  # the recovery began an RTT or more ago
         self.rto_until[hit] = np.maximum(tf[hit], started + self._rto(hit))
         self.rto_lost[hit] = 1.0
@@ -1465,7 +1580,7 @@ class FluidEngine:
         sawtooth's peak leaves full drops whatever arrives next, shared as an
         overflow is (:meth:`_overflow_shares`). Paced flows send no bursts.
         """
-        scen, S = self.scen, self.S
+        scen = self.scen
         a = self.ack_segs
         clocked = self.sending & (x > 0)
         if self.paced:
@@ -1497,28 +1612,27 @@ class FluidEngine:
         lo = a + whole
         # a link not yet full: each burst on an empty queue
         idle = clocked & ~full[scen]
-        drops = np.where(idle, n_ack * ((1.0 - frac) * np.clip(rise(lo) - room, 0.0, lo)
-                                        + frac * np.clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
+        drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                        + frac * _clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
                          0.0)
         ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
         if any_(ss):  # slow start: the RTT's growth ramps the queue up
             ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
-            above = np.clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
+            above = _clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
                             0.0, 1.0)
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if any_(self.fresh):  # an initial window, on the wire at once
             f = self.fresh
-            first = np.clip(rise(self.cwnd) - room, 0.0, self.cwnd)
+            first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
             drops = np.where(f & ~full[scen], first, drops)
             self.fresh[:] = False
         # a full link: pipe and buffer hold the largest burst's peak less
         busy = clocked & full[scen]
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.zeros(S)
-            np.maximum.at(short, scen[busy], (rise(b) - 0.5 * a)[busy])
+            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
             held = np.minimum(q_need, self.B)
-            level = np.where(full, np.clip(held - (self.B - short), 0.0, None), 0.0)
+            level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
                 drops = drops + self._overflow_shares(level, x, A)
         if not any_(drops > 0):

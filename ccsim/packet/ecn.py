@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..algorithms.base import EcnEcho
+from ..algorithms.base import CongestionControl, EcnEcho
 
 if TYPE_CHECKING:
     from .tcp import Sender
@@ -43,7 +43,9 @@ class EcnResponse:
         """An ACK up to ``ackno`` echoed ``marked`` CE marks at ``now`` (s): the
         law hears of every echo (``on_ce_echo``) and reacts (``on_ecn``) at
         most once per window of data, and not in loss recovery or the loss
-        phase after a timeout."""
+        phase after a timeout. The default reaction (a loss's) is handed the
+        stack's flight at a loss: with ``loss_flight="cwnd"`` the window,
+        as Linux's ``tcp_enter_cwr`` calls ``ssthresh()`` on ``snd_cwnd``."""
         self.marked += marked
         cc = tcp.cc
         echo = EcnEcho(now=now, marked=marked, marked_total=self.marked,
@@ -53,6 +55,10 @@ class EcnResponse:
         if tcp.in_recovery or tcp.snd_una < tcp.recover or ackno < self.cwr_high:
             return
         w, s = cc.cwnd, cc.ssthresh
+        if tcp.loss_cwnd and type(cc).on_ecn is CongestionControl.on_ecn:
+            # the default reaction is a loss's, from the stack's flight at a loss:
+            # Linux's tcp_enter_cwr calls ssthresh() on snd_cwnd
+            echo = echo._replace(inflight=min(w, tcp.rwnd))
         cc.on_ecn(echo)
         tcp.check_law("on_ecn", w, s)
         self.cwr_high = tcp.high_tx

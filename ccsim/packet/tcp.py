@@ -66,6 +66,8 @@ class Sender:
         delivered: segments delivered so far: cumulatively acknowledged or
             SACKed.
         transmissions, retransmits, timeouts, recoveries: counters.
+        local_reductions: window reductions for a full host queue
+            (:meth:`local_congestion`).
         loss_log: ``(time, "recovery" or "timeout", snd_una, cwnd,
             ssthresh)`` at each loss detected, before the law reacts.
         end_seq: the flow sends segments below this (grows without bound for
@@ -100,7 +102,9 @@ class Sender:
         self.ecn = EcnResponse()
         # sequence state
         self.snd_una = self.snd_nxt = self.high_tx = 0
-        self.sent: dict[int, tuple[float, bool, float, float, int]] = {}
+        # per segment out: (sent at, resent, delivered then, delivered_time then,
+        # transmission index, in flight then: tx_in_flight for laws that sample rates)
+        self.sent: dict[int, tuple[float, bool, float, float, int, int]] = {}
         self.transmissions = 0
         self.delivered = 0.0
         self.delivered_time = 0.0
@@ -114,6 +118,7 @@ class Sender:
         self.reordering_pending = False  # the detector's reordering timer is set
         # counters and life cycle
         self.retransmits = self.timeouts = self.recoveries = 0
+        self.local_reductions = 0       # reductions for a full host queue (local_congestion)
         self.loss_log: list[tuple[float, str, int, float, float]] = []
         self.started = False
         self.done_at: float | None = None
@@ -136,6 +141,9 @@ class Sender:
         self.law_min_rtt = math.inf
         # a fast recovery hands the law RFC 6675's pipe, not FlightSize (ns-3's EnterRecovery)
         self.loss_pipe = loss_flight == "pipe"
+        # every loss hands the law the window, not FlightSize (Linux's ssthresh(), ns-2's
+        # slowdown), and PRR divides by it (Linux's prior_cwnd)
+        self.loss_cwnd = loss_flight == "cwnd"
 
     # -- what the estimator knows, under the names strategies and results read ----------
     @property
@@ -243,11 +251,13 @@ class Sender:
                 self.tell_rtt(rtt, now)
         self.ack_delivered = acked + sacked
         self.delivered += self.ack_delivered
-        delivery_rate = NOT_SAMPLED
+        delivery_rate = tx_in_flight = sample_delivered = NOT_SAMPLED
         if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
             interval = now - record[3]
-            delivery_rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
+            sample_delivered = self.delivered - record[2]
+            delivery_rate = (sample_delivered * self.mss * 8.0 / interval
                              if interval > 0 else None)
+            tx_in_flight = float(record[5])
         self.delivered_time = now
         in_recovery = self.in_recovery
         if in_recovery:
@@ -262,7 +272,8 @@ class Sender:
                           min_rtt=self.law_min_rtt if self.law_smoothed else self.rtt.min_rtt,
                           srtt=self.rtt.srtt,
                           inflight=self.snd_nxt - ackno, delivered=self.delivered,
-                          delivery_rate=delivery_rate))
+                          delivery_rate=delivery_rate, tx_in_flight=tx_in_flight,
+                          sample_delivered=sample_delivered))
             self.check_law("on_ack", w, s)
         if self.tlp is not None:
             self.tlp.on_ack(self, ackno, blocks)
@@ -297,6 +308,34 @@ class Sender:
         self.ecn.on_echo(self, ack[2], ack[0], self.clock.now)
         self.on_ack((ack[0], ack[1]))
 
+    def local_congestion(self) -> None:
+        """The host queue in front of the NIC refused a segment
+        (:attr:`Flow.access_buffer`; the engine calls this at the same
+        instant, after the send that met the full queue). A 2011 Linux
+        kernel's ``tcp_transmit_skb``, told ``NET_XMIT_DROP`` by a full
+        qdisc, called ``tcp_enter_cwr``: ``ssthresh`` from the module's
+        ``ssthresh()``, ``cwnd`` down to it, no retransmission, and only
+        from the Open or Disorder state — the window state ECN echoes share
+        (:class:`~ccsim.packet.ecn.EcnResponse`'s ``cwr_high``: once per
+        window of data). The law reacts as to an ECN echo by default
+        (:meth:`~ccsim.algorithms.CongestionControl.on_ecn`'s rule: a fast
+        loss's ``ssthresh``, ``cwnd`` to it), even when it reacts to echoes
+        in its own way."""
+        ecn = self.ecn
+        if (self.done_at is not None or self.in_recovery or self.snd_una < self.recover
+                or self.snd_una < ecn.cwr_high):
+            return
+        cc = self.cc
+        w, s = cc.cwnd, cc.ssthresh
+        # the stack's flight at a loss: Linux's ssthresh() reads snd_cwnd (loss_flight="cwnd")
+        flight = min(w, self.rwnd) if self.loss_cwnd else self.snd_nxt - self.snd_una
+        cc.on_loss(Loss(now=self.clock.now, kind="fast", inflight=float(flight),
+                        min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt))
+        cc.cwnd = max(cc.ssthresh, cc.min_cwnd)
+        self.check_law("on_loss", w, s)
+        ecn.cwr_high = self.high_tx
+        self.local_reductions += 1
+
     # -- loss recovery: the state this sender owns ----------------------------------------
     def enter_recovery(self) -> None:
         """Fast retransmit (RFC 5681 §3.2 step 2): the one place a recovery
@@ -330,6 +369,17 @@ class Sender:
         self.in_recovery = False
         if self.tells_recovery:
             self.tell_recovery("open")
+
+    def in_flight(self) -> int:
+        """Segments in flight as Linux's ``tcp_packets_in_flight`` counts them
+        for a rate sample's ``tx_in_flight``: those sent and not cumulatively
+        acknowledged, less the SACKed and those the loss detector marked lost
+        and has not resent."""
+        flight = self.high_tx - self.snd_una
+        if self.scoreboard is not None:
+            flight -= self.scoreboard.count
+        lost = getattr(self.detector, "lost", None)
+        return flight - len(lost) if lost else flight
 
     def pipe(self) -> float:
         """Segments in flight as the recovery strategy counts them (its
@@ -376,7 +426,10 @@ class Sender:
         keeping the recovery's ``ssthresh`` at such a timeout). With
         ``loss_flight="pipe"`` a fast recovery hands the strategy's pipe
         instead, the head counted lost (ns-3's ``EnterRecovery``: RFC
-        6675's ``BytesInFlight()``).
+        6675's ``BytesInFlight()``). With ``loss_flight="cwnd"`` every loss,
+        fast or timeout, hands the window the sender may fill, ``min(cwnd,
+        rwnd)``, before the law reacts (Linux's ``ssthresh()`` modules read
+        ``snd_cwnd``; ns-2's ``slowdown`` halves ``window()``).
         """
         flight = self.snd_nxt - self.snd_una
         loss_phase = (self.entered_in_loss_phase if self.in_recovery
@@ -388,7 +441,9 @@ class Sender:
             self.recoveries += 1
             self.loss_log.append((self.clock.now, "recovery", self.snd_una, cc.cwnd,
                                   cc.ssthresh))
-        if self.scoreboard is not None and (kind != "fast" or loss_phase):
+        if self.loss_cwnd:
+            flight = min(cc.cwnd, self.rwnd)
+        elif self.scoreboard is not None and (kind != "fast" or loss_phase):
             # what the receiver holds below snd_nxt: after a go-back-N timeout
             # snd_nxt is below SACKed data, which is not in that flight either
             flight -= self.scoreboard.sacked_in(self.snd_una, self.snd_nxt)
@@ -584,7 +639,8 @@ class Sender:
         else:
             self.high_tx = seq + 1
         index = self.transmissions = self.transmissions + 1
-        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index)
+        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index,
+                          self.in_flight() if self.samples_rate else 0)
         if self.detector is not None:
             self.detector.on_sent(index, seq)
             if retransmission and seq == self.snd_una:

@@ -101,6 +101,8 @@ class SenderView(Protocol):
         sent: per outstanding segment, its latest transmission: ``(time (s),
             resent, delivered then, delivered time then, transmission index)``.
         srtt, rttvar: RFC 6298's estimates (s); NaN before the first sample.
+        loss_cwnd: whether the stack takes the window, not FlightSize, as the
+            flight at a loss (``Scenario.loss_flight="cwnd"``: Linux, ns-2).
     """
 
     cc: "CongestionControl"
@@ -118,6 +120,7 @@ class SenderView(Protocol):
     sent: dict[int, tuple[float, bool, float, float, int]]
     srtt: float
     rttvar: float
+    loss_cwnd: bool
 
     def now(self) -> float:
         """Simulation time (s)."""

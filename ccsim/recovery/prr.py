@@ -5,7 +5,9 @@ TCP", RFC 6937, 2013, §3; the successor of Rate-Halving, and what Linux runs
 (``tcp_cwnd_reduction`` in ``net/ipv4/tcp_input.c``).
 
 On entry ``ssthresh`` comes from the window law and ``RecoverFS =
-snd.nxt − snd.una``. On every ACK in recovery, with ``DeliveredData`` the
+snd.nxt − snd.una`` (with ``Scenario.loss_flight="cwnd"``, the Linux stack's,
+the window as the recovery begins: Linux's ``tcp_cwnd_reduction`` divides by
+``prior_cwnd``, the ``snd_cwnd`` that ``tcp_init_cwnd_reduction`` saved). On every ACK in recovery, with ``DeliveredData`` the
 segments it newly acknowledged or SACKed::
 
     prr_delivered += DeliveredData
@@ -66,7 +68,10 @@ class PrrRecovery(SackRecovery):
         self.last_una = self.last_marked = 0
 
     def enter(self, tcp: SenderView) -> None:
-        self.recover_fs = max(tcp.snd_nxt - tcp.snd_una, 1)
+        if tcp.loss_cwnd:  # Linux divides by prior_cwnd, the window as the recovery begins
+            self.recover_fs = max(min(tcp.cc.cwnd, tcp.rwnd), 1.0)
+        else:
+            self.recover_fs = max(tcp.snd_nxt - tcp.snd_una, 1)
         # Linux counts what the entering ACK delivered (tcp_cwnd_reduction runs on it).
         self.prr_delivered = tcp.ack_delivered
         self.prr_out = 0

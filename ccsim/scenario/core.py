@@ -121,12 +121,18 @@ class Scenario:
             bottleneck one SYN time apart, as ns-3's do. ns-3: on; ns-2: off;
             Linux: off, a flow starting on an established connection as iperf3
             times its tests (docs/stack.md). The fluid engine has no handshake.
-        loss_flight: the flight a fast recovery hands the window law
-            (``Loss.inflight``, which Reno's rule halves): ``"flight"``,
-            RFC 5681's FlightSize ``snd.nxt − snd.una`` (Linux, ns-2), or
+        loss_flight: what the stack takes as the flight at a loss, handed
+            to the window law (``Loss.inflight``, which Reno's rule halves):
+            ``"flight"``, RFC 5681's FlightSize ``snd.nxt − snd.una``;
             ``"pipe"``, RFC 6675's pipe once the head is marked lost, without
-            the SACKed and lost segments (ns-3's ``EnterRecovery``). Packet
-            engine; timeouts keep their own rule.
+            the SACKed and lost segments, at a fast recovery (ns-3's
+            ``EnterRecovery``; timeouts as ``"flight"``); ``"cwnd"``, the
+            window the sender may fill, ``min(cwnd, rwnd)``, at every loss,
+            fast or timeout, which PRR also takes as its ``RecoverFS``
+            (Linux: every ``ssthresh()`` reads ``snd_cwnd``, and
+            ``tcp_cwnd_reduction`` divides by ``prior_cwnd``; ns-2:
+            ``slowdown`` halves ``window()``). Linux and ns-2: ``"cwnd"``;
+            ns-3: ``"pipe"``. Packet engine.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
@@ -333,9 +339,10 @@ class Scenario:
         flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
         # NICs at the default (topologies.ACCESS) follow the bandwidth, others stay
         default = [f.access_rate == 10.0 * link.rate for f in flows]
-        access = ["10x" if d else None for d in default]
-        flows = [dataclasses.replace(f, access_rate=None) if d or new_access else f
-                 for f, d in zip(flows, default)]
+        access = [{"rate": "10x", "buffer": f.access_buffer, "jitter": f.access_jitter}
+                  if d else None for f, d in zip(flows, default)]
+        flows = [dataclasses.replace(f, access_rate=None, access_buffer=None, access_jitter=0.0)
+                 if d or new_access else f for f, d in zip(flows, default)]
         q = link.queue
         # a rate that changes is rebuilt from its schedule, not its nominal rate
         bandwidth = link.schedule if link.schedule is not None else link.rate

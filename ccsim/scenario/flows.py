@@ -23,6 +23,16 @@ ACK_COUNTINGS = ("segments", "acks", "acks-in-slow-start", "acks-in-congestion-a
 says what each means)."""
 
 
+def host_queue(value: Any, field: str) -> int:
+    """A host queue's size (:attr:`Flow.access_buffer`): a whole number of
+    packets ≥ 1, else an error naming ``field``."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not 1 <= value < float("inf") or value != int(value)):
+        raise ScenarioError(field, value, "a whole number of packets ≥ 1, such as 1000 "
+                            "(Linux's txqueuelen), or None (an unbounded host queue)")
+    return int(value)
+
+
 @dataclass(frozen=True)
 class Flow:
     """One TCP connection from a sender to a receiver across the whole path.
@@ -78,6 +88,27 @@ class Flow:
             ways, so every flow's ACKs queue behind the other direction's data
             (Zhang, Shenker & Clark 1991; ``docs/engine.md``). ``False`` (the
             default): left to right.
+        access_rate: the rate of the sending host's NIC (bit/s; strings such
+            as ``"1Gbps"`` accepted), or ``None``: an infinitely fast host.
+            Builders set it from their ``access`` keyword.
+        access_buffer: the sending host's queue in front of its NIC, in
+            packets (the qdisc and the NIC's ring together), or ``None``
+            (the default): unbounded. Needs ``access_rate``. A segment the
+            sender hands to a full host queue is a local congestion signal,
+            as a 2011 Linux kernel's ``NET_XMIT_DROP`` from a full qdisc was
+            (``tcp_enter_cwr``): the window is reduced as for a loss, at most
+            once per window of data, and the segment waits at the host until
+            the queue has room (nothing is lost or resent). Builders set it
+            from ``access={"rate": ..., "buffer": ...}``; docs/stack.md,
+            "The host queue". Packet engine only.
+        access_jitter: the most a packet leaving the sending host's NIC is
+            delayed (s), uniform in ``[0, access_jitter]`` and drawn from the
+            scenario's seed, none overtaking another: the NIC's timing
+            against the next link's (clocks of one nominal rate drift apart,
+            interrupts and DMA vary), which a simulator's exact rates lock
+            in phase. About one NIC packet time breaks the lock, the remedy
+            Floyd & Jacobson (1992) give for phase effects. ``0`` (the
+            default): exact. Needs ``access_rate``. Packet engine only.
         source: ``None`` for a TCP flow; for an unresponsive UDP source the
             sending pattern (made by :func:`~ccsim.CBR` or
             :func:`~ccsim.OnOff`; stored as sorted pairs), and then
@@ -99,6 +130,8 @@ class Flow:
     ack_counting: str | None = None
     access_rate: float | None = None
     source: Any = None
+    access_buffer: int | None = None
+    access_jitter: float = 0.0
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -181,12 +214,28 @@ class Flow:
                                     f"a rate ≥ {MIN_RATE:g} bit/s such as '1Gbps', or None "
                                     "(infinitely fast hosts)")
         set_normalised(self, access_rate=access_rate)
+        access_buffer = self.access_buffer
+        if access_buffer is not None:
+            access_buffer = host_queue(access_buffer, "flow.access_buffer")
+            if access_rate is None:
+                raise ScenarioError("flow.access_buffer", access_buffer,
+                                    "None for a host without a NIC (access_rate None)",
+                                    "a host queue drains at its NIC's rate: give "
+                                    "access_rate, or access={'rate': ..., 'buffer': ...}")
+            set_normalised(self, access_buffer=access_buffer)
+        access_jitter = seconds(self.access_jitter, "flow.access_jitter", positive=False)
+        if access_jitter and access_rate is None:
+            raise ScenarioError("flow.access_jitter", self.access_jitter,
+                                "0 for a host without a NIC (access_rate None)",
+                                "the jitter delays packets leaving the NIC")
+        set_normalised(self, access_jitter=access_jitter)
         source = normalised_source(self.source)
         if source is not None and (self.size is not None or self.reverse or drops
-                                   or self.route is not None):
+                                   or self.route is not None or access_buffer is not None
+                                   or access_jitter):
             raise ScenarioError("flow.source", dict(source), "a source without size, reverse, "
-                                "route or drop_segments (a UDP source sends at its own pace "
-                                "left to right across the whole path)")
+                                "route, access_buffer, access_jitter or drop_segments (a UDP source sends at "
+                                "its own pace left to right across the whole path)")
         set_normalised(self, source=source, algorithm=cls.name, recovery=rec, start=start,
                        stop=stop,
                        size=size, rtt=rtt, params=params, ecn=ecn, route=route,

@@ -102,13 +102,25 @@ LINUX = Profile(
                                     "testbeds ccsim reproduces measured so); `handshake=True` "
                                     "puts the setup's round trip into the flow and its "
                                     "completion time"),
-        "loss_flight": Setting("flight", "RFC 5681 eq. 4's FlightSize, `snd.nxt − snd.una`, "
-                                         "for the laws that halve it (Linux's own "
-                                         "`tcp_reno_ssthresh` halves `snd_cwnd`)"),
+        "loss_flight": Setting("cwnd", "every module's `ssthresh()` reads `tcp_snd_cwnd(tp)`: "
+                                       "`tcp_reno_ssthresh` is `max(snd_cwnd >> 1, 2)` "
+                                       "(tcp_cong.c; Vegas, Hybla, TCP-LP and Westwood+ use "
+                                       "it), `hstcp_ssthresh`, `tcp_scalable_ssthresh` and "
+                                       "CUBIC's, BIC's, H-TCP's, Illinois', Veno's, YeAH's "
+                                       "likewise; `tcp_init_cwnd_reduction` calls it at a "
+                                       "recovery and `tcp_enter_loss` at a timeout, and "
+                                       "`tcp_cwnd_reduction` (PRR) divides by `prior_cwnd`, "
+                                       "the `snd_cwnd` saved then (tcp_input.c)"),
     },
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
         "vegas": Setting("prr", "`tcp_vegas.c` has no recovery of its own: " + _LINUX_RACK),
+        "bbr": Setting("prr", "Linux finds BBR's losses as every flow's, by SACK and RACK "
+                              "(`tcp_fastretrans_alert`, `tcp_rack_mark_lost`), so a "
+                              "retransmission lost again is resent within the recovery, not "
+                              "after the timer; `tcp_bbr.c`'s own `cong_control` sets the "
+                              "window there instead of `tcp_cwnd_reduction` (ccsim's PRR then "
+                              "only picks segments: `controls_recovery_window`)"),
     },
     ack_counting={
         "hybla": Setting("acks", "`hybla_cong_avoid` steps once per ACK in both phases, "
@@ -224,7 +236,11 @@ NS2 = Profile(
                                      "fine-grained clock (`vegastime()`, tcp-vegas.cc)"),
         "handshake": Setting(False, "the one-way `Agent/TCP` sends its first window at its "
                                     "start, with no SYN (only `Agent/TCP/FullTcp` has one)"),
-        "loss_flight": Setting("flight", "RFC 5681 eq. 4's FlightSize, `snd.nxt − snd.una`"),
+        "loss_flight": Setting("cwnd", "`TcpAgent::slowdown` halves `window()`, "
+                                       "`min(cwnd_, wnd_)`, at a fast retransmit "
+                                       "(`dupack_action`) and a timeout alike (tcp.cc; "
+                                       "truncated to whole segments: `precisionReduce_` "
+                                       f"true only since 2006-01-24, {_NS2_DEFAULT})"),
     },
     params={
         "vegas": {

@@ -15,7 +15,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import ScenarioError, ScenarioTypeError
 from ..units import parse_rate
 from .checks import probability, seconds, whole_bytes
-from .flows import Flow, as_flow
+from .flows import Flow, as_flow, host_queue
 from .links import MIN_RATE, Link, make_queue
 from .schedule import as_schedule
 from .workloads import expand
@@ -43,29 +43,43 @@ testbeds 1 Gbit/s NICs behind 100 Mbit/s bottlenecks. A multiple of the
 bottleneck keeps a scenario's timing the same at any bandwidth."""
 
 
-def access_specs(access: Any, n: int, rate: float) -> list[tuple[float | None, float]]:
+def access_specs(access: Any, n: int, rate: float
+                 ) -> list[tuple[float | None, float, int | None, float]]:
     """:func:`~ccsim.dumbbell`'s ``access`` for each of ``n`` flows, as
-    ``(NIC rate in bit/s or None, one-way delay of each access link in s)``;
-    ``rate`` is the bottleneck's (bit/s), for multiples such as ``"10x"``."""
+    ``(NIC rate in bit/s or None, one-way delay of each access link in s,
+    host queue in packets or None, NIC jitter in s)``; ``rate`` is the
+    bottleneck's (bit/s), for multiples such as ``"10x"``."""
     allowed = ("a rate ('1Gbps', bit/s, or a multiple of the bottleneck such as '10x'), "
-               "a dict with 'rate' and 'delay', None or False (infinitely fast hosts), "
-               "or a list of these, one per flow")
+               "a dict with 'rate', 'delay', 'buffer' and 'jitter', None or False (infinitely fast "
+               "hosts), or a list of these, one per flow")
 
-    def one(spec: Any, field: str) -> tuple[float | None, float]:
+    def one(spec: Any, field: str) -> tuple[float | None, float, int | None, float]:
         if spec is None or spec is False:
-            return None, 0.0
-        delay = 0.0
+            return None, 0.0, None, 0.0
+        delay, buffer, jitter = 0.0, None, 0.0
         if isinstance(spec, Mapping):
-            extra = sorted(set(spec) - {"rate", "delay"})
+            extra = sorted(set(spec) - {"rate", "delay", "buffer", "jitter"})
             if extra:
                 raise ScenarioTypeError(f"{field}.{extra[0]}", spec[extra[0]],
-                                        "access keys: rate, delay")
+                                        "access keys: rate, delay, buffer, jitter")
+            jitter = seconds(spec.get("jitter", 0.0), f"{field}.jitter", positive=False)
             delay = seconds(spec.get("delay", 0.0), f"{field}.delay", positive=False)
             if delay < 0:
                 raise ScenarioError(f"{field}.delay", spec["delay"], "a delay ≥ 0, such as '1ms'")
+            buffer = spec.get("buffer")
+            if buffer is not None:
+                buffer = host_queue(buffer, f"{field}.buffer")
             spec = spec.get("rate", ACCESS)
             if spec is None or spec is False:
-                return None, delay
+                if buffer is not None:
+                    raise ScenarioError(f"{field}.buffer", buffer,
+                                        "None for infinitely fast hosts (rate None)",
+                                        "a host queue drains at its NIC's rate")
+                if jitter:
+                    raise ScenarioError(f"{field}.jitter", jitter,
+                                        "0 for infinitely fast hosts (rate None)",
+                                        "the jitter delays packets leaving the NIC")
+                return None, delay, None, 0.0
             field = f"{field}.rate"
         if isinstance(spec, bool) or not isinstance(spec, (str, numbers.Real)):
             raise ScenarioTypeError(field, spec, allowed)
@@ -76,11 +90,11 @@ def access_specs(access: Any, n: int, rate: float) -> list[tuple[float | None, f
                 raise ScenarioError(field, spec, allowed) from None
             if not times >= 1.0 or times == float("inf"):
                 raise ScenarioError(field, spec, "a multiple ≥ 1 of the bottleneck, such as '10x'")
-            return times * rate, delay
+            return times * rate, delay, buffer, jitter
         nic = parse_rate(spec, field)
         if not nic >= MIN_RATE:
             raise ScenarioError(field, spec, f"a rate ≥ {MIN_RATE:g} bit/s, such as '1Gbps'")
-        return nic, delay
+        return nic, delay, buffer, jitter
 
     if isinstance(access, (list, tuple)):
         if len(access) != n:
@@ -125,15 +139,19 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
     # Arrivals become their flows here: the scenario holds plain Flows
     flows = [as_flow(f, i) for i, f in enumerate(expand(flows, rate, duration, seed))]
     nics = access_specs(access, len(flows), rate)
-    if any(f.rtt is not None for f in flows) or any(d > 0 for _, d in nics):
+    if any(f.rtt is not None for f in flows) or any(d > 0 for _, d, _, _ in nics):
         flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
                  for f in flows]
     min_rtt = min([base_rtt] + [f.rtt for f in flows if f.rtt is not None])
-    # each host's NIC: a flow's own access_rate stays; each of its two access
-    # links (sender's, receiver's) adds its delay both ways
+    # each host's NIC and queue: a flow's own access_rate (and access_buffer)
+    # stays; each of its two access links (sender's, receiver's) adds its
+    # delay both ways
     flows = [dataclasses.replace(f, access_rate=nic if f.access_rate is None else f.access_rate,
+                                 access_buffer=(buffer if f.access_buffer is None
+                                                else f.access_buffer),
+                                 access_jitter=f.access_jitter or jitter,
                                  rtt=f.rtt + 4.0 * d if d else f.rtt)
-             for f, (nic, d) in zip(flows, nics)]
+             for f, (nic, d, buffer, jitter) in zip(flows, nics)]
     packet = packet_bytes(knobs)
     q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
     link = Link(rate=schedule if schedule is not None else rate, delay=min_rtt / 2.0, queue=q,

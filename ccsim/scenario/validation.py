@@ -132,9 +132,9 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
                             f"one of {ACK_COUNTINGS} or None (the stack's)")
     if sc.law_rtt not in (None, "sample", "smoothed"):
         raise ScenarioError("law_rtt", sc.law_rtt, "'sample', 'smoothed' or None (the stack's)")
-    if sc.loss_flight not in (None, "flight", "pipe"):
+    if sc.loss_flight not in (None, "flight", "pipe", "cwnd"):
         raise ScenarioError("loss_flight", sc.loss_flight,
-                            "'flight', 'pipe' or None (the stack's)")
+                            "'flight', 'pipe', 'cwnd' or None (the stack's)")
     granularity = seconds(sc.rtt_granularity, "rtt_granularity", positive=False)
     if granularity < 0:
         raise ScenarioError("rtt_granularity", sc.rtt_granularity,
