@@ -435,7 +435,11 @@ def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     queue = res.series("queue")["queue"]
     settled = queue[queue.index > 20]
     pps = sc.links[0].rate / (8 * sc.packet_size)
-    diff = settled / n * (1.0 + settled / pps / sc.path_rtt)  # per flow: queued · RTT/BaseRTT
+    # BaseRTT: propagation, the packet's time at both NICs and at the link, and
+    # the mean receiving delay (half of Scenario.ack_wait)
+    base = (sc.path_rtt + 2 * 8 * sc.packet_size / sc.flows[0].access_rate + 1 / pps
+            + sc.ack_wait / 2)
+    diff = settled / n * (1.0 + settled / pps / base)  # per flow: queued · RTT/BaseRTT
     assert (diff >= 2.0 - 1e-6).all() and (diff < 4.0 + 1.0 + 1e-6).all()
     # identical flows rise together and stop at the band's lower edge, diff = alpha. 3 %: in
     # its last step each flow moves to the edge as if the others held still, so the n flows

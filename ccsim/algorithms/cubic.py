@@ -97,9 +97,11 @@ import math
 
 import numpy as np
 
-from .hystart import HYSTART_LOW_WINDOW, HyStartLinux, HyStartPlusPlus
+from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, HYSTART_DELAY, HYSTART_DELAY_MAX,
+                      HYSTART_DELAY_MIN, HYSTART_LOW_WINDOW, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
+                      MIN_RTT_THRESH, HyStartLinux, HyStartPlusPlus)
 from .base import MIN_SSTHRESH, Ack, Loss
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno
 
@@ -331,10 +333,10 @@ class CubicFluid(FluidLaw):
         elif cc.hystart:
             h_ca = self._hystart(f, before, h_ca)
         ca = h_ca > 0
-        if not ca.any():
+        if not any_(ca):
             return
         fresh = ca & np.isnan(f.epoch)
-        if fresh.any():  # the first ACK in congestion avoidance begins an epoch
+        if any_(fresh):  # the first ACK in congestion avoidance begins an epoch
             f.epoch[fresh] = f.now[fresh]
             np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
             f.k[fresh] = np.cbrt(np.maximum(f.w_max - f.cwnd, 0.0) / cc.c)[fresh]
@@ -378,15 +380,13 @@ class CubicFluid(FluidLaw):
         the same reason), so the fluid engine leaves slow start later than
         the packet engine where the ACK train fires first (cwnd near half the
         path's BDP)."""
-        from .hystart import HYSTART_DELAY, HYSTART_DELAY_MAX, HYSTART_DELAY_MIN
-
         if not self.cc.hystart_detect & HYSTART_DELAY:
             return
         in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
-        if not in_ss.any():  # (the usual step: nothing in slow start to test)
+        if not any_(in_ss):  # (the usual step: nothing in slow start to test)
             return
         new_round = in_ss & ~(f.now < f.round_end)  # (NaN: the first round)
-        if new_round.any():
+        if any_(new_round):
             # the round began at the last one's end, between the last step and this
             # one: its RTT there, between theirs (so that the step does not decide it)
             start = np.where(f.round_end >= f.last_now, f.round_end, f.now)  # NaN: now
@@ -398,7 +398,7 @@ class CubicFluid(FluidLaw):
             np.copyto(f.round_rtt, rtt0, where=new_round)
         np.copyto(f.last_now, f.now, where=in_ss)
         np.copyto(f.last_rtt, f.rtt, where=in_ss)
-        thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
+        thresh = np.minimum(np.maximum(f.min_rtt / 8.0, HYSTART_DELAY_MIN), HYSTART_DELAY_MAX)
         stop = (in_ss & (f.hystart_over == 0.0)
                 & (before >= HYSTART_LOW_WINDOW) & (f.round_rtt > f.min_rtt + thresh))
         f.ssthresh[stop] = f.cwnd[stop]
@@ -407,20 +407,20 @@ class CubicFluid(FluidLaw):
     def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
         """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow
         start whose RTT has risen ``clamp(min_rtt/8, 4 ms, 16 ms)`` above its
-        minimum enters Conservative Slow Start — growth ×1.25 per RTT (a
-        quarter of slow start's) for ``CSS_ROUNDS`` RTTs — and then congestion
-        avoidance. (The RFC's return to slow start on a spurious exit is left
+        minimum enters Conservative Slow Start — a quarter segment per
+        acknowledged one (:meth:`FlowArrays.ss_grown`) for ``CSS_ROUNDS``
+        RTTs — and then congestion avoidance. (The RFC's return to slow start on a spurious exit is left
         out.)"""
-        from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
-                               MIN_RTT_THRESH)
-
         in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)
-        thresh = np.clip(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH, MAX_RTT_THRESH)
+        thresh = np.minimum(np.maximum(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH), MAX_RTT_THRESH)
         enter = in_ss & np.isnan(f.css_until) & (f.rtt - f.min_rtt >= thresh)
         f.css_until[enter] = (f.now + CSS_ROUNDS * f.rtt)[enter]
         css = in_ss & ~np.isnan(f.css_until)
-        if css.any():
-            slow = before * (1.0 + 1.0 / CSS_GROWTH_DIVISOR) ** (f.h / f.rtt)
+        if any_(css):
+            cwnd = f.cwnd.copy()
+            f.cwnd[...] = before
+            slow = f.ss_grown(1.0 / CSS_GROWTH_DIVISOR)
+            f.cwnd[...] = cwnd
             np.copyto(f.cwnd, np.where(css, np.minimum(slow, f.ssthresh), f.cwnd))
             over = css & (f.now + f.h >= f.css_until)
             f.ssthresh[over] = f.cwnd[over]

@@ -14,7 +14,12 @@ wrong):
   the data physically in flight implies: where the flows' rates
   ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
   method where base RTTs differ). Departures are shared by those rates.
-  Other links add their propagation delay and their random loss.
+  Other links add their propagation delay and their random loss. The base
+  RTT is an empty path's: propagation, the packet's time at the NICs and at
+  every link, half the receiving delay.
+* **Delayed ACKs** slow the ACK clock of a window that does not fill the
+  link: pairs a packet time apart, an odd window's last segment held by the
+  receiver's timer (:meth:`FluidEngine._held_acks`).
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
   arrives, shared by the flows' arrival rates (slow start's back-to-back
   pairs counting twice) and dropped as whole packets when a
@@ -28,7 +33,8 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  (RFC 6298, with backoff) and restarts from the loss window; under RACK
+  a lost retransmission is resent within the recovery instead. Data sent
   before a fast recovery began and lost belongs to it (RFC 6675's
   RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
@@ -100,6 +106,12 @@ MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
 duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
 steps of 6 ms or more once no flow is in slow start)."""
+
+
+def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
+    """``np.clip(a, lo, hi)``, the same values at a third of its cost on a
+    batch's small arrays (where the engine clips at every step)."""
+    return np.minimum(np.maximum(a, lo), hi)
 
 
 class FluidLawError(CcsimError):
@@ -483,6 +495,7 @@ class FluidEngine:
         self.D_t0, self.D_t1 = np.zeros(F), np.zeros(F)
         # per-step signals laws read (kept as arrays so that group views stay valid)
         self.outstanding = np.zeros(F)         # data sent, not yet ACKed (segments)
+        self.queued = np.zeros(F, bool)        # the bottleneck held a queue in the step
         self.growth = np.zeros(F)              # window growth in the last step (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
         # accumulated expected queue drops, from a random phase in [0, 1)
@@ -542,7 +555,7 @@ class FluidEngine:
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
-                         "capacity", "scenario", "lost", "lost_inflight"):
+                         "capacity", "scenario", "lost", "lost_inflight", "queued"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
@@ -679,7 +692,12 @@ class FluidEngine:
         # start (which doubles per RTT), ending on the duration
         h = self.step * (self.d_min + self.q / C)
         in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
-        h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
+        # in slow start a step ends on the scenario's next event (a loss
+        # detected, a start): a window that grows by the link's rate must stop
+        # growing when its sender learns of the loss, not a step later (a
+        # quarter RTT of slow start is a quarter of the window in excess)
+        h = np.where(in_ss > 0, np.where(self.wake_s > t, np.minimum(h, self.wake_s - t), h),
+                     np.maximum(h, self.shortest))
         if self.long_live:
             h = self._long_steps(h, in_ss)
         if self.hold_live and any_(self.settled):  # a fixed point: on to the next event
@@ -720,6 +738,7 @@ class FluidEngine:
             physical -= aqm_drop
         q_need = self._queue(physical)
         q_new = np.minimum(q_need, self.B)
+        np.take(q_new > 0, scen, out=self.queued)
         tau = self.tau
         np.add(self.d, (q_new / C)[scen], out=tau)
         x = np.empty_like(physical)
@@ -727,12 +746,14 @@ class FluidEngine:
             self._held_acks(q_need, tau, tf)
         A = self._arrivals(physical, tau, x)
         overflow = q_need - self.B
+        t_lost = None  # when the step's first loss happened (default: mid-step)
         if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
             dropped = np.minimum(self._overflow_shares(overflow, x, A), physical)
             self.ghost += dropped
             physical -= dropped
             A = self._arrivals(physical, tau, x)
+            t_lost = self._overflow_time(overflow, t, hf)
         else:
             dropped = None
         burst = self._burst_drops(q_need, physical, x, A, hf, tau)
@@ -803,7 +824,7 @@ class FluidEngine:
             sent_into = self.outstanding + deliv
             if overflowed is not None:
                 sent_into = sent_into - overflowed
-            self._losses(k_drop, k_loss, tf, hf, tau, sent_into)
+            self._losses(k_drop, k_loss, tf, hf, tau, sent_into, t_lost)
 
         # deliveries, completions and the measurement marks
         self.delivered += deliv
@@ -928,21 +949,23 @@ class FluidEngine:
         flows whose laws count ACKs, not segments, behind delayed ACKs.
 
         Congestion avoidance adds a fixed amount per ACK: ``share`` of the
-        per-segment growth. Slow start multiplies the window by ``1 + i`` per
-        RTT when each segment adds ``i``; one ACK per ``1/share`` segments
-        makes that ``1 + share·i``. ``i`` is read back from the law's own step
-        (``cwnd/before = (1 + i)^(h/RTT)``), so the rule holds for Reno's
-        ``i = 1`` and Hybla's ``2^ρ − 1`` alike.
+        per-segment growth; so does slow start behind a queue, where it adds
+        ``i`` per acknowledged segment (:meth:`FlowArrays.ss_grown`). On a
+        link not yet full slow start multiplies the window by ``1 + i`` per
+        RTT, and one ACK per ``1/share`` segments makes that ``1 + share·i``.
+        ``i`` is read back from the law's own step (``cwnd/before = (1 +
+        i)^(h/RTT)``), so the rule holds for Reno's ``i = 1`` and Hybla's
+        ``2^ρ − 1`` alike.
         """
         before = cwnd - grown
         in_ss = before < self.ssthresh
         share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
         scaled = (grown > 0) & (share < 1.0)
-        ss = scaled & in_ss & (hf > 0) & (before > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
-                * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
-            ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
+        ss = scaled & in_ss & (hf > 0) & (before > 0) & ~self.queued
+        # (under run()'s errstate: the flows outside ``ss`` may divide by 0)
+        per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
+            * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
+        ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
         kept = np.where(ss, ss_grown, grown * share)
         np.copyto(grown, kept, where=scaled)
         np.add(before, grown, out=cwnd)
@@ -1085,16 +1108,21 @@ class FluidEngine:
         pad[:-1] = values
         return pad[self.scen_table].min(axis=0)  # row by row: vectorised over S
 
+    def _scenario_max(self, values: np.ndarray) -> np.ndarray:
+        """The greatest of each scenario's flows' ``values`` (one per scenario)."""
+        return -self._scenario_min(-values)
+
     def _recoveries_end(self) -> None:
         """Each scenario's next end of a recovery (s; inf if none is under way)."""
         active = self.started & ~self.done
         self.rec_s = self._scenario_min(
             np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
 
-    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into) -> None:
+    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into, t_lost=None) -> None:
         """Whole lost packets this step: a flow's first starts its detection
-        clock. ``sent_into``: each flow's data in flight when the lost data
-        were sent (for ``lost_inflight``). A loss of data sent before the
+        clock, an RTT after ``t_lost`` (when the step's first loss happened;
+        None: mid-step). ``sent_into``: each flow's data in flight when the
+        lost data were sent (for ``lost_inflight``). A loss of data sent before the
         flow's fast recovery began (it has sent nothing new since) belongs to
         that recovery: repaired in it, with no further reduction (RFC 6582's
         ``recover``, RFC 6675's RecoveryPoint) — the last step's growth, sent
@@ -1109,7 +1137,8 @@ class FluidEngine:
                 hit &= ~old
                 k = np.where(old, 0.0, k)
         first = hit & ~self.pending
-        self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
+        when = tf + 0.5 * hf if t_lost is None else t_lost
+        self.t_detect[first] = (when + tau)[first]
         self.pending |= hit
         self.lost += k
         np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
@@ -1533,7 +1562,7 @@ class FluidEngine:
         sawtooth's peak leaves full drops whatever arrives next, shared as an
         overflow is (:meth:`_overflow_shares`). Paced flows send no bursts.
         """
-        scen, S = self.scen, self.S
+        scen = self.scen
         a = self.ack_segs
         clocked = self.sending & (x > 0)
         if self.paced:
@@ -1552,37 +1581,40 @@ class FluidEngine:
         h_last = self.h_last[scen]
         # growth this step, of the window that limits what is sent: a window
         # held by the receiver (or the path's cap) sends no more as cwnd grows
+        # (none in a recovery or an ECN reduction begun since: the last step's
+        # growth is no guide to a window that was just cut and does not grow)
         cap, cwnd = self.path_cap, self.cwnd
         sent_growth = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
-        grow = sent_growth * np.where(h_last > 0, hf / h_last, 0.0)
+        tf = self.t[scen]
+        held = (tf < self.rec_until) | (tf < self.cwr_until)
+        grow = np.where(held, 0.0, sent_growth * np.where(h_last > 0, hf / h_last, 0.0))
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
         whole = np.floor(per_ack)
         frac = per_ack - whole
         lo = a + whole
         # a link not yet full: each burst on an empty queue
         idle = clocked & ~full[scen]
-        drops = np.where(idle, n_ack * ((1.0 - frac) * np.clip(rise(lo) - room, 0.0, lo)
-                                        + frac * np.clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
+        drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                        + frac * _clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
                          0.0)
         ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
         if any_(ss):  # slow start: the RTT's growth ramps the queue up
             ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
-            above = np.clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
+            above = _clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
                             0.0, 1.0)
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if any_(self.fresh):  # an initial window, on the wire at once
             f = self.fresh
-            first = np.clip(rise(self.cwnd) - room, 0.0, self.cwnd)
+            first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
             drops = np.where(f & ~full[scen], first, drops)
             self.fresh[:] = False
         # a full link: pipe and buffer hold the largest burst's peak less
         busy = clocked & full[scen]
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.zeros(S)
-            np.maximum.at(short, scen[busy], (rise(b) - 0.5 * a)[busy])
+            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
             held = np.minimum(q_need, self.B)
-            level = np.where(full, np.clip(held - (self.B - short), 0.0, None), 0.0)
+            level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
                 drops = drops + self._overflow_shares(level, x, A)
         if not any_(drops > 0):
@@ -1610,6 +1642,22 @@ class FluidEngine:
         w = x * (1.0 + burst)
         W = np.bincount(self.scen, w, self.S)
         return np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[self.scen] * w
+
+    def _overflow_time(self, overflow: np.ndarray, t: np.ndarray,
+                       hf: np.ndarray) -> np.ndarray:
+        """When each flow's part of a drop-tail overflow was dropped (s). The
+        windows' growth of the last step went out as its ACKs came, over that
+        step, and reaches the fluid queue at this step's start: an overflow
+        no larger than that growth is its top, reached ``overflow/growth`` of
+        the last step before this one's start (in slow start a window that
+        crosses pipe and buffer mid-step loses from then, and its sender
+        learns of it an RTT later, not a step later). An overflow without
+        such growth happened during this step: mid-step."""
+        rise = np.bincount(self.scen, self.growth, self.S)
+        grew = (rise > 0) & (overflow > 0)
+        part = np.minimum(overflow / np.where(grew, rise, 1.0), 1.0)
+        first = t - self.h_last * part
+        return np.where(grew[self.scen], first[self.scen], t[self.scen] + 0.5 * hf)
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
         """Whole queue drops per flow (None if none): each flow drops a packet
