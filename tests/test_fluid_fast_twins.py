@@ -42,8 +42,10 @@ def test_scenario_max_is_maximum_at(rows, spare):
            for c in counts]
     e = FluidEngine(scs, traces=False)
     values = np.linspace(-5.0, 5.0, e.F) * spare
-    for i, (s, v) in enumerate(rows):
-        values[np.flatnonzero(e.scen == s)[0]] = v
+    used = [0] * n_scen
+    for s, v in rows:  # each row its own flow of scenario s
+        values[np.flatnonzero(e.scen == s)[used[s]]] = v
+        used[s] += 1
     want = np.full(e.S, -np.inf)
     np.maximum.at(want, e.scen, values)
     assert e._scenario_max(values).tobytes() == want.tobytes()
