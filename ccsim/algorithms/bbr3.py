@@ -103,7 +103,6 @@ PROBE_RTT_CWND_GAIN = 0.5
 MAX_PROBE_ROUNDS = 63        # bbr_bw_probe_max_rounds: Reno coexistence cap
 DRAIN_MAX_ROUNDS = 3         # draft-ietf-ccwg-bbr BBRCheckDrainDone: round_count > drain_start_round + 3
 DOWN, CRUISE, REFILL, UP = "down", "cruise", "refill", "up"
-RATE_SLOTS = 32              # fluid: steps of delivered history for the rate sample
 
 
 @register
@@ -522,24 +521,10 @@ class Bbr3Fluid(BbrFluid):
 
     def __init__(self, cc: Bbr3) -> None:
         FluidLaw.__init__(self, cc)
-        # per flow, the last RATE_SLOTS steps: their start (s, -inf before the
-        # flow opened), what had been delivered and what was in flight then
-        self.hist_t = np.full((0, RATE_SLOTS), -np.inf)
-        self.hist_d = np.zeros((0, RATE_SLOTS))
-        self.hist_i = np.zeros((0, RATE_SLOTS))
-        self.slot = 0
-
-    def _history(self, n: int) -> None:
-        if self.hist_t.shape[0] != n:
-            self.hist_t = np.full((n, RATE_SLOTS), -np.inf)
-            self.hist_d = np.zeros((n, RATE_SLOTS))
-            self.hist_i = np.zeros((n, RATE_SLOTS))
+        self._new_history()  # BBRv1's rate samples
 
     def start(self, f: FlowArrays, m: np.ndarray) -> None:
-        self._history(f.cwnd.size)
-        self.hist_t[m] = -np.inf  # nothing was delivered before the flow opened
-        self.hist_d[m] = 0.0
-        self.hist_i[m] = 0.0
+        self._forget(f, m)
         f.prior_cwnd[m] = f.cwnd[m]
         f.pacing_gain[m] = STARTUP_PACING_GAIN
         f.gain[m] = STARTUP_CWND_GAIN
@@ -598,49 +583,6 @@ class Bbr3Fluid(BbrFluid):
             up[i[pb & (f.phase[i] == _PHASES[UP])]] = True
             if any_(up):
                 self._start_down(f, up, f.now)
-
-    def _remember(self, f: FlowArrays) -> None:
-        """Keep the step's start: its time, what had been delivered and what
-        was in flight (the window before the step's deliveries)."""
-        self._history(f.cwnd.size)
-        k = self.slot
-        self.slot = (k + 1) % RATE_SLOTS
-        self.hist_t[:, k] = f.now
-        self.hist_d[:, k] = f.delivered - f.acked
-        self.hist_i[:, k] = f.inflight + f.acked
-
-    def _rate_sample(self, f: FlowArrays) -> np.ndarray:
-        """The delivery-rate sample of the step's ACKs (segments/s), as
-        Linux's ``tcp_rate.c`` takes it: what was delivered since the
-        acknowledged data went out, an RTT (``rtt``, as the data met the
-        queue) before the step's end, over that RTT; and no more than was in
-        flight when it went out, as nothing sent after it arrives first
-        (the fluid delivers as it sends, where ACKs come an RTT behind).
-        With less than an RTT of history kept, the mean rate over it."""
-        t_end = f.now + f.h
-        t0 = t_end - f.rtt
-        ht, hd, hi = self.hist_t, self.hist_d, self.hist_i
-        rows = np.arange(ht.shape[0])
-        before = ht <= t0[:, None]
-        a = np.argmax(np.where(before, ht, -np.inf), axis=1)   # last step start ≤ t0
-        b = np.argmin(np.where(before, np.inf, ht), axis=1)    # first after it
-        later = ~before.all(axis=1)
-        ta = ht[rows, a]
-        tb = np.where(later, ht[rows, b], t_end)
-        db = np.where(later, hd[rows, b], f.delivered)
-        ib = np.where(later, hi[rows, b], f.inflight)
-        opened = np.isfinite(ta) & before.any(axis=1)  # else t0 precedes the flow
-        w = np.where(opened & (tb > ta), (t0 - ta) / np.where(tb > ta, tb - ta, 1.0), 0.0)
-        d0 = np.where(opened, hd[rows, a] + w * (db - hd[rows, a]), 0.0)
-        i0 = np.where(opened, hi[rows, a] + w * (ib - hi[rows, a]), ib)
-        sample = np.minimum(f.delivered - d0, i0) / f.rtt
-        short = ~before.any(axis=1)  # all kept steps within the last RTT
-        if any_(short):
-            o = np.argmin(ht, axis=1)
-            span = t_end - ht[rows, o]
-            mean = (f.delivered - hd[rows, o]) / np.where(span > 0, span, np.inf)
-            sample = np.where(short, mean, sample)
-        return sample
 
     # -- per step ------------------------------------------------------------------
     def grow(self, f: FlowArrays) -> None:

@@ -290,7 +290,7 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
                 "(in it too with acks_in_recovery, after the recovery strategy acted)",
          fluid="once per step in which the flow had data acknowledged and may grow "
                "(outside recovery, or always with acks_in_recovery): one Ack for the step's "
-               "segments, ln 2 of them in slow start (doubling per RTT)",
+               "segments, ln 2 of them in slow start on a link not yet full (doubling per RTT)",
          testing="single ACKs of 1-3 segments, and rounds of cwnd one-segment ACKs over one "
                  "RTT; never while cwnd exceeds the path's capacity",
          may_change="cwnd, ssthresh, pacing_rate and the law's own state"),
