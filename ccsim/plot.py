@@ -291,8 +291,12 @@ def plot_result(result: "Result", *, panels: Any = None, flows: Any = None,
     legend_labels = [labels[i] for i in chosen if i in handles]
     if own_figure:
         if marks and "cwnd" in names and len(result.events):
-            legend_handles += _mark_handles()
-            legend_labels += ["loss recovery", "timeout"]
+            seen = set(result.events["event"])  # only the marks the run has
+            for handle, kind, label in zip(_mark_handles(), ("recovery", "timeout"),
+                                           ("loss recovery", "timeout")):
+                if kind in seen:
+                    legend_handles.append(handle)
+                    legend_labels.append(label)
         if legend_labels:  # none when the panels drawn show no flow (the queue alone)
             axes[0].legend(handles=legend_handles, labels=legend_labels, loc="lower center",
                            bbox_to_anchor=(0.5, 1.0), ncols=min(len(legend_labels), 5),

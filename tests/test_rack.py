@@ -125,9 +125,13 @@ def test_a_retransmission_lost_after_a_timeout_starts_a_recovery():
     assert (prr.sender.timeouts, prr.sender.recoveries) == (1, 1)
     entry = prr.enters[0]
     assert entry["una"] == 31 and prr.tx[entry["n_tx"]]["seq"] == 31
-    after_timeout = max(10 / 2, 2)   # RFC 5681 eq. 4 with FlightSize 10 at the timeout
-    assert entry["ssthresh"] < after_timeout
-    assert prr.sender.done_at < sack.sender.done_at
+    # the second reduction: below the ssthresh the timeout set (the loss log
+    # holds each loss's state before the law reacts)
+    (_, kind, _, _, after_timeout) = prr.sender.loss_log[1]
+    assert kind == "recovery" and entry["ssthresh"] < after_timeout
+    # the lost resend goes again at the recovery's start, before RFC 6675's second
+    # timeout (which of the two transfers ends first then depends on the windows)
+    assert entry["t"] < sack.timeouts[1][1]
 
 
 def test_rack_without_sack_is_refused_at_registration():

@@ -86,7 +86,8 @@ class Spy:
 
         def spy_enter(tcp):
             self.enters.append(dict(t=s.now(), dupacks=tcp.dupacks, una=tcp.snd_una,
-                                    flight=tcp.snd_nxt - tcp.snd_una, n_tx=tcp.transmissions))
+                                    flight=tcp.snd_nxt - tcp.snd_una, cwnd=tcp.cc.cwnd,
+                                    n_tx=tcp.transmissions))
             enter(tcp)
             self.enters[-1]["ssthresh"] = tcp.cc.ssthresh
 
@@ -273,11 +274,13 @@ def in_recovery(spy: Spy) -> tuple[list[dict], list[dict]]:
 def test_prr_sends_ssthresh_segments_over_the_recovery():
     spy = single_loss("prr")
     entry, exit_ = spy.enters[0], spy.leaves[0]
-    # RFC 5681 eq. (4), Reno's window law: ssthresh = FlightSize / 2.
-    assert entry["ssthresh"] == max(entry["flight"] / 2, 2)
+    # Reno's window law in the Linux stack: tcp_reno_ssthresh halves the window
+    # (loss_flight="cwnd"; RFC 5681 eq. 4 halves FlightSize, here 2 segments more)
+    assert entry["ssthresh"] == max(entry["cwnd"] / 2, 2) and entry["flight"] > entry["cwnd"]
     sent, _ = in_recovery(spy)
     # Proportional reduction: prr_out -> ceil(prr_delivered·ssthresh/RecoverFS) with
-    # prr_delivered -> RecoverFS by the end. +-2 segments: the ceil rounding on the
+    # prr_delivered -> about RecoverFS by the end (the window at entry, Linux's
+    # prior_cwnd; FlightSize is 2 more). +-2 segments: the ceil rounding on the
     # ACKs, the forced fast retransmit, the DupThresh segments delivered before entry
     # (not in prr_delivered) and the slow-start reduction bound once pipe <= ssthresh.
     assert abs(len(sent) - entry["ssthresh"]) <= 2, (len(sent), entry)
