@@ -783,3 +783,22 @@ def test_an_initial_window_overflows_a_small_buffer_at_once():
     # the fluid window grows from the start (its ACK clock has no first
     # round trip), so that growth's own bursts may cost one more
     assert expected <= ccsim.run(sc, mode="fluid").metrics["drops"] <= expected + 1
+
+
+@pytest.mark.parametrize("algorithm", ["cubic", "bbr"])
+def test_rack_finds_a_lost_retransmission_without_the_timer(algorithm):
+    # A path losing 2 % of its packets loses some retransmissions too. With RACK's
+    # loss marks (RFC 8985; the 'prr' strategy, Linux's) a retransmission lost again is
+    # found once later data is SACKed and resent within the recovery: no timeout; the
+    # packet engine's runs of these scenarios (30 s, seeds 1-3) take none either. RFC 6675
+    # alone ('sack') has no loss detector: only the timer repairs it.
+    def run(recovery):
+        sc = ccsim.dumbbell("10Mbps", "10ms", buffer=8, loss=0.02, duration="10s", seed=1,
+                            flows=[ccsim.Flow(algorithm, recovery=recovery)])
+        return ccsim.run(sc, mode="fluid", traces=False).summary.iloc[0]
+
+    rack, plain = run("prr"), run("sack")
+    assert rack.timeouts == 0 and rack.recoveries > 50
+    assert plain.timeouts > 0
+    # each recovery resends at least its loss; a lost resend is sent again
+    assert rack.retransmits > rack.recoveries

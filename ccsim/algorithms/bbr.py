@@ -67,8 +67,11 @@ delayed ACK's sample; the send quantum allowance is a flat 3 segments
 ``3 · tso_segs_goal``, 6 segments above 1.2 Mbit/s, rounded up to even, and 2
 more in the 5/4 phase). The 5/4 phase does not end on a loss (Linux's
 ``bbr_is_next_cycle_phase`` also ends it, once an RTprop has passed, on an
-ACK that reports losses). Recovery is RFC 6675 SACK, choosing which segments
-to resend while BBR keeps setting the window.
+ACK that reports losses). The class's own recovery is RFC 6675 SACK; the
+Linux stack runs it with RACK's loss marks (``prr``, as Linux finds BBR's
+losses as any flow's), so a retransmission lost again is resent within the
+recovery, not after the timer. Either way the strategy only chooses which
+segments to resend while BBR keeps setting the window.
 
 Loss in a shallow buffer: alone in a 0.25-BDP buffer (10 Mbit/s, 40 ms) this
 law loses about 3 % of its packets; two or four v1 flows there lose about

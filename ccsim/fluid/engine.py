@@ -337,6 +337,9 @@ class FluidEngine:
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
+        # a loss detector (RACK, RFC 8985) finds a retransmission lost again
+        # within the recovery; without one only the retransmission timer does
+        self.finds_resent = np.array([r.detector is not None for r in recs])
         self.mss = per_flow(lambda sc, j: sc.mss)
         # a law that counts ACKs, not segments (``ack_counting``), behind a receiver
         # that acknowledges two segments per ACK keeps half the growth it computes
@@ -1217,11 +1220,15 @@ class FluidEngine:
         """Flows in ``ended`` finish a fast recovery. Each segment it resent
         met the loss rate ``p`` the flow's data meets as the recovery ends
         (after the reduction: a drop-tail overflow has ended by then, random
-        loss, RED and persistent overload have not); a lost retransmission is
-        repaired by the retransmission timer alone (as in the packet engine
-        and Linux without RACK), so with probability ``1 − (1 − p)^resent``
-        the flow falls silent until its timer, set when the recovery began
-        (at least one RTT ago), fires."""
+        loss, RED and persistent overload have not), so with probability
+        ``1 − (1 − p)^resent`` (a seeded draw) a retransmission was lost.
+        A flow with a loss detector (RACK, RFC 8985: Linux's recovery, the
+        packet engine's ``prr``) finds that once the data sent after the
+        resend is acknowledged, and resends it within the recovery: one RTT
+        more of it, sending as before, and the same draw at its end. Without
+        one (RFC 6675 alone, NewReno) the timer alone repairs it: the flow
+        falls silent until its timer, set when the recovery began (at least
+        one RTT ago), fires."""
         idx = np.flatnonzero(ended)
         resent = self.resent[idx]
         self.resent[idx] = 0.0
@@ -1236,6 +1243,15 @@ class FluidEngine:
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
+        found = self.finds_resent[hit]
+        if found.any():  # resent once more, found again by RACK if lost again
+            fi = hit[found]
+            self.rec_until[fi] = tf[fi] + self.tau[fi]
+            self.resent[fi] = 1.0
+            self.retransmits[fi] += 1.0
+            hit = hit[~found]
+            if not hit.size:
+                return
         started = tf[hit] - self.tau[hit]  # the recovery began an RTT or more ago
         self.rto_until[hit] = np.maximum(tf[hit], started + self._rto(hit))
         self.rto_lost[hit] = 1.0

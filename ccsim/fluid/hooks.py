@@ -91,10 +91,14 @@ class HookLaw(FluidLaw):
                                 inflight=inflight))
             rate = (n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
                     if self.samples_rate else NOT_SAMPLED)
+            # over the step: its deliveries, and in flight before them
+            sample_delivered = n if self.samples_rate else NOT_SAMPLED
+            tx_in_flight = inflight + n if self.samples_rate else NOT_SAMPLED
             if cc.cwnd < cc.ssthresh:
                 n *= LN2
             cc.on_ack(event("on_ack", now=now, acked=n, rtt=rtt, min_rtt=min_rtt, srtt=srtt,
-                            inflight=inflight, delivered=delivered, delivery_rate=rate))
+                            inflight=inflight, delivered=delivered, delivery_rate=rate,
+                            tx_in_flight=tx_in_flight, sample_delivered=sample_delivered))
             self._read(f, i, cc)
 
     def _echoes(self, f: FlowArrays) -> None:
