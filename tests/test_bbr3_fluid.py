@@ -111,7 +111,9 @@ def test_an_overflow_loss_was_sent_with_the_pipe_and_the_buffer_full():
 
     Bbr3Fluid.on_loss = spy
     try:
-        sc = ccsim.dumbbell("10Mbps", "40ms", buffer=8, flows=["bbr3"], duration="5s", seed=1)
+        # 10 s: enough overflow episodes to test (5 s now holds three loss
+        # episodes, two of them overflows; 10 s holds five overflows)
+        sc = ccsim.dumbbell("10Mbps", "40ms", buffer=8, flows=["bbr3"], duration="10s", seed=1)
         ccsim.run(sc, mode="fluid", traces=False)
     finally:
         Bbr3Fluid.on_loss = on_loss

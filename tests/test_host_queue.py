@@ -202,3 +202,23 @@ def test_nic_jitter_is_seeded_and_validated():
         Flow("reno", access_jitter="1ms")
     with pytest.raises(ScenarioError, match=r"flows\[0\]\.access_jitter=.* fluid"):
         ccsim.run(sc.replace(duration="1s"), mode="fluid")
+
+
+def test_one_local_reduction_per_window_and_none_in_recovery():
+    # tcp_enter_cwr acts only from the Open or Disorder state: once per window of
+    # data (the CWR state ECN echoes share) and not in loss recovery
+    sc = ccsim.dumbbell("10Mbps", "20ms", access={"rate": "1x", "buffer": 100},
+                        flows=["reno"], initial_window=10, **EXACT)
+    sender = PacketEngine(sc).senders[0]
+    sender.start()  # the first window goes out; nothing is acknowledged yet
+    sender.local_congestion()
+    assert sender.local_reductions == 1 and sender.cc.cwnd == sender.cc.ssthresh == 5.0
+    sender.local_congestion()  # the same window: no second reduction
+    assert sender.local_reductions == 1 and sender.cc.cwnd == 5.0
+    sender.ecn.cwr_high = 0  # as if that window had been acknowledged
+    sender.in_recovery = True
+    sender.local_congestion()
+    assert sender.local_reductions == 1 and sender.cc.cwnd == 5.0
+    sender.in_recovery = False
+    sender.local_congestion()
+    assert sender.local_reductions == 2 and sender.cc.cwnd < 5.0
