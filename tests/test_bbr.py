@@ -335,3 +335,25 @@ def test_bbr_in_recovery_against_cubic_follows_linux(recovery, buffer):
         assert bbr.retransmits / bbr.transmissions < 0.12
     else:
         assert bbr.timeouts <= 10
+
+
+def test_linux_finds_a_lost_retransmission_of_bbr_within_the_recovery():
+    # Linux detects BBR's losses as any flow's, by SACK and RACK (tcp_fastretrans_alert,
+    # tcp_rack_mark_lost); only the window is BBR's own (cong_control, no PRR reduction).
+    # Segment 100 and its fast retransmission are both dropped: RACK sees the second loss
+    # once segments sent after the resend are SACKed, and the segment goes a third time
+    # within the same recovery. RFC 6675 alone (no loss detector) waits for the timer.
+    from ccsim.packet import PacketEngine
+
+    def run(**kw):
+        sc = ccsim.dumbbell("10Mbps", "100ms", buffer=1000, duration="3s", seed=1,
+                            flows=[ccsim.Flow("bbr", drop_segments=[100, 100], **kw)])
+        engine = PacketEngine(sc)
+        engine.run()
+        return sc, engine.senders[0]
+
+    sc, linux = run()
+    assert ccsim.recovery.get(sc.flow_stack(0).recovery).detector is not None
+    assert (linux.timeouts, linux.recoveries) == (0, 1)
+    _, plain = run(recovery="sack")
+    assert (plain.timeouts, plain.recoveries) == (1, 1)

@@ -9,7 +9,7 @@ import pytest
 
 import ccsim
 from ccsim import algorithms
-from ccsim.algorithms import Ack, RttSample
+from ccsim.algorithms import Ack, RecoveryState, RttSample
 from ccsim.errors import ScenarioError
 from ccsim.testing import check_algorithm
 
@@ -24,8 +24,11 @@ def make(**params):
 
 
 def feed(cc, now, rate, delivered, inflight=10.0, acked=1.0):
+    # ACK-clocked: the acknowledged segment went out with `inflight` segments out,
+    # and as much was delivered over its round trip (tx_in_flight, rs->delivered)
     cc.on_rtt(RttSample(now, RTT, RTT, RTT, inflight))
-    cc.on_ack(Ack(now, acked, RTT, RTT, RTT, inflight, delivered, rate * MSS * 8.0))
+    cc.on_ack(Ack(now, acked, RTT, RTT, RTT, inflight, delivered, rate * MSS * 8.0,
+                  inflight, min(inflight, delivered)))
 
 
 def rounds(cc, n, rate, t=0.0, d=0.0, inflight=10.0):
@@ -85,7 +88,7 @@ def test_probe_rtt_comes_after_5_s_and_holds_half_the_bdp():
     t, d = rounds(cc, 4, 100.0)
     feed(cc, t + 0.01, 100.0, d + 1, inflight=5.0)
     cc.on_rtt(RttSample(t + 5.2, 2 * RTT, RTT, RTT, 10.0))   # no new low for 5 s
-    cc.on_ack(Ack(t + 5.2, 1.0, 2 * RTT, RTT, RTT, 10.0, d + 2, 100.0 * MSS * 8))
+    cc.on_ack(Ack(t + 5.2, 1.0, 2 * RTT, RTT, RTT, 10.0, d + 2, 100.0 * MSS * 8, 10.0, 10.0))
     assert cc.mode == "probe_rtt"
     assert cc.cwnd == pytest.approx(max(0.5 * cc.bdp, 4.0))
     assert math.isfinite(cc.rt_prop)
@@ -198,12 +201,60 @@ def test_up_ends_after_an_rtprop_once_inflight_reaches_1_25_bdp():
 
 
 def test_up_ends_at_once_when_loss_is_too_high_and_sets_the_long_term_bound():
-    # A.6, A.21 (BBRHandleInflightTooHigh): inflight_longterm = max(inflight at the loss,
+    # A.6, A.21 (BBRHandleInflightTooHigh; Linux bbr_is_inflight_too_high and
+    # bbr_handle_inflight_too_high): lost > 2 % of rs->tx_in_flight, the in flight as the
+    # ACK's segment went out, not at detection; inflight_longterm = max(tx_in_flight,
     # BBRBeta * BDP) and ProbeBW_UP -> DOWN at once
     cc, t, d = up_phase()
-    cc._loss_signal(1.0, 30.0)                        # 1 of 30: 3.3 % > 2 %
+    cc.on_ack(Ack(t + 0.01, 1.0, RTT, RTT, RTT, 8.0, d + 1, 100.0 * MSS * 8, 30.0, 10.0))
+    assert cc.phase == "up"
+    cc.on_recovery(RecoveryState(now=t + 0.01, state="recovery", pipe=8.0, inflight=60.0,
+                                 delivered=d + 1, acked=1.0, lost=1.0, change=True))  # 1 of 30: 3.3 % > 2 %
     assert cc.phase == "down"
-    assert cc.inflight_longterm == pytest.approx(max(30.0, 0.7 * cc.bdp))
+    assert cc.inflight_longterm == pytest.approx(max(30.0, 0.7 * cc.bdp))  # not the 60 then
+
+
+def test_one_loss_in_sixty_sent_is_not_too_high_though_few_are_left_at_detection():
+    # bbr_is_inflight_too_high: 1 lost of rs->tx_in_flight = 60 is 1.7 % < 2 %; of the
+    # 20 left in flight when the loss is found it would be 5 %
+    cc, t, d = up_phase()
+    cc.on_ack(Ack(t + 0.01, 1.0, RTT, RTT, RTT, 20.0, d + 1, 100.0 * MSS * 8, 60.0, 10.0))
+    cc.on_recovery(RecoveryState(now=t + 0.01, state="recovery", pipe=20.0, inflight=20.0,
+                                 delivered=d + 1, acked=1.0, lost=1.0, change=True))
+    assert cc.phase == "up" and math.isinf(cc.inflight_longterm)
+
+
+def test_a_round_ends_at_the_first_ack_of_a_segment_sent_after_it_began():
+    # Linux bbr_update_round: round_start once rs->prior_delivered (delivered when the
+    # ACKed segment went out) reaches next_rtt_delivered, the delivered count at the
+    # round's start; SACKed data still outstanding does not lengthen the round
+    cc = make()
+    cc.on_ack(Ack(0.1, 1.0, RTT, RTT, RTT, 40.0, 100.0, 100.0 * MSS * 8, 10.0, 10.0))
+    start = cc.round                                   # a round began at delivered = 100
+    # 40 outstanding (20 of them SACKed): cumulative ACKs of segments sent before it
+    cc.on_ack(Ack(0.15, 10.0, RTT, RTT, RTT, 40.0, 119.0, 100.0 * MSS * 8, 20.0, 20.0))
+    assert cc.round == start                           # sent at delivered 99
+    cc.on_ack(Ack(0.16, 1.0, RTT, RTT, RTT, 40.0, 121.0, 100.0 * MSS * 8, 20.0, 20.0))
+    assert cc.round == start + 1                       # sent at delivered 101: a new round
+
+
+def test_inflight_latest_is_the_largest_delivered_count_of_a_rounds_samples():
+    # Linux bbr_update_latest_delivery_signals: inflight_latest = max(rs->delivered) over
+    # the round; a round with loss, outside probing, then sets inflight_shortterm =
+    # max(inflight_latest, beta * inflight_shortterm) (bbr_adapt_lower_bounds)
+    cc, t, d = in_down()
+    cc._set_phase("cruise", t)
+    cc.inflight_shortterm = 20.0
+    cc.on_ack(Ack(t + 0.01, 1.0, RTT, RTT, RTT, 8.0, d + 1, 100.0 * MSS * 8, 9.0, 5.0))
+    start = cc.round
+    cc.loss_in_round = True
+    for i, sampled in enumerate((18.0, 25.0, 12.0)):   # within the round: sent before it
+        cc.on_ack(Ack(t + 0.02 + i / 100, 1.0, RTT, RTT, RTT, 8.0, d + 2 + i,
+                      100.0 * MSS * 8, 9.0, sampled))
+    assert cc.round == start
+    cc.on_ack(Ack(t + 0.2, 1.0, RTT, RTT, RTT, 8.0, d + 10, 100.0 * MSS * 8, 9.0, 8.0))
+    assert cc.round == start + 1
+    assert cc.inflight_shortterm == 25.0   # not what the round delivered (9), nor 0.7 * 20
 
 
 def test_the_window_never_goes_below_four_segments():
@@ -211,7 +262,7 @@ def test_the_window_never_goes_below_four_segments():
     cc = make()
     t, d = rounds(cc, 4, 20.0, inflight=2.0)          # BDP 2 segments
     cc.on_rtt(RttSample(t + 5.2, 2 * RTT, RTT, RTT, 2.0))
-    cc.on_ack(Ack(t + 5.2, 1.0, 2 * RTT, RTT, RTT, 2.0, d + 2, 20.0 * MSS * 8))
+    cc.on_ack(Ack(t + 5.2, 1.0, 2 * RTT, RTT, RTT, 2.0, d + 2, 20.0 * MSS * 8, 2.0, 2.0))
     assert cc.mode == "probe_rtt" and cc.cwnd == 4.0
 
 

@@ -39,7 +39,11 @@ def test_the_events_keep_their_names_and_field_order():
     # the packet sender builds them positionally (tuple.__new__): names and
     # order are part of the contract
     assert Ack._fields == ("now", "acked", "rtt", "min_rtt", "srtt", "inflight", "delivered",
-                           "delivery_rate")
+                           "delivery_rate", "tx_in_flight", "sample_delivered")
+    # the rate sample's two counts came last, with defaults: Acks built with the
+    # first eight fields still build, and say the counts were not sampled
+    ack = Ack(1.0, 1.0, 0.1, 0.1, 0.1, 9.0, 10.0, 1e6)
+    assert ack.tx_in_flight is contract.NOT_SAMPLED and ack.sample_delivered is contract.NOT_SAMPLED
     assert Loss._fields == ("now", "kind", "inflight", "min_rtt", "srtt")
     assert RecoveryState._fields == ("now", "state", "pipe", "inflight", "delivered", "acked",
                                      "lost", "change")

@@ -33,7 +33,8 @@ from tests.test_golden import fingerprint, scenarios
 
 def _more_branches() -> dict[str, ccsim.Scenario]:
     """What the golden scenarios leave out: tail loss probes, ECN, ticked
-    RTT samples without delayed ACKs, jitter off, a two-way path, the event log."""
+    RTT samples without delayed ACKs, jitter off, a two-way path, the event log,
+    BBRv3's reading of the rate sample."""
     d = ccsim.dumbbell
     return {
         "tlp-prr-lossy": d("20Mbps", "20ms", buffer="0.3BDP", loss=0.01, flows=[
@@ -47,6 +48,9 @@ def _more_branches() -> dict[str, ccsim.Scenario]:
                               duration="6s", seed=23),
         "two-way": d("10Mbps", "20ms", flows=["cubic", Flow("reno", reverse=True)],
                      duration="5s", seed=24),
+        # BBRv3 reads the ACK's tx_in_flight and sample_delivered, with losses and SACK
+        "bbr3-shallow": d("10Mbps", "40ms", buffer="0.25BDP", flows=["bbr3", "cubic"],
+                          duration="5s", seed=25),
     }
 
 
@@ -201,3 +205,31 @@ def test_a_strategy_needs_only_the_sender_view(scratch_recovery_registry):
     assert HalveOnce.entered == HalveOnce.exited == 1
     assert row.recoveries == 1 and row.timeouts == 0 and row.retransmits == 1
     assert math.isfinite(row.goodput_bps) and row.goodput_bps > 5e6
+
+
+@pytest.mark.parametrize("name", ["bbr3", "reno"])
+def test_acks_carry_the_rate_samples_in_flight_and_delivered_counts(name, monkeypatch):
+    # Linux's rate sample: rs->tx_in_flight, what was in flight just after the ACKed
+    # segment went out (itself included), and rs->delivered, what was delivered since.
+    # On a path that loses nothing and keeps order, everything ahead of a segment is
+    # delivered by its ACK: the two are equal, on every ACK. BBRv3 paces (Sender's
+    # transmit_at); Reno, made to sample rates, takes FastSender's inline send loop.
+    cls = ccsim.algorithms.get(name)
+    monkeypatch.setattr(cls, "samples_delivery_rate", True)
+    seen = {}
+    on_ack = cls.on_ack
+
+    def spy(self, ack):
+        seen.setdefault(sender_class, []).append(ack)
+        on_ack(self, ack)
+
+    monkeypatch.setattr(cls, "on_ack", spy)
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=2000, flows=[name], duration="1.5s", seed=3)
+    for sender_class in (Sender, FastSender):
+        engine = PacketEngine(sc, sender_class=sender_class)
+        engine.run()
+        assert engine.senders[0].retransmits == 0  # nothing lost
+    acks = seen[FastSender]
+    assert acks == seen[Sender] and len(acks) > 500
+    assert all(a.tx_in_flight == a.sample_delivered > 0 for a in acks)
+    assert max(a.tx_in_flight for a in acks) > 20  # the window grew past the initial one

@@ -115,6 +115,57 @@ def test_agreement_leaves_out_failed_runs_and_needs_pairs():
         ccsim.agreement(table[table["mode"] == "fluid"])
 
 
+def _seeded(runs):
+    """A sweep table by hand over a grid of ``buffer``: runs are (buffer, seed,
+    mode, shares, utilisation, drops, sent); a scenario is a (buffer, seed)."""
+    rows = []
+    for buffer, seed, mode, shares, util, drops, sent in runs:
+        rows += [{"scenario": (buffer, seed), "buffer": buffer, "seed": seed, "mode": mode,
+                  "flow": f, "share": share, "goodput_bps": share * 1e7, "utilisation": util,
+                  "drops": drops, "losses": 0, "data_packets": sent, "error": ""}
+                 for f, share in enumerate(shares)]
+    table = pd.DataFrame(rows)
+    positions = {k: i for i, k in enumerate(dict.fromkeys(table["scenario"]))}
+    table["scenario"] = table["scenario"].map(positions)
+    table.attrs["ccsim.params"] = ["buffer"]
+    return table
+
+
+def test_agreement_over_seeds_compares_each_engines_mean_per_grid_point():
+    table = _seeded([
+        # buffer 10: seed 1 and 2 swap the fluid shares; the packet engine splits evenly
+        (10, 1, "fluid", [0.6, 0.4], 0.9, 10, 1000), (10, 1, "packet", [0.5, 0.5], 1.0, 0, 1000),
+        (10, 2, "fluid", [0.4, 0.6], 0.9, 30, 1000), (10, 2, "packet", [0.5, 0.5], 1.0, 0, 1000),
+        # a seed run in fluid alone is no part of the mean
+        (10, 3, "fluid", [1.0, 0.0], 0.1, 0, 1000),
+        # buffer 20: one seed, 0.7 against 0.5
+        (20, 1, "fluid", [0.7, 0.3], 1.0, 0, 1000), (20, 1, "packet", [0.5, 0.5], 1.0, 0, 1000),
+    ])
+    each = ccsim.agreement(table)
+    assert each.loc["share", "scenarios"] == 3 and each.loc["share", "median"] == \
+        pytest.approx(10)
+    mean = ccsim.agreement(table, seeds="mean")
+    assert mean.loc["share", "scenarios"] == 2
+    # buffer 10: fluid means 0.5/0.5 (no gap); buffer 20: 20 points
+    assert mean.loc["share", "median"] == pytest.approx(10)
+    assert mean.loc["share", "worst"] == pytest.approx(20)
+    assert mean.loc["share", "worst_scenario"] == 3  # (buffer 20, seed 1), the fourth
+    # utilisation 10 points at buffer 10 (0.9 against 1.0), 0 at 20; loss 2 points (mean
+    # of 1 % and 3 %) against 0
+    assert mean.loc["utilisation", "worst"] == pytest.approx(10)
+    assert mean.loc["loss rate", "worst"] == pytest.approx(2)
+
+
+def test_agreement_over_seeds_needs_a_sweep_table_and_a_known_mode():
+    table = _seeded([(10, 1, "fluid", [1.0], 1.0, 0, 10), (10, 1, "packet", [1.0], 1.0, 0, 10)])
+    with pytest.raises(ScenarioError, match=r"seeds='all'.*'each'.*'mean'"):
+        ccsim.agreement(table, seeds="all")
+    table.attrs.clear()
+    with pytest.raises(ScenarioError, match=r"attrs\['ccsim.params'\]"):
+        ccsim.agreement(table, seeds="mean")
+    assert ccsim.agreement(table).loc["share", "worst"] == 0  # per scenario needs no grid
+
+
 @pytest.mark.slow
 def test_a_sweeps_agreement_is_its_own_pairs_gaps():
     table = _sweep(validate=0.5)

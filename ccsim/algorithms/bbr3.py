@@ -8,7 +8,7 @@ draft's value (Drain pacing gain 0.5 vs 0.35 (Linux ``bbr_drain_gain``
 88/256), ProbeBW_DOWN pacing gain 0.90 vs 0.91).
 
 Shared with :class:`~ccsim.algorithms.bbr.Bbr` (imported, subclassed):
-delivery-rate sampling (``samples_delivery_rate``), the round counting, the
+delivery-rate sampling (``samples_delivery_rate``), the
 full-pipe test (BtlBw grew by less than 25 % for 3 rounds), the send quantum
 and the recovery handling (``on_recovery``: packet conservation for a round,
 ``prior_cwnd`` restored on leaving). BBRv3's own rules:
@@ -54,24 +54,30 @@ and the recovery handling (``on_recovery``: packet conservation for a round,
   half its segments marked counts as too high, as loss does. Linux applies it
   only below a 5-ms RTprop (``bbr_ecn_max_rtt_us``); here ``ecn_max_rtt``.
 
-Differences from the sources: ccsim's events carry no per-segment
-``tx_in_flight``; a round's loss rate is the segments the loss detector marked
-(``on_recovery``'s ``lost``), at least one per loss episode, over what was
-in flight at the loss; ``probe_wait`` is a fixed 2.5 s (Linux draws 2–3 s at
-random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
+Rounds and the latest signals read the ACK's rate sample (``Ack.tx_in_flight``,
+``Ack.sample_delivered``) as Linux does: a round ends at the first ACK of a
+segment sent after it began (``bbr_update_round``: what had been delivered
+when that segment went out reaches the count delivered at the round's start;
+so also REFILL's round, ProbeRTT's and a recovery's); ``inflight_latest`` is
+the largest ``rs->delivered`` of a round's ACKs; a loss is too high, and sets
+``inflight_longterm``, against the ``tx_in_flight`` of the ACK that found it,
+not what is in flight at detection.
+
+Differences from the sources: a round's loss rate is the segments the loss
+detector marked (``on_recovery``'s ``lost``), at least one per loss episode,
+summed over the round (Linux: lost over the ACK's sample interval,
+``rs->lost``); the rate sample is the cumulative ACK's (Linux: also
+SACKed segments'), so a duplicate ACK's loss is weighed against the last
+cumulative ACK's ``tx_in_flight``; ``tx_in_flight`` counts the segments the
+loss detector marked lost as out of flight, and without a detector (RFC 6675
+recovery) only the SACKed; ``probe_wait`` is a fixed 2.5 s (Linux draws 2–3 s
+at random) and the Reno-coexistence round count starts at 0 (Linux: 0 or 1 at
 random): same scenario, same result; STARTUP's loss exit takes one episode
 above the threshold (Linux: 6 loss-marking ACKs in a round); no ACK-aggregation
-allowance and no idle restart. Three more, which ccsim's ``Ack`` does not
-carry the fields to remove (each inflates the bounds against Linux's): a
-round ends once ``delivered`` passes the count delivered plus in flight at
-its start, and in flight is ``snd_nxt − snd_una``, SACKed data included
-(Linux: the first ACK of a segment sent after the round began), so rounds
-with losses run long; ``inflight_latest`` is what the last round delivered
-(Linux: the largest ``rs->delivered`` in it); and a loss's in-flight is
-``snd_nxt − snd_una`` when it is detected (Linux: ``tx_in_flight``, in
-flight as the lost segment went out). In the fluid engine,
-:class:`Bbr3Fluid` runs these rules once per step (see docs/fluid.md for its
-agreement with the packet engine).
+allowance and no idle restart; ``inflight_longterm`` rises to a higher
+``tx_in_flight`` only in UP (Linux: in any phase while loss is not too high).
+In the fluid engine, :class:`Bbr3Fluid` runs these rules once per step (see
+docs/fluid.md for its agreement with the packet engine).
 """
 
 from __future__ import annotations
@@ -149,8 +155,8 @@ class Bbr3(Bbr):
         self.inflight_shortterm = math.inf     # segments (inflight_lo)
         self.inflight_longterm = math.inf      # segments (inflight_hi)
         self.bw_latest = 0.0                   # segments/s, max sample this round
-        self.inflight_latest = 0.0             # segments delivered in the last round
-        self.round_start_delivered = 0.0
+        self.inflight_latest = 0.0             # segments, largest rs->delivered this round
+        self.tx_in_flight = 0.0                # segments, the latest ACK's rs->tx_in_flight
         self.lost_in_round = 0.0
         self.loss_in_round = False
         self.ce_in_round, self.delivered_in_round = 0.0, 0.0
@@ -179,25 +185,37 @@ class Bbr3(Bbr):
             self.rt_prop, self.rt_prop_stamp = self.probe_rtt_min, self.probe_rtt_stamp
         self.probe_rtt_expired = self.probe_rtt_expired or expired
 
+    @staticmethod
+    def _prior_delivered(ack: Ack) -> float:
+        """What had been delivered when the acknowledged segment went out
+        (Linux's ``rs->prior_delivered``)."""
+        return ack.delivered - ack.sample_delivered
+
     def _update_bw(self, ack: Ack) -> None:
-        self.round_started = ack.delivered >= self.round_end
+        """Linux v3 ``bbr_update_round`` and ``bbr_update_latest_delivery_signals``:
+        a round ends at the first ACK of a segment sent after it began; the
+        round's ``bw_latest`` and ``inflight_latest`` are the largest rate
+        sample and ``rs->delivered`` of its ACKs (the one that ends it too)."""
+        self.round_started = self._prior_delivered(ack) >= self.round_end
+        self.tx_in_flight = ack.tx_in_flight
+        rate = ack.delivery_rate / (self.mss * 8.0) if ack.delivery_rate else 0.0  # segments/s
+        if rate:
+            self.bw_latest = max(self.bw_latest, rate)
+            self.inflight_latest = max(self.inflight_latest, ack.sample_delivered)
         if self.round_started:
             self.round += 1
-            self.round_end = ack.delivered + ack.inflight
+            self.round_end = ack.delivered
             self.packet_conservation = False
             self.rounds_since_probe += 1
-            self.inflight_latest = ack.delivered - self.round_start_delivered
-            self.round_start_delivered = ack.delivered
             self._end_round()
-            self.bw_latest = 0.0
+            self.bw_latest = rate  # bbr_advance_latest_delivery_signals
+            self.inflight_latest = ack.sample_delivered if rate else 0.0
             if self.advance_filter:
                 self.bw_hi = [self.bw_hi[1], 0.0]
                 self.advance_filter = False
         self.delivered_in_round += ack.acked
-        if ack.delivery_rate:
-            rate = ack.delivery_rate / (self.mss * 8.0)  # bit/s → segments/s
+        if rate:
             self.bw_hi[1] = max(self.bw_hi[1], rate)
-            self.bw_latest = max(self.bw_latest, rate)
         self.btl_bw = min(self.max_bw, self.bw_shortterm)
 
     def _end_round(self) -> None:
@@ -236,6 +254,10 @@ class Bbr3(Bbr):
             self._start_down(self._now)
 
     def _loss_signal(self, lost: float, inflight: float) -> None:
+        """Loss found (``lost`` segments); ``inflight`` at its detection,
+        used only before any ACK carried ``tx_in_flight``."""
+        if self.tx_in_flight > 0:  # Linux: rs->tx_in_flight of the ACK that found it
+            inflight = self.tx_in_flight
         self.loss_in_round = True
         self.lost_in_round += lost
         if self.lost_in_round > self.loss_thresh * max(inflight, 1.0):
@@ -313,7 +335,7 @@ class Bbr3(Bbr):
 
     def _start_refill(self, ack: Ack) -> None:
         self._reset_shortterm()
-        self.round_end = ack.delivered + ack.inflight  # REFILL lasts a round from now
+        self.round_end = ack.delivered  # REFILL lasts a round from now
         self._set_phase(REFILL, ack.now)
 
     def _raise_up_slope(self) -> None:
@@ -345,9 +367,10 @@ class Bbr3(Bbr):
         if self.probe_rtt_done is None:
             if ack.inflight <= floor:
                 self.probe_rtt_done = ack.now + self.probe_rtt_time
-                self.probe_rtt_round_end = ack.delivered + ack.inflight
+                self.probe_rtt_round_end = ack.delivered
             return
-        if ack.delivered > self.probe_rtt_round_end and ack.now >= self.probe_rtt_done:
+        if (self._prior_delivered(ack) >= self.probe_rtt_round_end
+                and ack.now >= self.probe_rtt_done):
             self.probe_rtt_stamp = ack.now
             self.cwnd = max(self.cwnd, self.prior_cwnd)
             self._reset_shortterm()
@@ -389,8 +412,8 @@ class Bbr3(Bbr):
         self._update_mode(ack)
         if self.mode == PROBE_BW and self.phase == UP:
             self._probe_up(ack)
-            if not self.prev_probe_too_high and ack.inflight + ack.acked > self.inflight_longterm:
-                self.inflight_longterm = ack.inflight + ack.acked  # rs->tx_in_flight
+            if not self.prev_probe_too_high and ack.tx_in_flight > self.inflight_longterm:
+                self.inflight_longterm = ack.tx_in_flight
         self._set_pacing_rate(ack)
         if self.mode == PROBE_RTT:
             self.cwnd = min(self.cwnd, max(PROBE_RTT_CWND_GAIN * self.bdp, self.min_target),
@@ -412,7 +435,10 @@ class Bbr3(Bbr):
 
     def on_recovery(self, change: RecoveryState) -> None:
         self._now = change.now
+        entering = change.state == "recovery" and self.ca_state != "recovery"
         super().on_recovery(change)
+        if entering:  # a round from now: Linux's next_rtt_delivered = tp->delivered
+            self.round_end = change.delivered
         if change.lost:
             self._loss_signal(change.lost, change.inflight)
 
@@ -458,6 +484,15 @@ class Bbr3Fluid(BbrFluid):
       short-term bounds become ``max(latest, beta · bound)``;
     * ``BtlBw`` is the max over the last two ProbeBW cycles (two slots,
       advanced one round after DOWN begins), bounded by ``bw_shortterm``;
+    * the delivery-rate sample of a step is Linux's (``tcp_rate.c``): what
+      was delivered since the acknowledged data went out, an RTT before,
+      over that RTT, and no more than was in flight then (read from a ring
+      of the last ``RATE_SLOTS`` steps). A step's own ``acked / h`` is the
+      rate of the current window, where ACKs report the window of an RTT
+      before: in STARTUP, doubling per round, it read twice the packet
+      engine's samples, and against CUBIC in a 4-BDP buffer (without HyStart
+      in both engines) BBRv3 took 0.33 of the link against the packet
+      engine's 0.13 (0.17 with the sample restored);
     * ProbeBW's DOWN/CRUISE/REFILL/UP with the class's exits, ``probe_wait``
       and the ``min(BDP, 63)``-round Reno bound; UP raises the long-term
       bound by 1, 2, 4 … segments per round while the window is at it;
@@ -486,8 +521,10 @@ class Bbr3Fluid(BbrFluid):
 
     def __init__(self, cc: Bbr3) -> None:
         FluidLaw.__init__(self, cc)
+        self._new_history()  # BBRv1's rate samples
 
     def start(self, f: FlowArrays, m: np.ndarray) -> None:
+        self._forget(f, m)
         f.prior_cwnd[m] = f.cwnd[m]
         f.pacing_gain[m] = STARTUP_PACING_GAIN
         f.gain[m] = STARTUP_CWND_GAIN
@@ -550,7 +587,8 @@ class Bbr3Fluid(BbrFluid):
     # -- per step ------------------------------------------------------------------
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
-        now, h = f.now, f.h
+        now = f.now
+        self._remember(f)
         late, act, grow = self._deliveries(f)  # BBRv1's
         if not any_(act):
             return
@@ -585,7 +623,7 @@ class Bbr3Fluid(BbrFluid):
             f.bw_hi0[adv] = f.bw_hi1[adv]
             f.bw_hi1[adv] = 0.0
             f.advance[adv] = 0.0
-        sample = np.maximum(np.where(grow, f.acked / np.where(grow, h, 1.0), 0.0), late)
+        sample = np.maximum(np.where(grow, self._rate_sample(f), 0.0), late)
         np.copyto(f.bw_hi1, np.maximum(f.bw_hi1, sample), where=act)
         np.copyto(f.bw_latest, np.maximum(f.bw_latest, sample), where=act)
         np.copyto(f.btl_bw, np.minimum(np.maximum(f.bw_hi0, f.bw_hi1), f.bw_st), where=act)

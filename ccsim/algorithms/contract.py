@@ -73,9 +73,10 @@ class _NotSampled:
         return "NOT_SAMPLED"  # pickled and copied as the one module-level instance
 
     def _refuse(self, *_: object) -> Any:
-        raise TypeError("Ack.delivery_rate is NOT_SAMPLED: the engines sample the delivery "
-                        "rate only for window laws that read it; set the class attribute "
-                        "samples_delivery_rate = True on the law")
+        raise TypeError("Ack.delivery_rate (tx_in_flight, sample_delivered) is NOT_SAMPLED: "
+                        "the engines sample the delivery rate only for window laws that "
+                        "read it; set the class attribute samples_delivery_rate = True on "
+                        "the law")
 
 
 for _name in ("__bool__", "__float__", "__int__", "__index__", "__round__", "__lt__", "__le__",
@@ -112,6 +113,15 @@ class Ack(NamedTuple):
             the acknowledged segment was sent, or ``None`` if unavailable;
             :data:`NOT_SAMPLED` unless the law sets
             :attr:`~ccsim.algorithms.CongestionControl.samples_delivery_rate`.
+        tx_in_flight: segments in flight just after the acknowledged segment
+            was sent, itself included, SACKed data and data marked lost not
+            counted (Linux's ``rs->tx_in_flight``, its ``tcp_packets_in_flight``
+            at transmission); :data:`NOT_SAMPLED` as ``delivery_rate``.
+        sample_delivered: segments delivered over the delivery-rate sample's
+            interval, since the acknowledged segment was sent (Linux's
+            ``rs->delivered``); ``delivered − sample_delivered`` is what had been
+            delivered when it went out (``rs->prior_delivered``);
+            :data:`NOT_SAMPLED` as ``delivery_rate``.
     """
 
     now: float
@@ -122,6 +132,8 @@ class Ack(NamedTuple):
     inflight: float
     delivered: float
     delivery_rate: float | None | _NotSampled
+    tx_in_flight: float | _NotSampled = NOT_SAMPLED
+    sample_delivered: float | _NotSampled = NOT_SAMPLED
 
 
 class Loss(NamedTuple):
@@ -278,7 +290,7 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
                 "(in it too with acks_in_recovery, after the recovery strategy acted)",
          fluid="once per step in which the flow had data acknowledged and may grow "
                "(outside recovery, or always with acks_in_recovery): one Ack for the step's "
-               "segments, ln 2 of them in slow start (doubling per RTT)",
+               "segments, ln 2 of them in slow start on a link not yet full (doubling per RTT)",
          testing="single ACKs of 1-3 segments, and rounds of cwnd one-segment ACKs over one "
                  "RTT; never while cwnd exceeds the path's capacity",
          may_change="cwnd, ssthresh, pacing_rate and the law's own state"),

@@ -97,9 +97,12 @@ import math
 
 import numpy as np
 
-from .hystart import HYSTART_LOW_WINDOW, HyStartLinux, HyStartPlusPlus
+from .hystart import (ACK_DELAY_CAP, CSS_GROWTH_DIVISOR, CSS_ROUNDS, GSO_MAX_SIZE,
+                      HYSTART_ACK_DELTA, HYSTART_ACK_TRAIN, HYSTART_DELAY, HYSTART_DELAY_MAX,
+                      HYSTART_DELAY_MIN, HYSTART_LOW_WINDOW, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
+                      MIN_RTT_THRESH, HyStartLinux, HyStartPlusPlus)
 from .base import MIN_SSTHRESH, Ack, Loss
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 from .reno import Reno
 
@@ -313,7 +316,7 @@ class CubicFluid(FluidLaw):
              "last_max": 0.0,
              "css_until": math.nan, "hystart_over": 0.0,
              "round_end": math.nan, "round_rtt": math.inf, "last_now": math.nan,
-             "last_rtt": math.nan}
+             "last_rtt": math.nan, "round_start": math.nan, "round_w": 0.0}
 
     def __init__(self, cc: Cubic) -> None:
         if np.any(cc.friendly_per_ack):  # refused once, as the batch is built
@@ -331,10 +334,10 @@ class CubicFluid(FluidLaw):
         elif cc.hystart:
             h_ca = self._hystart(f, before, h_ca)
         ca = h_ca > 0
-        if not ca.any():
+        if not any_(ca):
             return
         fresh = ca & np.isnan(f.epoch)
-        if fresh.any():  # the first ACK in congestion avoidance begins an epoch
+        if any_(fresh):  # the first ACK in congestion avoidance begins an epoch
             f.epoch[fresh] = f.now[fresh]
             np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
             f.k[fresh] = np.cbrt(np.maximum(f.w_max - f.cwnd, 0.0) / cc.c)[fresh]
@@ -366,27 +369,34 @@ class CubicFluid(FluidLaw):
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
 
     def _hystart_linux(self, f: FlowArrays, before: np.ndarray) -> None:
-        """Linux's HyStart, delay test only, at the step's resolution. Each
-        round (an RTT, from Linux's ``bictcp_hystart_reset`` when the ACKs
-        pass ``end_seq``) takes its RTT as its first ACKs see it (Linux's
-        ``curr_rtt``, the smallest of the round's first eight samples: the
-        queue as the round begins); a flow in slow start with at least
-        ``HYSTART_LOW_WINDOW`` segments whose round RTT exceeds ``min_rtt +
-        clamp(min_rtt/8, 4 ms, 16 ms)`` sets ``ssthresh = cwnd``. The
-        ACK-train test is left out: it reads the spacing of single ACKs,
-        which a fluid step does not have (CDG's fluid law leaves it out for
-        the same reason), so the fluid engine leaves slow start later than
-        the packet engine where the ACK train fires first (cwnd near half the
-        path's BDP)."""
-        from .hystart import HYSTART_DELAY, HYSTART_DELAY_MAX, HYSTART_DELAY_MIN
+        """Linux's HyStart at the step's resolution. Each round (an RTT, from
+        Linux's ``bictcp_hystart_reset`` when the ACKs pass ``end_seq``)
+        starts with the window ``round_w`` and takes its RTT as its first ACKs
+        see it (Linux's ``curr_rtt``, the smallest of the round's first eight
+        samples: the queue as the round begins). A flow in slow start with at
+        least ``HYSTART_LOW_WINDOW`` segments leaves it (``ssthresh``):
 
-        if not self.cc.hystart_detect & HYSTART_DELAY:
+        * ACK train: the round's ACKs come back ``a`` segments apart at the
+          rate ``r`` the bottleneck serves the flow's data — the link's rate
+          while no queue stands (slow start sends each round as a burst,
+          served back to back), its share of the link's rate behind one. If
+          they are at most ``HYSTART_ACK_DELTA`` apart they form one train,
+          spanning ``round_w/r``; once that exceeds ``(min_rtt +
+          ack_delay)/2`` the train fires that long after the round began,
+          when its ACKs have added ``r·(min_rtt + ack_delay)/2`` to
+          ``round_w``: that window is ``ssthresh``. ``ack_delay`` is
+          :meth:`~ccsim.algorithms.hystart.HyStartLinux.ack_delay`.
+        * delay: the round's RTT exceeds ``min_rtt + clamp(min_rtt/8, 4 ms,
+          16 ms)``; ``ssthresh = cwnd``.
+        """
+        detect = self.cc.hystart_detect
+        if not detect & (HYSTART_DELAY | HYSTART_ACK_TRAIN):
             return
         in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
-        if not in_ss.any():  # (the usual step: nothing in slow start to test)
+        if not any_(in_ss):  # (the usual step: nothing in slow start to test)
             return
         new_round = in_ss & ~(f.now < f.round_end)  # (NaN: the first round)
-        if new_round.any():
+        if any_(new_round):
             # the round began at the last one's end, between the last step and this
             # one: its RTT there, between theirs (so that the step does not decide it)
             start = np.where(f.round_end >= f.last_now, f.round_end, f.now)  # NaN: now
@@ -396,31 +406,49 @@ class CubicFluid(FluidLaw):
             end = start + rtt0
             np.copyto(f.round_end, np.where(end > f.now, end, f.now + f.rtt), where=new_round)
             np.copyto(f.round_rtt, rtt0, where=new_round)
+            np.copyto(f.round_start, np.minimum(start, f.now), where=new_round)
+            np.copyto(f.round_w, before, where=new_round)
         np.copyto(f.last_now, f.now, where=in_ss)
         np.copyto(f.last_rtt, f.rtt, where=in_ss)
-        thresh = np.clip(f.min_rtt / 8.0, HYSTART_DELAY_MIN, HYSTART_DELAY_MAX)
-        stop = (in_ss & (f.hystart_over == 0.0)
-                & (before >= HYSTART_LOW_WINDOW) & (f.round_rtt > f.min_rtt + thresh))
-        f.ssthresh[stop] = f.cwnd[stop]
-        f.hystart_over[stop] = 1.0
+        looking = in_ss & (f.hystart_over == 0.0) & (before >= HYSTART_LOW_WINDOW)
+        if detect & HYSTART_ACK_TRAIN:
+            rate = np.where(f.queued, f.rate, f.capacity)   # segments/s at the bottleneck
+            pacing = 2.0 * f.cwnd * f.mss / np.where(f.srtt > 0, f.srtt, f.rtt)  # bytes/s
+            ack_delay = np.minimum(ACK_DELAY_CAP, 4.0 * GSO_MAX_SIZE / pacing)
+            thresh = (f.min_rtt + ack_delay) / 2.0
+            ok = rate > 0
+            train = (looking & ok & (f.ack_segs <= HYSTART_ACK_DELTA * rate)
+                     & (f.round_w > thresh * rate) & (f.now + f.h >= f.round_start + thresh))
+            if any_(train):
+                at = np.maximum(f.round_w + rate * thresh, HYSTART_LOW_WINDOW)
+                f.ssthresh[train] = at[train]
+                np.copyto(f.cwnd, np.minimum(f.cwnd, at), where=train)
+                f.hystart_over[train] = 1.0
+                looking &= ~train
+        if detect & HYSTART_DELAY:
+            thresh = np.minimum(np.maximum(f.min_rtt / 8.0, HYSTART_DELAY_MIN),
+                                HYSTART_DELAY_MAX)
+            stop = looking & (f.round_rtt > f.min_rtt + thresh)
+            f.ssthresh[stop] = f.cwnd[stop]
+            f.hystart_over[stop] = 1.0
 
     def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
         """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow
         start whose RTT has risen ``clamp(min_rtt/8, 4 ms, 16 ms)`` above its
-        minimum enters Conservative Slow Start — growth ×1.25 per RTT (a
-        quarter of slow start's) for ``CSS_ROUNDS`` RTTs — and then congestion
-        avoidance. (The RFC's return to slow start on a spurious exit is left
+        minimum enters Conservative Slow Start — a quarter segment per
+        acknowledged one (:meth:`FlowArrays.ss_grown`) for ``CSS_ROUNDS``
+        RTTs — and then congestion avoidance. (The RFC's return to slow start on a spurious exit is left
         out.)"""
-        from .hystart import (CSS_GROWTH_DIVISOR, CSS_ROUNDS, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
-                               MIN_RTT_THRESH)
-
         in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)
-        thresh = np.clip(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH, MAX_RTT_THRESH)
+        thresh = np.minimum(np.maximum(f.min_rtt / MIN_RTT_DIVISOR, MIN_RTT_THRESH), MAX_RTT_THRESH)
         enter = in_ss & np.isnan(f.css_until) & (f.rtt - f.min_rtt >= thresh)
         f.css_until[enter] = (f.now + CSS_ROUNDS * f.rtt)[enter]
         css = in_ss & ~np.isnan(f.css_until)
-        if css.any():
-            slow = before * (1.0 + 1.0 / CSS_GROWTH_DIVISOR) ** (f.h / f.rtt)
+        if any_(css):
+            cwnd = f.cwnd.copy()
+            f.cwnd[...] = before
+            slow = f.ss_grown(1.0 / CSS_GROWTH_DIVISOR)
+            f.cwnd[...] = cwnd
             np.copyto(f.cwnd, np.where(css, np.minimum(slow, f.ssthresh), f.cwnd))
             over = css & (f.now + f.h >= f.css_until)
             f.ssthresh[over] = f.cwnd[over]

@@ -8,7 +8,7 @@ beside its window law and attached as the class attribute ``fluid``::
 
     class RenoFluid(FluidLaw):
         def grow(self, f):
-            h_ca = f.slow_start()                # doubling per RTT up to ssthresh
+            h_ca = f.slow_start()                # cwnd += acked, up to ssthresh
             f.cwnd += h_ca / f.rtt               # then one segment per RTT
 
     Reno.fluid = RenoFluid
@@ -33,6 +33,12 @@ The engine owns loss detection, recovery and timeouts: it calls
 
 Everything a law sees is in :class:`FlowArrays`: numpy arrays over the
 group's flows, with the units of :mod:`ccsim.algorithms.base`'s events.
+
+The engine calls every law with numpy's floating-point warnings off
+(``np.errstate(divide="ignore", invalid="ignore", over="ignore")``): a law
+may compute an expression for all its flows and keep it where it is
+meaningful (``np.where``) without an ``errstate`` of its own, which costs
+more per step than many laws' arithmetic.
 """
 
 from __future__ import annotations
@@ -88,6 +94,10 @@ class FlowArrays:
         mss: segment size (bytes).
         capacity: the bottleneck's rate in force (segments/s), for laws whose
             window law reacts to a queue's swing the fluid model smooths away.
+        ack_segs: segments each ACK acknowledges (2 behind delayed ACKs).
+        queued: whether the bottleneck held a queue over the step (bool):
+            then the flow's ACKs come at its share of the link's rate, not
+            at the rate it sent one RTT before (:meth:`ss_grown`).
         scenario: the flow's scenario's index in the batch (flows of one
             scenario share a bottleneck); read only.
 
@@ -115,12 +125,32 @@ class FlowArrays:
     mss: np.ndarray
     capacity: np.ndarray
     scenario: np.ndarray
+    #: (set by the engine; a hand-built FlowArrays reads an empty link and
+    #: one segment per ACK unless it sets them)
+    queued: np.ndarray | bool = False
+    ack_segs: np.ndarray | float = 1.0
 
-    def slow_start(self, doublings: float | np.ndarray = 1.0) -> np.ndarray:
-        """Slow start over this step: ``cwnd`` doubles per RTT (``cwnd ·
-        2^(h/rtt)``: per-ACK ``cwnd += acked`` with every segment of a window
-        acknowledged within the next RTT) but not past ``ssthresh``. A law
-        that adds ``2^ρ − 1`` per ACK passes ``doublings=ρ`` (Hybla).
+    def ss_grown(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
+        """The window after this step of growth by ``gain`` per acknowledged
+        segment (1: RFC 5681's slow start, ``cwnd += acked``), unbounded. On a
+        link not yet full the ACKs of a round are those of the window sent
+        one RTT before, so each round multiplies the window by ``1 + gain``:
+        ``cwnd·(1 + gain)^(h/rtt)``. Behind a queue the ACKs come at the
+        flow's share of the link's rate, whatever the window (the packet
+        engine's and Linux's ``cwnd += acked`` grow a window that owns the
+        link by the link's rate, not by a doubling per RTT, and not by what
+        it loses past a full buffer): ``cwnd + gain·acked``."""
+        gain = np.asarray(gain, dtype=float)
+        with np.errstate(over="ignore"):
+            doubling = self.cwnd * np.exp2(np.minimum(np.log2(1.0 + gain) * self.h / self.rtt,
+                                                      60.0))
+        return np.where(self.queued, self.cwnd + gain * self.acked, doubling)
+
+    def slow_start(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
+        """Slow start over this step: per acknowledged segment ``cwnd +=
+        gain`` (1 for RFC 5681's ``cwnd += acked``; Hybla passes ``2^ρ − 1``)
+        as :meth:`ss_grown` (doubling per RTT on a link not yet full, the
+        step's ACKs behind a queue), but not past ``ssthresh``.
 
         Returns the part of the step (s) left for congestion avoidance: ``h``
         for flows already at or above ``ssthresh``, 0 for flows still in slow
@@ -131,11 +161,12 @@ class FlowArrays:
         in_ss = (cwnd < ssthresh) & (h > 0)  # (a flow held at h = 0 stays as it is)
         if not any_(in_ss):
             return h
-        grown = cwnd * np.exp2(np.minimum(doublings * h / rtt, 60.0))
+        grown = self.ss_grown(gain)
         reached = grown >= ssthresh
-        # time to reach ssthresh: rtt · log2(ssthresh / cwnd) / doublings; the rest is CA
+        # the time to reach ssthresh; the rest of the step is congestion avoidance
         with np.errstate(divide="ignore", invalid="ignore"):
-            left = h - rtt * np.log2(ssthresh / cwnd) / doublings
+            left = h - np.where(self.queued, h * (ssthresh - cwnd) / (grown - cwnd),
+                                rtt * np.log2(ssthresh / cwnd) / np.log2(1.0 + gain))
         h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
         np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ssthresh), cwnd))
         return h_ca

@@ -185,8 +185,8 @@ class HtcpFluid(FluidLaw):
                      1.0 + ALPHA_LINEAR * d + (d / ALPHA_QUADRATIC_HALF) ** 2)
         if cc.rtt_scaling:
             ok = np.isfinite(f.rtt_lo) & (f.rtt_lo > 0)
-            ratio = np.clip(np.where(ok, f.rtt_lo, cc.rtt_ref) / cc.rtt_ref,
-                            _RTT_RATIO_MIN, _RTT_RATIO_MAX)
+            ratio = np.minimum(np.maximum(np.where(ok, f.rtt_lo, cc.rtt_ref) / cc.rtt_ref,
+                                          _RTT_RATIO_MIN), _RTT_RATIO_MAX)
             a = np.where(ok, np.maximum(a * ratio, 1.0), a)
         return 2.0 * (1.0 - f.beta) * a
 

@@ -127,9 +127,10 @@ class HyblaFluid(FluidLaw):
     ``rtt0`` from ``self.cc``).
 
     Slow start: per ACK ``cwnd += (2^ρ − 1)·acked``, so each round of a
-    window multiplies it by ``2^ρ``: ``cwnd·2^(ρ·h/RTT)`` (Reno's
-    ``2^(h/RTT)`` at ρ = 1, as :meth:`FlowArrays.slow_start`), up to
-    ``ssthresh``, the time left passing to congestion avoidance. Congestion
+    window multiplies it by ``2^ρ`` on a link not yet full, and behind a
+    queue the step's ACKs add ``2^ρ − 1`` each
+    (:meth:`FlowArrays.slow_start`, Reno's at ρ = 1), up to ``ssthresh``,
+    the time left passing to congestion avoidance. Congestion
     avoidance: per ACK ``cwnd += ρ²·acked/cwnd``, ``dcwnd/dt = ρ²/RTT``.
     Loss: Reno's. The exponent and the window are capped as the window
     law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``).
@@ -146,14 +147,8 @@ class HyblaFluid(FluidLaw):
         cc = self.cc
         rho = self.rho(f)
         ss_rho = np.minimum(rho, cc.SLOW_START_MAX_RHO)
-        cwnd, ss, h, rtt = f.cwnd, f.ssthresh, f.h, f.rtt
-        in_ss = (cwnd < ss) & (h > 0)
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            grown = cwnd * np.exp2(ss_rho * h / rtt)
-            left = h - rtt * np.log2(ss / cwnd) / ss_rho
-        reached = grown >= ss
-        h_ca = np.where(in_ss, np.where(reached, np.maximum(left, 0.0), 0.0), h)
-        np.copyto(cwnd, np.where(in_ss, np.minimum(grown, ss), cwnd))
+        cwnd, rtt = f.cwnd, f.rtt
+        h_ca = f.slow_start(np.exp2(ss_rho) - 1.0)
         cwnd += rho * rho * h_ca / rtt
         np.minimum(cwnd, cc.CWND_CLAMP, out=cwnd)
 

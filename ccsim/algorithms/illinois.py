@@ -69,7 +69,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 
 ALPHA_BASE = 1.0  # α at small windows and after a timeout: Reno's (Linux ALPHA_BASE)
@@ -249,15 +249,13 @@ class IllinoisFluid(FluidLaw):
             span = dm - d1
             k1 = span * a_min * a_max / (a_max - a_min)
             k2 = span * a_min / (a_max - a_min) - d1
-            with np.errstate(divide="ignore", invalid="ignore"):
-                a = np.clip(k1 / (k2 + da), a_min, a_max)
+            a = np.minimum(np.maximum(k1 / (k2 + da), a_min), a_max)  # (k2 + da may be 0)
         return np.where((da <= d1) | (dm <= d1), a_max, a)
 
     def beta_for(self, da: np.ndarray, dm: np.ndarray) -> np.ndarray:
         cc = self.cc
         d2, d3 = cc.eta2 * dm, cc.eta3 * dm
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lin = cc.beta_min + (cc.beta_max - cc.beta_min) * (da - d2) / (d3 - d2)
+        lin = cc.beta_min + (cc.beta_max - cc.beta_min) * (da - d2) / (d3 - d2)
         return np.where(da <= d2, cc.beta_min,
                         np.where((da >= d3) | (d3 <= d2), cc.beta_max, lin))
 
@@ -266,8 +264,7 @@ class IllinoisFluid(FluidLaw):
         small = m & (f.cwnd < cc.win_thresh)
         upd = m & ~small & (f.cnt_rtt > 0)
         dm = np.maximum(f.rtt_hi - f.rtt_lo, 0.0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            avg = f.sum_rtt / f.cnt_rtt
+        avg = f.sum_rtt / f.cnt_rtt  # (0/0 for flows outside m)
         da = np.minimum(np.maximum(avg - f.rtt_lo, 0.0), dm)
         da = np.where(upd, da, 0.0)
         dm = np.where(upd, dm, 0.0)
@@ -289,7 +286,7 @@ class IllinoisFluid(FluidLaw):
     def grow(self, f: FlowArrays) -> None:
         live = f.h > 0
         ended = live & (f.delivered >= f.round_end)
-        if ended.any():
+        if any_(ended):
             self._update_params(f, ended)
             np.copyto(f.round_end, np.where(ended, f.delivered + f.inflight, f.round_end))
         np.copyto(f.rtt_lo, np.where(live, np.minimum(f.rtt_lo, np.minimum(f.min_rtt, f.rtt)),

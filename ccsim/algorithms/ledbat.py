@@ -344,7 +344,7 @@ class LedbatFluid(FluidLaw):
         h = f.h.copy()
         f.h[...] = np.where(act & ~leave, h, 0.0)
         try:
-            h_ca = f.slow_start(np.log2(1.0 + gain))
+            h_ca = f.slow_start(gain)
         finally:
             f.h[...] = h
         ended = leave | (act & (f.cwnd >= f.ssthresh))

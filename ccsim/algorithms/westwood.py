@@ -74,7 +74,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, Loss, RttSample
-from .fluid import FlowArrays
+from .fluid import FlowArrays, any_
 from .registry import register
 from .reno import Reno, RenoFluid, one_segment_per_window_of_acks
 
@@ -225,7 +225,7 @@ class WestwoodFluid(RenoFluid):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         moving = (f.h > 0) & (f.acked > 0)
-        if moving.any():
+        if any_(moving):
             rtt = f.rtt
             if cc.jiffy:  # whole jiffies, rounded up, as Westwood.in_jiffies
                 rtt = jiffies(f.rtt, cc.jiffy)
@@ -241,7 +241,7 @@ class WestwoodFluid(RenoFluid):
             f.last_delivered[counting] = f.delivered[counting]
             elapsed = end - f.int_start
             close = counting & (elapsed > np.maximum(rtt, cc.min_interval))
-            if close.any():
+            if any_(close):
                 sample = f.int_acked / np.where(close, elapsed, 1.0)   # segments/s
                 g = cc.gain
                 fresh = close & (f.bw_ns == 0) & (f.bw_est == 0)

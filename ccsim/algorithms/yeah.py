@@ -73,7 +73,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
 
 RENO_COUNT_MIN = 2.0
@@ -239,19 +239,19 @@ class YeAHFluid(FluidLaw):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         sampled = f.acked > 0
-        if sampled.any():                     # on_rtt
+        if any_(sampled):                     # on_rtt
             np.copyto(f.base_rtt, np.where(sampled, np.minimum(f.base_rtt, f.rtt), f.base_rtt))
             np.copyto(f.round_min, np.where(sampled, np.minimum(f.round_min, f.rtt),
                                             f.round_min))
             f.cnt_rtt += f.acked
         moving = (f.h > 0) & sampled
-        if not moving.any():
+        if not any_(moving):
             return
         scalable = np.where(f.doing_reno_now > 0, 1.0, np.maximum(1.0, f.cwnd / cc.ai_cnt))
         f.cwnd += scalable * f.slow_start() / f.rtt
         ends = moving & (f.delivered >= f.round_end)
         count = ends & (f.cnt_rtt > FEW_SAMPLES)
-        if count.any():
+        if any_(count):
             self._end_round(f, count)
         f.round_end[ends] = (f.delivered + f.inflight + f.acked)[ends]
         f.round_min[ends] = math.inf
@@ -269,7 +269,7 @@ class YeAHFluid(FluidLaw):
         f.doing_reno_now[fast] = 0.0
         slow = m & ~fast
         cut = slow & (queue > cc.alpha) & (cwnd > f.reno_count)
-        if cut.any():
+        if any_(cut):
             reduction = np.minimum(queue / cc.gamma, cwnd / 2.0 ** cc.epsilon)
             f.cwnd[cut] = np.maximum(cwnd - reduction, f.reno_count)[cut]
             f.ssthresh[cut] = f.cwnd[cut]

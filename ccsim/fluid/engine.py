@@ -14,7 +14,12 @@ wrong):
   the data physically in flight implies: where the flows' rates
   ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
   method where base RTTs differ). Departures are shared by those rates.
-  Other links add their propagation delay and their random loss.
+  Other links add their propagation delay and their random loss. The base
+  RTT is an empty path's: propagation, the packet's time at the NICs and at
+  every link, half the receiving delay.
+* **Delayed ACKs** slow the ACK clock of a window that does not fill the
+  link: pairs a packet time apart, an odd window's last segment held by the
+  receiver's timer (:meth:`FluidEngine._held_acks`).
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
   arrives, shared by the flows' arrival rates (slow start's back-to-back
   pairs counting twice) and dropped as whole packets when a
@@ -28,7 +33,8 @@ wrong):
   halving for Reno — or, where the packet engine would (fewer than
   ``dupthresh`` segments left to raise duplicate ACKs; losses Reno's halved
   windows cannot clock out), falls silent for a retransmission timeout
-  (RFC 6298, with backoff) and restarts from the loss window. Data sent
+  (RFC 6298, with backoff) and restarts from the loss window; under RACK
+  a lost retransmission is resent within the recovery instead. Data sent
   before a fast recovery began and lost belongs to it (RFC 6675's
   RecoveryPoint): repaired there, with no second reduction.
 * **Active queues and ECN.** CoDel, PIE and step marking have fluid models
@@ -88,6 +94,10 @@ are all in congestion avoidance with laws that have a closed form
 steps up to this many RTTs, and no further than half the time its windows'
 growth needs to fill pipe and buffer, nor past its next event."""
 
+QUICK_ACKS = 16
+"""Linux's ``TCP_MAX_QUICKACKS``: ACKs of new data a receiver in quick-ACK
+mode sends at once (:data:`ccsim.packet.receiver.MAX_QUICKACKS`)."""
+
 ECHO_SLOTS = 32
 """Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
 spans more steps than this hears its marks after ``ECHO_SLOTS`` steps."""
@@ -96,6 +106,12 @@ MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
 duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
 steps of 6 ms or more once no flow is in slow start)."""
+
+
+def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
+    """``np.clip(a, lo, hi)``, the same values at a third of its cost on a
+    batch's small arrays (where the engine clips at every step)."""
+    return np.minimum(np.maximum(a, lo), hi)
 
 
 class FluidLawError(CcsimError):
@@ -150,6 +166,10 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                                 "None (an unbounded host queue) in the fluid engine",
                                 "a full host queue's local congestion signal is not "
                                 "modelled there; use mode='packet'")
+        if flow.access_jitter:
+            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_jitter", flow.access_jitter,
+                                "0 in the fluid engine",
+                                "it has no packets to delay one by one; use mode='packet'")
         if flow.overhead:
             raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
                                 "0 in the fluid engine",
@@ -311,10 +331,21 @@ class FluidEngine:
 
         # propagation, and the hosts' NICs: a NIC at least as fast as every
         # link (the scenario's check) only delays each packet by its packet time,
-        # once at the sender and once at the receiver (the fluid has no bursts)
+        # once at the sender and once at the receiver (the fluid has no bursts);
+        # and each link's own packet time: a link stores a packet whole before
+        # it forwards it, so even an empty queue delays a data packet by its
+        # transmission at every link, the bottleneck's 1/C included (ACKs carry
+        # no data: none). Pipe and buffer then hold C·d + 1 + B, the packet in
+        # service beside the B waiting, as a packet-level queue does. And the
+        # receiving delay (Scenario.ack_wait): uniform up to its bound, never
+        # before the segment before, which leaves the bottleneck at least a
+        # packet time earlier: half the bound on average (exactly so for the
+        # default bound, one packet time at the bottleneck)
         self.d = per_flow(lambda sc, j: sc.flow_rtt(j) + (
             0.0 if sc.flows[j].access_rate is None
-            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate))
+            else 2.0 * sc.packet_size * 8.0 / sc.flows[j].access_rate)
+            + sum(sc.packet_size * 8.0 / link.rate for link in sc.links)
+            + 0.5 * sc.ack_wait)
         self.start = per_flow(lambda sc, j: sc.flow_start(j))  # start jitter included
         self.stop = per_flow(lambda sc, j: sc.flows[j].stop if sc.flows[j].stop is not None
                              else math.inf)
@@ -330,6 +361,13 @@ class FluidEngine:
         self.dupthresh = np.array([
             max(r.dupthresh - (2 if stacks[e[1]][e[2]].limited_transmit else 0), 1)
             for r, e in zip(recs, entries)], float)
+        # RACK (RFC 8985 §6.2) finds a lost retransmission once data sent after
+        # it is delivered, so it is resent within the recovery, not by the timer
+        self.rack = np.array([r.detector is not None and r.detector.__name__ == "Rack"
+                              for r in recs])
+        # RFC 8985 §7: a tail loss probe sends that later data when the window has none
+        self.tlp = np.array([bool(stacks[e[1]][e[2]].tail_loss_probe) and r.uses_sack
+                             for r, e in zip(recs, entries)])
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
@@ -346,6 +384,13 @@ class FluidEngine:
         # (two behind delayed ACKs), and how much faster than the bottleneck
         # the sender's NIC puts a burst on the wire (inf: no NIC)
         self.ack_segs = np.array([2.0 if st.delayed_ack else 1.0 for st in flow_stacks])
+        self.delack_timeout = np.array([st.delayed_ack_timeout if st.delayed_ack else 0.0
+                                        for st in flow_stacks])
+        self.delack = bool(any_(self.ack_segs > 1.0))
+        self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
+        # Linux's quick-ACK mode: the receiver's next ACKs of new data go at once
+        self.quick_on = np.array([bool(st.quick_ack and st.delayed_ack) for st in flow_stacks])
+        self.quick_left = np.zeros(F)
         self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
@@ -450,6 +495,7 @@ class FluidEngine:
         self.D_t0, self.D_t1 = np.zeros(F), np.zeros(F)
         # per-step signals laws read (kept as arrays so that group views stay valid)
         self.outstanding = np.zeros(F)         # data sent, not yet ACKed (segments)
+        self.queued = np.zeros(F, bool)        # the bottleneck held a queue in the step
         self.growth = np.zeros(F)              # window growth in the last step (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
         # accumulated expected queue drops, from a random phase in [0, 1)
@@ -509,7 +555,7 @@ class FluidEngine:
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
-                         "capacity", "scenario", "lost", "lost_inflight"):
+                         "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
@@ -646,7 +692,12 @@ class FluidEngine:
         # start (which doubles per RTT), ending on the duration
         h = self.step * (self.d_min + self.q / C)
         in_ss = np.bincount(scen, self.sending & (self.cwnd < self.ssthresh), self.S)
-        h = np.where(in_ss > 0, h, np.maximum(h, self.shortest))
+        # in slow start a step ends on the scenario's next event (a loss
+        # detected, a start): a window that grows by the link's rate must stop
+        # growing when its sender learns of the loss, not a step later (a
+        # quarter RTT of slow start is a quarter of the window in excess)
+        h = np.where(in_ss > 0, np.where(self.wake_s > t, np.minimum(h, self.wake_s - t), h),
+                     np.maximum(h, self.shortest))
         if self.long_live:
             h = self._long_steps(h, in_ss)
         if self.hold_live and any_(self.settled):  # a fixed point: on to the next event
@@ -687,17 +738,22 @@ class FluidEngine:
             physical -= aqm_drop
         q_need = self._queue(physical)
         q_new = np.minimum(q_need, self.B)
+        np.take(q_new > 0, scen, out=self.queued)
         tau = self.tau
         np.add(self.d, (q_new / C)[scen], out=tau)
         x = np.empty_like(physical)
+        if self.delack:
+            self._held_acks(q_need, tau, tf)
         A = self._arrivals(physical, tau, x)
         overflow = q_need - self.B
+        t_lost = None  # when the step's first loss happened (default: mid-step)
         if any_(overflow > 0):  # what does not fit in pipe + buffer is dropped on arrival
             overflow = np.maximum(overflow, 0.0) * live
             dropped = np.minimum(self._overflow_shares(overflow, x, A), physical)
             self.ghost += dropped
             physical -= dropped
             A = self._arrivals(physical, tau, x)
+            t_lost = self._overflow_time(overflow, t, hf)
         else:
             dropped = None
         burst = self._burst_drops(q_need, physical, x, A, hf, tau)
@@ -720,6 +776,8 @@ class FluidEngine:
         else:
             lost_on_link, deliv = None, dep_f
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
+        if self.delack:  # quick ACKs spent: one per segment
+            np.maximum(self.quick_left - deliv, 0.0, out=self.quick_left)
         np.maximum(inflight, self.ghost, out=inflight)
 
         # the share of each flow's data lost lately, averaged over about half an
@@ -766,7 +824,7 @@ class FluidEngine:
             sent_into = self.outstanding + deliv
             if overflowed is not None:
                 sent_into = sent_into - overflowed
-            self._losses(k_drop, k_loss, tf, hf, tau, sent_into)
+            self._losses(k_drop, k_loss, tf, hf, tau, sent_into, t_lost)
 
         # deliveries, completions and the measurement marks
         self.delivered += deliv
@@ -845,9 +903,45 @@ class FluidEngine:
         it has physically in flight over its RTT, a paced flow's no faster
         than it paces. Returns their sum per scenario."""
         np.divide(physical, tau, out=x)
+        if self.delack:
+            np.multiply(x, self.hold, out=x)
         if self.paced:
             np.minimum(x, self.pacing, out=x)
         return np.bincount(self.scen, x, self.S)
+
+    def _held_acks(self, q_need: np.ndarray, tau: np.ndarray, tf: np.ndarray) -> None:
+        """How delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2: one ACK per two
+        segments, else on a timer) slow the ACK clock of a flow whose window
+        does not fill the link, into ``hold`` (its rate over ``window/RTT``).
+
+        Such a flow's window crosses the bottleneck as a train of back-to-back
+        pairs, one every RTT. The first segment of each pair waits at the
+        receiver for the second, one packet time ``1/C``; the pair its ACK
+        releases is sent back to back, so the second waits as long at the
+        bottleneck: each pair's round lasts ``τ + 1/C``. Of an odd window
+        (``cwnd`` counts whole segments), the last segment has no partner
+        until the next train: its ACK waits for the delayed-ACK timer ``T``
+        (Linux: 40 ms), or for that train if it comes first, ``τ − (w − 1)/C``
+        later. So ``w`` segments take ``(w − s)/(τ + 1/C) + s/(τ + min(T, gap))``
+        per second, ``s`` being 1 for an odd window. Where the link is full
+        a standing queue feeds it continuously and the clock is the link's;
+        in recovery the receiver acknowledges at once (out-of-order data), and
+        so in Linux's quick-ACK mode (``quick_ack``): the first
+        :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
+        hold = self.hold
+        hold.fill(1.0)
+        w = np.floor(np.minimum(self.cwnd, self.path_cap))
+        on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
+            & (q_need <= 0.0)[self.scen] & (self.quick_left <= 0.0)
+        if not any_(on):
+            return
+        i = np.flatnonzero(on)
+        w, t, c = w[i], tau[i], self.cap_f[i]
+        odd = np.mod(w, 2.0)
+        gap = np.maximum(t - (w - 1.0) / c, 0.0)
+        wait = np.minimum(self.delack_timeout[i], gap)
+        rate = (w - odd) / (t + 1.0 / c) + odd / (t + wait)
+        hold[i] = rate * t / w
 
     def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
                     tau: np.ndarray) -> None:
@@ -855,21 +949,23 @@ class FluidEngine:
         flows whose laws count ACKs, not segments, behind delayed ACKs.
 
         Congestion avoidance adds a fixed amount per ACK: ``share`` of the
-        per-segment growth. Slow start multiplies the window by ``1 + i`` per
-        RTT when each segment adds ``i``; one ACK per ``1/share`` segments
-        makes that ``1 + share·i``. ``i`` is read back from the law's own step
-        (``cwnd/before = (1 + i)^(h/RTT)``), so the rule holds for Reno's
-        ``i = 1`` and Hybla's ``2^ρ − 1`` alike.
+        per-segment growth; so does slow start behind a queue, where it adds
+        ``i`` per acknowledged segment (:meth:`FlowArrays.ss_grown`). On a
+        link not yet full slow start multiplies the window by ``1 + i`` per
+        RTT, and one ACK per ``1/share`` segments makes that ``1 + share·i``.
+        ``i`` is read back from the law's own step (``cwnd/before = (1 +
+        i)^(h/RTT)``), so the rule holds for Reno's ``i = 1`` and Hybla's
+        ``2^ρ − 1`` alike.
         """
         before = cwnd - grown
         in_ss = before < self.ssthresh
         share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
         scaled = (grown > 0) & (share < 1.0)
-        ss = scaled & in_ss & (hf > 0) & (before > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
-                * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
-            ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
+        ss = scaled & in_ss & (hf > 0) & (before > 0) & ~self.queued
+        # (under run()'s errstate: the flows outside ``ss`` may divide by 0)
+        per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
+            * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
+        ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
         kept = np.where(ss, ss_grown, grown * share)
         np.copyto(grown, kept, where=scaled)
         np.add(before, grown, out=cwnd)
@@ -970,6 +1066,9 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+            # the timer's silence (an RTO and more) exceeds the receiver's
+            # quick-ACK gap (its RTT plus min_rto): quick ACKs again
+            self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
         if any_(ended):
@@ -1009,16 +1108,21 @@ class FluidEngine:
         pad[:-1] = values
         return pad[self.scen_table].min(axis=0)  # row by row: vectorised over S
 
+    def _scenario_max(self, values: np.ndarray) -> np.ndarray:
+        """The greatest of each scenario's flows' ``values`` (one per scenario)."""
+        return -self._scenario_min(-values)
+
     def _recoveries_end(self) -> None:
         """Each scenario's next end of a recovery (s; inf if none is under way)."""
         active = self.started & ~self.done
         self.rec_s = self._scenario_min(
             np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
 
-    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into) -> None:
+    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into, t_lost=None) -> None:
         """Whole lost packets this step: a flow's first starts its detection
-        clock. ``sent_into``: each flow's data in flight when the lost data
-        were sent (for ``lost_inflight``). A loss of data sent before the
+        clock, an RTT after ``t_lost`` (when the step's first loss happened;
+        None: mid-step). ``sent_into``: each flow's data in flight when the
+        lost data were sent (for ``lost_inflight``). A loss of data sent before the
         flow's fast recovery began (it has sent nothing new since) belongs to
         that recovery: repaired in it, with no further reduction (RFC 6582's
         ``recover``, RFC 6675's RecoveryPoint) — the last step's growth, sent
@@ -1033,7 +1137,8 @@ class FluidEngine:
                 hit &= ~old
                 k = np.where(old, 0.0, k)
         first = hit & ~self.pending
-        self.t_detect[first] = (tf + 0.5 * hf + tau)[first]
+        when = tf + 0.5 * hf if t_lost is None else t_lost
+        self.t_detect[first] = (when + tau)[first]
         self.pending |= hit
         self.lost += k
         np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
@@ -1094,6 +1199,7 @@ class FluidEngine:
         self.started |= newly
         self.fresh |= newly
         self.cwnd[newly] = self.iw[newly]
+        self.quick_left[newly] = QUICK_ACKS * self.quick_on[newly]
         self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
@@ -1165,7 +1271,7 @@ class FluidEngine:
                                      np.minimum(self.cwnd[fi], self.ssthresh[fi]))
             rtts = self.multi_rtts[fi]
             rounds = np.where(rtts | self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
-            self.rec_until[fi] = tff + rounds * tau
+            self.rec_until[fi] = tff + rounds * tau + self._resend_time(fi, lf, rtts)
             # NewReno (RFC 6582, the "Impatient" variant the packet engine and
             # Linux follow) restarts the timer at the first partial ACK only:
             # a recovery of one RTT per hole that outlasts it ends in a timeout
@@ -1201,6 +1307,24 @@ class FluidEngine:
         self.loss_flight[i] = 0.0
         self.t_detect[i] = np.inf
 
+    def _resend_time(self, fi: np.ndarray, lost: np.ndarray, rtts: np.ndarray) -> np.ndarray:
+        """How much longer than an RTT a SACK-based recovery of the flows
+        ``fi`` (indices) lasts (s): it ends when the last of its ``lost``
+        retransmissions is acknowledged, and they go out at the rate its ACK
+        clock allows — PRR (RFC 6937, Linux) resends the first at once and
+        the rest at its delivery rate ``x``, scaled by ``ssthresh/RecoverFS``
+        while more than ``ssthresh`` is in flight — so the last leaves
+        ``(lost − 1)/x`` later (``RecoverFS/ssthresh`` times that). A
+        slow-start overshoot with a thousand holes takes two or three RTTs to
+        repair, not one; a single loss, one RTT. (NewReno and Reno count their
+        RTTs per hole already.)"""
+        x = self.rate[fi]
+        recover_fs = self.outstanding[fi]          # FlightSize at the loss's detection
+        ssthresh = np.maximum(self.ssthresh[fi], 1.0)
+        scale = np.where(recover_fs - lost > ssthresh, recover_fs / ssthresh, 1.0)
+        free = ~(rtts | self.multi_halve[fi]) & (x > 0) & (lost > 1.0)
+        return np.where(free, (lost - 1.0) / np.where(x > 0, x, 1.0) * scale, 0.0)
+
     def _rto(self, i: np.ndarray) -> np.ndarray:
         """The retransmission timeout now of the flows ``i`` (indices), before
         backoff (RFC 6298)."""
@@ -1217,7 +1341,13 @@ class FluidEngine:
         repaired by the retransmission timer alone (as in the packet engine
         and Linux without RACK), so with probability ``1 − (1 − p)^resent``
         the flow falls silent until its timer, set when the recovery began
-        (at least one RTT ago), fires."""
+        (at least one RTT ago), fires. Under RACK (RFC 8985 §6.2; Linux's
+        default) a lost retransmission is marked lost once a segment sent
+        after it is delivered, and resent: the recovery lasts one RTT more,
+        its retransmission again at risk. That later segment is new data the
+        reduced window lets out (at least two segments: the retransmission
+        and one more) or, with tail loss probes (§7), the probe a PTO of two
+        smoothed RTTs later; with neither, the timer repairs it."""
         idx = np.flatnonzero(ended)
         resent = self.resent[idx]
         self.resent[idx] = 0.0
@@ -1232,6 +1362,17 @@ class FluidEngine:
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
+        rack = self.rack[hit] & ((self.cwnd[hit] >= 2.0) | self.tlp[hit])
+        if any_(rack):
+            ri = hit[rack]
+            # found an RTT after it was sent (or after the probe), then resent
+            probe = np.where(self.cwnd[ri] >= 2.0, 0.0, 2.0 * self.srtt[ri])
+            self.rec_until[ri] = tf[ri] + probe + self.tau[ri]
+            self.resent[ri] = 1.0
+            self.retransmits[ri] += 1.0
+            hit = hit[~rack]
+            if not hit.size:
+                return
         started = tf[hit] - self.tau[hit]  # the recovery began an RTT or more ago
         self.rto_until[hit] = np.maximum(tf[hit], started + self._rto(hit))
         self.rto_lost[hit] = 1.0
@@ -1439,7 +1580,7 @@ class FluidEngine:
         sawtooth's peak leaves full drops whatever arrives next, shared as an
         overflow is (:meth:`_overflow_shares`). Paced flows send no bursts.
         """
-        scen, S = self.scen, self.S
+        scen = self.scen
         a = self.ack_segs
         clocked = self.sending & (x > 0)
         if self.paced:
@@ -1458,37 +1599,40 @@ class FluidEngine:
         h_last = self.h_last[scen]
         # growth this step, of the window that limits what is sent: a window
         # held by the receiver (or the path's cap) sends no more as cwnd grows
+        # (none in a recovery or an ECN reduction begun since: the last step's
+        # growth is no guide to a window that was just cut and does not grow)
         cap, cwnd = self.path_cap, self.cwnd
         sent_growth = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
-        grow = sent_growth * np.where(h_last > 0, hf / h_last, 0.0)
+        tf = self.t[scen]
+        held = (tf < self.rec_until) | (tf < self.cwr_until)
+        grow = np.where(held, 0.0, sent_growth * np.where(h_last > 0, hf / h_last, 0.0))
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
         whole = np.floor(per_ack)
         frac = per_ack - whole
         lo = a + whole
         # a link not yet full: each burst on an empty queue
         idle = clocked & ~full[scen]
-        drops = np.where(idle, n_ack * ((1.0 - frac) * np.clip(rise(lo) - room, 0.0, lo)
-                                        + frac * np.clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
+        drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                        + frac * _clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
                          0.0)
         ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
         if any_(ss):  # slow start: the RTT's growth ramps the queue up
             ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
-            above = np.clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
+            above = _clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
                             0.0, 1.0)
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if any_(self.fresh):  # an initial window, on the wire at once
             f = self.fresh
-            first = np.clip(rise(self.cwnd) - room, 0.0, self.cwnd)
+            first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
             drops = np.where(f & ~full[scen], first, drops)
             self.fresh[:] = False
         # a full link: pipe and buffer hold the largest burst's peak less
         busy = clocked & full[scen]
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.zeros(S)
-            np.maximum.at(short, scen[busy], (rise(b) - 0.5 * a)[busy])
+            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
             held = np.minimum(q_need, self.B)
-            level = np.where(full, np.clip(held - (self.B - short), 0.0, None), 0.0)
+            level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
                 drops = drops + self._overflow_shares(level, x, A)
         if not any_(drops > 0):
@@ -1516,6 +1660,22 @@ class FluidEngine:
         w = x * (1.0 + burst)
         W = np.bincount(self.scen, w, self.S)
         return np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[self.scen] * w
+
+    def _overflow_time(self, overflow: np.ndarray, t: np.ndarray,
+                       hf: np.ndarray) -> np.ndarray:
+        """When each flow's part of a drop-tail overflow was dropped (s). The
+        windows' growth of the last step went out as its ACKs came, over that
+        step, and reaches the fluid queue at this step's start: an overflow
+        no larger than that growth is its top, reached ``overflow/growth`` of
+        the last step before this one's start (in slow start a window that
+        crosses pipe and buffer mid-step loses from then, and its sender
+        learns of it an RTT later, not a step later). An overflow without
+        such growth happened during this step: mid-step."""
+        rise = np.bincount(self.scen, self.growth, self.S)
+        grew = (rise > 0) & (overflow > 0)
+        part = np.minimum(overflow / np.where(grew, rise, 1.0), 1.0)
+        first = t - self.h_last * part
+        return np.where(grew[self.scen], first[self.scen], t[self.scen] + 0.5 * hf)
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
         """Whole queue drops per flow (None if none): each flow drops a packet

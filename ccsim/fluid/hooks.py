@@ -11,13 +11,15 @@ the packet engine. Every event is built by name from the contract
 hook). Slower than a fluid law (a Python call per flow per step)
 but faithful to the class's own rules at the step's resolution.
 
-One correction keeps slow start honest: packet by packet, the ACKs of one
-window arrive over the next RTT and each adds a segment, so the window
-doubles per RTT; in a fluid step the flow's ACK rate is ``cwnd / RTT``, and
-handing that to ``cwnd += acked`` would grow it by ``e`` per RTT. While
-``cwnd < ssthresh`` the engine therefore hands ``ln 2`` of the step's
-acknowledged segments to the hook (``cwnd · (1 + ln 2 · h / RTT)`` per step:
-doubling per RTT to first order).
+One correction keeps slow start honest: packet by packet, on a link not
+yet full the ACKs of one window arrive over the next RTT and each adds a
+segment, so the window doubles per RTT; in a fluid step the flow's ACK rate
+is ``cwnd / RTT``, and handing that to ``cwnd += acked`` would grow it by
+``e`` per RTT. While ``cwnd < ssthresh`` on such a link the engine therefore
+hands ``ln 2`` of the step's acknowledged segments to the hook (``cwnd · (1
++ ln 2 · h / RTT)`` per step: doubling per RTT to first order). Behind a
+queue the ACKs do come at ``cwnd / RTT`` (the flow's share of the link's
+rate), and the hook gets them all (:meth:`FlowArrays.ss_grown`).
 """
 
 from __future__ import annotations
@@ -81,9 +83,10 @@ class HookLaw(FluidLaw):
         if todo.size == 0:
             return
         cols = [a[todo].tolist() for a in (f.now, f.h, f.rtt, f.min_rtt, f.srtt, f.inflight,
-                                            f.delivered, acked, f.cwnd, f.ssthresh, f.mss)]
-        for i, now, h, rtt, min_rtt, srtt, inflight, delivered, n, cwnd, ssthresh, mss \
-                in zip(todo.tolist(), *cols):
+                                            f.delivered, acked, f.cwnd, f.ssthresh, f.mss,
+                                            f.queued)]
+        for i, now, h, rtt, min_rtt, srtt, inflight, delivered, n, cwnd, ssthresh, mss, \
+                queued in zip(todo.tolist(), *cols):
             cc = self.laws[i]
             cc.cwnd, cc.ssthresh = cwnd, ssthresh
             if self.wants_rtt:
@@ -91,10 +94,14 @@ class HookLaw(FluidLaw):
                                 inflight=inflight))
             rate = (n * mss * 8.0 / (h if h > 0 else rtt)  # the step's delivery rate (bit/s)
                     if self.samples_rate else NOT_SAMPLED)
-            if cc.cwnd < cc.ssthresh:
+            # over the step: its deliveries, and in flight before them
+            sample_delivered = n if self.samples_rate else NOT_SAMPLED
+            tx_in_flight = inflight + n if self.samples_rate else NOT_SAMPLED
+            if cc.cwnd < cc.ssthresh and not queued:
                 n *= LN2
             cc.on_ack(event("on_ack", now=now, acked=n, rtt=rtt, min_rtt=min_rtt, srtt=srtt,
-                            inflight=inflight, delivered=delivered, delivery_rate=rate))
+                            inflight=inflight, delivered=delivered, delivery_rate=rate,
+                            tx_in_flight=tx_in_flight, sample_delivered=sample_delivered))
             self._read(f, i, cc)
 
     def _echoes(self, f: FlowArrays) -> None:

@@ -70,6 +70,7 @@ _OVERHEAD = 1  # labels the flows' overhead generators among the scenario seed's
 _ACK_JITTER = 3  # and their ACK jitter's (2: the start jitter, ccsim.scenario)
 _LINK_JITTER = 4  # and each link's jitter element's (Link.jitter)
 _SOURCE = 6  # and a UDP source's on/off periods (5: ccsim.Arrivals' draws)
+_NIC_JITTER = 7  # and each sender's NIC jitter's (Flow.access_jitter)
 
 
 class PacketEngine:
@@ -198,7 +199,8 @@ class PacketEngine:
             algorithms.get(flow.algorithm)(**dict(st.params)), rec, clock=clock,
             transmit=self._path(i, receiver, access / 2.0, access / 2.0 + nic,
                                 Counter(flow.drop_segments), flow.ecn, flow.overhead,
-                                _codepoint(flow), nic, flow.access_buffer),
+                                _codepoint(flow), nic, flow.access_buffer,
+                                flow.access_jitter),
             initial_window=st.initial_window, mss=sc.mss,
             rwnd=min(math.inf if sc.rwnd is None else math.floor(sc.rwnd / sc.mss),
                      self._path_cap(i)),
@@ -303,7 +305,7 @@ class PacketEngine:
     def _path(self, i: int, receiver: Receiver, before: float, after: float,
               drops: Counter[int], ecn: bool = False, overhead: float = 0.0,
               codepoint: int = NOT_ECT, nic: float = 0.0,
-              host_limit: int | None = None) -> Callable:
+              host_limit: int | None = None, nic_jitter: float = 0.0) -> Callable:
         """The function flow ``i``'s sender transmits with: across every link
         to ``receiver``.
 
@@ -319,7 +321,8 @@ class PacketEngine:
         ``host_limit``: the host queue in front of the NIC (packets waiting;
         ``None``: unbounded, :attr:`Flow.access_buffer`); a segment handed to
         it full is a local congestion signal to the sender
-        (:meth:`Sender.local_congestion`).
+        (:meth:`Sender.local_congestion`). ``nic_jitter``: the most a packet
+        leaving the NIC is delayed (s; :attr:`Flow.access_jitter`).
         """
         links = self.links if self.hop_by_hop else [link.forward for link in self.links]
         end = self.scenario.duration  # the shortcut walks no link past it
@@ -372,7 +375,8 @@ class PacketEngine:
                     reached = t
                     receive(seq, t)
 
-            if nic > 0.0 and overhead <= 0.0 and self.nic_shortcut and host_limit is None:
+            if (nic > 0.0 and overhead <= 0.0 and self.nic_shortcut and host_limit is None
+                    and nic_jitter <= 0.0):
                 # _nic_transmit and enter in one: the same rules, one call fewer per packet
                 clock = self.clock
                 heap, schedule_enter = clock.heap, clock.schedule
@@ -422,7 +426,8 @@ class PacketEngine:
                                      self._overhead_draws(i) if overhead > 0.0 else None,
                                      self.nic_shortcut and not any(
                                          type(link) is ScheduledLink for link in self.links),
-                                     host_limit, self._local_congestion(i))
+                                     host_limit, self._local_congestion(i), nic_jitter,
+                                     self._draws(i, _NIC_JITTER) if nic_jitter > 0.0 else None)
         elif overhead > 0.0:
             # the flow's own generator, from the scenario's seed and its index
             uniform = random.Random(int(np.random.SeedSequence(
@@ -479,8 +484,13 @@ class PacketEngine:
     def _overhead_draws(self, i: int) -> Callable[[], float]:
         """Flow ``i``'s send-overhead generator: its own, from the scenario's
         seed and its index."""
+        return self._draws(i, _OVERHEAD)
+
+    def _draws(self, i: int, stream: int) -> Callable[[], float]:
+        """Flow ``i``'s uniform generator for ``stream`` (``_OVERHEAD``,
+        ``_NIC_JITTER``): its own, from the scenario's seed and its index."""
         return random.Random(int(np.random.SeedSequence(
-            [self.scenario.seed, _OVERHEAD, i]).generate_state(1)[0])).random
+            [self.scenario.seed, stream, i]).generate_state(1)[0])).random
 
     def _hop_by_hop(self, i: int, receive: Callable, receive_ce: Callable, after: float,
                     ecn: bool, codepoint: int = NOT_ECT) -> Callable:
@@ -830,7 +840,8 @@ def _echo_then(sender: Sender, recorded: Callable, ack: tuple) -> None:
 
 def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, overhead: float,
                   uniform: Callable[[], float] | None, ahead: bool,
-                  limit: int | None = None, refused: Callable[[float], None] | None = None
+                  limit: int | None = None, refused: Callable[[float], None] | None = None,
+                  jitter: float = 0.0, jitter_draw: Callable[[], float] | None = None
                   ) -> Callable:
     """A sender behind a NIC of packet time ``nic`` (s): a FIFO that never
     drops, so a packet leaves it at ``max(ready, free) + nic`` (``free``: when
@@ -851,14 +862,18 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
     in order: its time through the NIC is the same, nothing is lost (a
     2011 Linux kernel kept a segment its qdisc refused at the head of the
     socket's queue and sent it on a later ACK, ``tcp_write_xmit``).
+
+    ``jitter``: each packet leaving the NIC is delayed a further
+    ``jitter · jitter_draw()`` (s), none overtaking the one before.
     """
     heap, schedule = clock.heap, clock.schedule
     free = 0.0  # when the previous packet left the NIC (s)
     ready_last = 0.0  # when the previous packet was ready, its overhead waited (s)
     held: deque[float] = deque()  # when each packet at the host leaves the NIC (s)
+    last = 0.0  # when the previous packet reached the first link, jitter included (s)
 
     def transmit(seq: int, now: float) -> None:
-        nonlocal free, ready_last
+        nonlocal free, ready_last, last
         if uniform is not None:
             now = now + overhead * uniform()
             if now < ready_last:  # behind the one before: no overtaking
@@ -873,6 +888,11 @@ def _nic_transmit(clock: Clock, enter: Callable, nic: float, before: float, over
         if limit is not None:
             held.append(free)
         at = free + before
+        if jitter_draw is not None:
+            at += jitter * jitter_draw()
+            if at < last:  # behind the one before: no overtaking
+                at = last
+            last = at
         if ahead and at < heap[0][0]:  # never empty in a run: Clock.run's mark
             enter(seq, at)
         else:

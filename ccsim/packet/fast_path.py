@@ -109,11 +109,13 @@ class FastSender(Sender):
                         self.check_law("on_rtt", w, s)
             self.ack_delivered = acked - released + newly_sacked
             self.delivered = delivered = self.delivered + self.ack_delivered
-            delivery_rate = NOT_SAMPLED
+            delivery_rate = tx_in_flight = sample_delivered = NOT_SAMPLED
             if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
                 interval = now - record[3]
-                delivery_rate = ((delivered - record[2]) * self.mss * 8.0 / interval
+                sample_delivered = delivered - record[2]
+                delivery_rate = (sample_delivered * self.mss * 8.0 / interval
                                  if interval > 0 else None)
+                tx_in_flight = float(record[5])
             self.delivered_time = now
             in_recovery = self.in_recovery
             if in_recovery:
@@ -131,7 +133,8 @@ class FastSender(Sender):
                 if self.law_smoothed:
                     min_rtt = self.law_min_rtt
                 cc.on_ack(_new_event(Ack, (now, acked, rtt, min_rtt, srtt, inflight,
-                                           delivered, delivery_rate)))
+                                           delivered, delivery_rate, tx_in_flight,
+                                           sample_delivered)))
                 if not (1.0 <= cc.cwnd < _INF and cc.ssthresh > 0.0):  # one test, no call
                     self.check_law("on_ack", w, s)
             if self.tlp is not None:
@@ -168,9 +171,12 @@ class FastSender(Sender):
             sent, send_segment, detector = self.sent, self.send_segment, self.detector
             delivered, delivered_time = self.delivered, self.delivered_time
             index = self.transmissions
+            # Sender.in_flight just after each send (nxt == high_tx here): nxt less this
+            out_of_flight = self.high_tx - self.in_flight() - 1 if self.samples_rate else None
             while nxt - una + 1 <= window and nxt < end:
                 index += 1
-                sent[nxt] = (now, False, delivered, delivered_time, index)
+                sent[nxt] = (now, False, delivered, delivered_time, index,
+                             0 if out_of_flight is None else nxt - out_of_flight)
                 if detector is not None:
                     detector.on_sent(index, nxt)
                 send_segment(nxt, now)

@@ -102,7 +102,9 @@ class Sender:
         self.ecn = EcnResponse()
         # sequence state
         self.snd_una = self.snd_nxt = self.high_tx = 0
-        self.sent: dict[int, tuple[float, bool, float, float, int]] = {}
+        # per segment out: (sent at, resent, delivered then, delivered_time then,
+        # transmission index, in flight then: tx_in_flight for laws that sample rates)
+        self.sent: dict[int, tuple[float, bool, float, float, int, int]] = {}
         self.transmissions = 0
         self.delivered = 0.0
         self.delivered_time = 0.0
@@ -249,11 +251,13 @@ class Sender:
                 self.tell_rtt(rtt, now)
         self.ack_delivered = acked + sacked
         self.delivered += self.ack_delivered
-        delivery_rate = NOT_SAMPLED
+        delivery_rate = tx_in_flight = sample_delivered = NOT_SAMPLED
         if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
             interval = now - record[3]
-            delivery_rate = ((self.delivered - record[2]) * self.mss * 8.0 / interval
+            sample_delivered = self.delivered - record[2]
+            delivery_rate = (sample_delivered * self.mss * 8.0 / interval
                              if interval > 0 else None)
+            tx_in_flight = float(record[5])
         self.delivered_time = now
         in_recovery = self.in_recovery
         if in_recovery:
@@ -268,7 +272,8 @@ class Sender:
                           min_rtt=self.law_min_rtt if self.law_smoothed else self.rtt.min_rtt,
                           srtt=self.rtt.srtt,
                           inflight=self.snd_nxt - ackno, delivered=self.delivered,
-                          delivery_rate=delivery_rate))
+                          delivery_rate=delivery_rate, tx_in_flight=tx_in_flight,
+                          sample_delivered=sample_delivered))
             self.check_law("on_ack", w, s)
         if self.tlp is not None:
             self.tlp.on_ack(self, ackno, blocks)
@@ -364,6 +369,17 @@ class Sender:
         self.in_recovery = False
         if self.tells_recovery:
             self.tell_recovery("open")
+
+    def in_flight(self) -> int:
+        """Segments in flight as Linux's ``tcp_packets_in_flight`` counts them
+        for a rate sample's ``tx_in_flight``: those sent and not cumulatively
+        acknowledged, less the SACKed and those the loss detector marked lost
+        and has not resent."""
+        flight = self.high_tx - self.snd_una
+        if self.scoreboard is not None:
+            flight -= self.scoreboard.count
+        lost = getattr(self.detector, "lost", None)
+        return flight - len(lost) if lost else flight
 
     def pipe(self) -> float:
         """Segments in flight as the recovery strategy counts them (its
@@ -623,7 +639,8 @@ class Sender:
         else:
             self.high_tx = seq + 1
         index = self.transmissions = self.transmissions + 1
-        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index)
+        self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index,
+                          self.in_flight() if self.samples_rate else 0)
         if self.detector is not None:
             self.detector.on_sent(index, seq)
             if retransmission and seq == self.snd_una:

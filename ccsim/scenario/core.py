@@ -339,9 +339,9 @@ class Scenario:
         flows = [dataclasses.replace(f, rtt=None) if f.rtt == rtt else f for f in self.flows]
         # NICs at the default (topologies.ACCESS) follow the bandwidth, others stay
         default = [f.access_rate == 10.0 * link.rate for f in flows]
-        access = [({"rate": "10x", "buffer": f.access_buffer} if f.access_buffer is not None
-                   else "10x") if d else None for f, d in zip(flows, default)]
-        flows = [dataclasses.replace(f, access_rate=None, access_buffer=None)
+        access = [{"rate": "10x", "buffer": f.access_buffer, "jitter": f.access_jitter}
+                  if d else None for f, d in zip(flows, default)]
+        flows = [dataclasses.replace(f, access_rate=None, access_buffer=None, access_jitter=0.0)
                  if d or new_access else f for f, d in zip(flows, default)]
         q = link.queue
         # a rate that changes is rebuilt from its schedule, not its nominal rate

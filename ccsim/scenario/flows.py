@@ -101,6 +101,14 @@ class Flow:
             the queue has room (nothing is lost or resent). Builders set it
             from ``access={"rate": ..., "buffer": ...}``; docs/stack.md,
             "The host queue". Packet engine only.
+        access_jitter: the most a packet leaving the sending host's NIC is
+            delayed (s), uniform in ``[0, access_jitter]`` and drawn from the
+            scenario's seed, none overtaking another: the NIC's timing
+            against the next link's (clocks of one nominal rate drift apart,
+            interrupts and DMA vary), which a simulator's exact rates lock
+            in phase. About one NIC packet time breaks the lock, the remedy
+            Floyd & Jacobson (1992) give for phase effects. ``0`` (the
+            default): exact. Needs ``access_rate``. Packet engine only.
         source: ``None`` for a TCP flow; for an unresponsive UDP source the
             sending pattern (made by :func:`~ccsim.CBR` or
             :func:`~ccsim.OnOff`; stored as sorted pairs), and then
@@ -123,6 +131,7 @@ class Flow:
     access_rate: float | None = None
     source: Any = None
     access_buffer: int | None = None
+    access_jitter: float = 0.0
 
     def __post_init__(self) -> None:
         algo = self.algorithm
@@ -214,11 +223,18 @@ class Flow:
                                     "a host queue drains at its NIC's rate: give "
                                     "access_rate, or access={'rate': ..., 'buffer': ...}")
             set_normalised(self, access_buffer=access_buffer)
+        access_jitter = seconds(self.access_jitter, "flow.access_jitter", positive=False)
+        if access_jitter and access_rate is None:
+            raise ScenarioError("flow.access_jitter", self.access_jitter,
+                                "0 for a host without a NIC (access_rate None)",
+                                "the jitter delays packets leaving the NIC")
+        set_normalised(self, access_jitter=access_jitter)
         source = normalised_source(self.source)
         if source is not None and (self.size is not None or self.reverse or drops
-                                   or self.route is not None or access_buffer is not None):
+                                   or self.route is not None or access_buffer is not None
+                                   or access_jitter):
             raise ScenarioError("flow.source", dict(source), "a source without size, reverse, "
-                                "route, access_buffer or drop_segments (a UDP source sends at "
+                                "route, access_buffer, access_jitter or drop_segments (a UDP source sends at "
                                 "its own pace left to right across the whole path)")
         set_normalised(self, source=source, algorithm=cls.name, recovery=rec, start=start,
                        stop=stop,

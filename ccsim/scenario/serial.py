@@ -45,6 +45,7 @@ def to_dict(sc: "Scenario") -> dict[str, Any]:
                  and (f.name != "ack_counting" or flow.ack_counting is not None)
                  and (f.name != "access_rate" or flow.access_rate is not None)
                  and (f.name != "access_buffer" or flow.access_buffer is not None)
+                 and (f.name != "access_jitter" or flow.access_jitter)
                  and (f.name != "source" or flow.source is not None)},
               **({"source": dict(flow.source)} if flow.source is not None else {}),
               # ecn only when not the law's default, route and overhead only

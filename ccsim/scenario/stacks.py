@@ -115,6 +115,12 @@ LINUX = Profile(
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
         "vegas": Setting("prr", "`tcp_vegas.c` has no recovery of its own: " + _LINUX_RACK),
+        "bbr": Setting("prr", "Linux finds BBR's losses as every flow's, by SACK and RACK "
+                              "(`tcp_fastretrans_alert`, `tcp_rack_mark_lost`), so a "
+                              "retransmission lost again is resent within the recovery, not "
+                              "after the timer; `tcp_bbr.c`'s own `cong_control` sets the "
+                              "window there instead of `tcp_cwnd_reduction` (ccsim's PRR then "
+                              "only picks segments: `controls_recovery_window`)"),
     },
     ack_counting={
         "hybla": Setting("acks", "`hybla_cong_avoid` steps once per ACK in both phases, "

@@ -44,24 +44,25 @@ bottleneck keeps a scenario's timing the same at any bandwidth."""
 
 
 def access_specs(access: Any, n: int, rate: float
-                 ) -> list[tuple[float | None, float, int | None]]:
+                 ) -> list[tuple[float | None, float, int | None, float]]:
     """:func:`~ccsim.dumbbell`'s ``access`` for each of ``n`` flows, as
     ``(NIC rate in bit/s or None, one-way delay of each access link in s,
-    host queue in packets or None)``; ``rate`` is the bottleneck's (bit/s),
-    for multiples such as ``"10x"``."""
+    host queue in packets or None, NIC jitter in s)``; ``rate`` is the
+    bottleneck's (bit/s), for multiples such as ``"10x"``."""
     allowed = ("a rate ('1Gbps', bit/s, or a multiple of the bottleneck such as '10x'), "
-               "a dict with 'rate', 'delay' and 'buffer', None or False (infinitely fast "
+               "a dict with 'rate', 'delay', 'buffer' and 'jitter', None or False (infinitely fast "
                "hosts), or a list of these, one per flow")
 
-    def one(spec: Any, field: str) -> tuple[float | None, float, int | None]:
+    def one(spec: Any, field: str) -> tuple[float | None, float, int | None, float]:
         if spec is None or spec is False:
-            return None, 0.0, None
-        delay, buffer = 0.0, None
+            return None, 0.0, None, 0.0
+        delay, buffer, jitter = 0.0, None, 0.0
         if isinstance(spec, Mapping):
-            extra = sorted(set(spec) - {"rate", "delay", "buffer"})
+            extra = sorted(set(spec) - {"rate", "delay", "buffer", "jitter"})
             if extra:
                 raise ScenarioTypeError(f"{field}.{extra[0]}", spec[extra[0]],
-                                        "access keys: rate, delay, buffer")
+                                        "access keys: rate, delay, buffer, jitter")
+            jitter = seconds(spec.get("jitter", 0.0), f"{field}.jitter", positive=False)
             delay = seconds(spec.get("delay", 0.0), f"{field}.delay", positive=False)
             if delay < 0:
                 raise ScenarioError(f"{field}.delay", spec["delay"], "a delay ≥ 0, such as '1ms'")
@@ -74,7 +75,11 @@ def access_specs(access: Any, n: int, rate: float
                     raise ScenarioError(f"{field}.buffer", buffer,
                                         "None for infinitely fast hosts (rate None)",
                                         "a host queue drains at its NIC's rate")
-                return None, delay, None
+                if jitter:
+                    raise ScenarioError(f"{field}.jitter", jitter,
+                                        "0 for infinitely fast hosts (rate None)",
+                                        "the jitter delays packets leaving the NIC")
+                return None, delay, None, 0.0
             field = f"{field}.rate"
         if isinstance(spec, bool) or not isinstance(spec, (str, numbers.Real)):
             raise ScenarioTypeError(field, spec, allowed)
@@ -85,11 +90,11 @@ def access_specs(access: Any, n: int, rate: float
                 raise ScenarioError(field, spec, allowed) from None
             if not times >= 1.0 or times == float("inf"):
                 raise ScenarioError(field, spec, "a multiple ≥ 1 of the bottleneck, such as '10x'")
-            return times * rate, delay, buffer
+            return times * rate, delay, buffer, jitter
         nic = parse_rate(spec, field)
         if not nic >= MIN_RATE:
             raise ScenarioError(field, spec, f"a rate ≥ {MIN_RATE:g} bit/s, such as '1Gbps'")
-        return nic, delay, buffer
+        return nic, delay, buffer, jitter
 
     if isinstance(access, (list, tuple)):
         if len(access) != n:
@@ -134,7 +139,7 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
     # Arrivals become their flows here: the scenario holds plain Flows
     flows = [as_flow(f, i) for i, f in enumerate(expand(flows, rate, duration, seed))]
     nics = access_specs(access, len(flows), rate)
-    if any(f.rtt is not None for f in flows) or any(d > 0 for _, d, _ in nics):
+    if any(f.rtt is not None for f in flows) or any(d > 0 for _, d, _, _ in nics):
         flows = [f if f.rtt is not None else dataclasses.replace(f, rtt=base_rtt)
                  for f in flows]
     min_rtt = min([base_rtt] + [f.rtt for f in flows if f.rtt is not None])
@@ -144,8 +149,9 @@ def dumbbell_fields(bandwidth: Any, rtt: Any, buffer: Any = None, queue: Any = "
     flows = [dataclasses.replace(f, access_rate=nic if f.access_rate is None else f.access_rate,
                                  access_buffer=(buffer if f.access_buffer is None
                                                 else f.access_buffer),
+                                 access_jitter=f.access_jitter or jitter,
                                  rtt=f.rtt + 4.0 * d if d else f.rtt)
-             for f, (nic, d, buffer) in zip(flows, nics)]
+             for f, (nic, d, buffer, jitter) in zip(flows, nics)]
     packet = packet_bytes(knobs)
     q = make_queue(queue, buffer, rate, base_rtt, packet, "dumbbell")
     link = Link(rate=schedule if schedule is not None else rate, delay=min_rtt / 2.0, queue=q,

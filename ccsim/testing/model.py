@@ -116,9 +116,13 @@ class Sender:
         self.delivered += acked
         rate = (min(self.path.bandwidth, inflight_before * self.path.mss * 8.0 / path_rtt)
                 if self.samples_rate else NOT_SAMPLED)
+        # ACK-clocked: the acknowledged segment went out with what was then in
+        # flight, and that much was delivered over its round trip
+        sampled = float(inflight_before) if self.samples_rate else NOT_SAMPLED
         return sample, event("on_ack", now=self.now, acked=acked, rtt=rtt, min_rtt=self.min_rtt,
                              srtt=self.srtt, inflight=inflight, delivered=self.delivered,
-                             delivery_rate=rate)
+                             delivery_rate=rate, tx_in_flight=sampled,
+                             sample_delivered=sampled)
 
     def loss(self, kind: str, inflight: float, dt: float = 0.0) -> Loss:
         """A loss detected ``dt`` seconds after the last event."""

@@ -1,0 +1,78 @@
+"""The fluid engine at windows of a few segments, against the packet engine.
+
+On a slow link a few segments fill the path, and what the packet engine's
+path does to each packet is a sizeable part of the RTT: every link's
+transmission time (store and forward; 8 ms per packet at 1.5 Mbit/s), the
+receiving delay (``Scenario.ack_wait``), and delayed ACKs, whose pairs and
+40 ms timer slow the ACK clock of a window that does not fill the link
+(RFC 1122 §4.2.3.2, RFC 5681 §4.2). With random loss, Linux's RACK (RFC 8985
+§6.2) resends a lost retransmission within the recovery where RFC 6675's SACK
+recovery needs the timer. Zhang & Bian's 1.5 Mbit/s, 50 ms path, 10-packet
+buffer, is the reference; each packet run takes a fraction of a second.
+"""
+
+import pytest
+
+import ccsim
+
+
+def _path(**kw):
+    return ccsim.dumbbell("1.5Mbps", "50ms", buffer=10, **kw)
+
+
+def _util(sc, mode):
+    return ccsim.run(sc, mode=mode).metrics["utilisation"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("window", [1, 2, 3, 5])
+@pytest.mark.parametrize("delayed_ack", [False, True])
+def test_a_window_limited_flow_sends_at_the_packet_engines_rate(window, delayed_ack):
+    """A receiver window of ``window`` segments below the path's 7 keeps the
+    link idle part of each RTT, so the rate is the window over the ACK
+    clock's round: 5 % apart at most. Without the packet times and the
+    receiving delay in its RTT the fluid flow sent 6-16 % faster; without the
+    held ACKs, 11-22 % faster with delayed ACKs. (The packet engine's odd
+    windows sometimes pair their last segment with the next train: measured
+    3.4 % slower than the fluid rule at 5 segments.)"""
+    sc = _path(duration="10s", seed=1, flows=["reno"], rwnd=window * 1460,
+               delayed_ack=delayed_ack)
+    packet, fluid = _util(sc, "packet"), _util(sc, "fluid")
+    assert abs(fluid / packet - 1.0) < 0.05, (packet, fluid)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason=(
+    "measured 2026-11-27 on seeds 1-3: packet 0.520, fluid 0.584 (12 % high; 0.71 before "
+    "the path's packet times, the delayed-ACK clock and RACK's resends). The packet engine "
+    "fell from 0.568 when the Linux stack's ssthresh came to halve snd_cwnd rather than "
+    "FlightSize (loss_flight='cwnd'); the fluid figure does not move with that knob (its "
+    "flight at a loss is its window either way), so the rest of the gap lies elsewhere"))
+def test_reno_alone_at_five_percent_loss_within_the_packet_engines_seed_spread():
+    """Padhye et al. 1998's regime: windows of 4-7 segments, a loss every few
+    RTTs. Means over seeds 1-3 within 8 % (the packet engine's own seeds spread
+    by ±8 % here); the fluid model read 0.73 against 0.54 before its RTT had
+    the path's packet times and its ACK clock the delayed ACKs."""
+    seeds = (1, 2, 3)
+    runs = {mode: [_util(_path(loss=0.05, duration="30s", seed=s, flows=["reno"]), mode)
+                   for s in seeds] for mode in ("packet", "fluid")}
+    packet, fluid = (sum(runs[m]) / len(seeds) for m in ("packet", "fluid"))
+    assert abs(fluid / packet - 1.0) < 0.08, runs
+
+
+@pytest.mark.slow
+def test_rack_resends_a_lost_retransmission_without_the_timer():
+    """At 5 % loss about one fast retransmission in twenty is lost again.
+    Under Linux's PRR with RACK the packet engine resends it within the
+    recovery (0-1 timeouts per 30 s); under RFC 6675's SACK recovery only the
+    timer repairs it (6-11). The fluid engine keeps the difference: fewer
+    than half of SACK's timeouts under RACK, where it had 6-11 for both."""
+    def timeouts(recovery):
+        return sum(int(ccsim.run(_path(loss=0.05, duration="30s", seed=s,
+                                       flows=[ccsim.Flow("reno", recovery=recovery)]),
+                                 mode="fluid").summary.timeouts.iloc[0])
+                   for s in (1, 2, 3))
+
+    rack, sack = timeouts("prr"), timeouts("sack")
+    assert sack >= 6, sack  # lost retransmissions still cost the timer without RACK
+    assert rack < sack / 2, (rack, sack)
