@@ -337,7 +337,10 @@ def test_limited_transmit_spares_small_windows_their_timeouts():
     plain = ccsim.run(sc.replace(limited_transmit=False), mode="fluid").summary
     limited = ccsim.run(sc.replace(limited_transmit=True), mode="fluid").summary
     assert limited["timeouts"][0] < plain["timeouts"][0]
-    assert limited["goodput_bps"][0] > plain["goodput_bps"][0]
+    # (goodput is not compared: since RACK resends lost retransmissions within
+    # the recovery, the timeouts spared here are few, and the two runs' own
+    # loss draws move goodput more: measured 2026-11-27 with limited transmit
+    # -1.2 % under PRR, +0.4 % under SACK, +1.9 % under Reno's recovery)
 
 
 @pytest.mark.slow
