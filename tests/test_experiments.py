@@ -49,10 +49,9 @@ def test_multiple_drops_plot(drops):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason=(
-    "in ns-2's stack (and hosts' NICs) SACK reads 293 kbit/s at 5 % loss, below NewReno's "
-    "301 (FACK 304, SSDR 305): the rank order's tier boundary at 5 %; open, docs/stack.md"))
 def test_link_errors_rank_order_matches_lai_and_yao():
+    # In ns-2's stack, whose slowdown halves the window: at 5 % loss SACK 305 kbit/s,
+    # NewReno 304 (SACK was 293 when the stack halved FlightSize).
     # Lai & Yao §4.1: "Rate-Halving > SSDR ≈ FACK ≈ SACK > NewReno > Reno" (Vegas
     # and Pseudo-Rate are not built yet), and the gaps widen with the error rate.
     res = ex.link_errors(rates=(0.01, 0.03, 0.05), duration="60s")
