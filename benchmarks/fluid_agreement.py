@@ -70,7 +70,7 @@ def packet_fingerprint() -> str:
 
     root = os.path.join(HERE, os.pardir, "ccsim")
     digest = hashlib.sha256()
-    for folder, dirs, files in sorted(os.walk(root)):
+    for folder, dirs, files in os.walk(root):  # top-down: pruning dirs skips them
         dirs[:] = sorted(d for d in dirs if d not in ("fluid", "__pycache__"))
         for name in sorted(files):
             if name.endswith(".py"):
