@@ -104,3 +104,18 @@ def test_recovery_of_an_overshoot_lasts_while_its_holes_are_resent():
     rtt = e.d[0] + e.B[0] / e.C[0]
     assert length > 1.8 * rtt
     assert length <= ended - began + 0.25 * rtt
+
+
+def test_a_recovery_resends_at_least_ssthresh_per_rtt_when_its_rate_has_fallen():
+    # PRR's slow-start reduction bound (RFC 6937 §3.1): once the pipe is below ssthresh it
+    # sends up to ssthresh per RTT, however little the flow delivered before. With the
+    # flow's fallen rate (2.5 segments/s) 1655 holes took 650 s: Hybla behind RED stalled.
+    sc = ccsim.dumbbell("10Mbps", "200ms", buffer="1BDP", flows=["hybla"], duration="1s")
+    eng = FluidEngine([sc], traces=False)
+    fi = np.array([0])
+    eng.rate[fi], eng.tau[fi], eng.ssthresh[fi], eng.outstanding[fi] = 2.5, 0.2, 838.0, 1677.0
+    lost = np.array([1655.0])
+    extra = eng._resend_time(fi, lost, np.array([False]))[0]
+    # (lost - 1) / (ssthresh / RTT): with 22 of 1677 left in flight, PRR is below ssthresh
+    assert extra == pytest.approx((1655 - 1) / (838 / 0.2))
+    assert extra < 1.0

@@ -1317,8 +1317,11 @@ class FluidEngine:
         ``(lost − 1)/x`` later (``RecoverFS/ssthresh`` times that). A
         slow-start overshoot with a thousand holes takes two or three RTTs to
         repair, not one; a single loss, one RTT. (NewReno and Reno count their
-        RTTs per hole already.)"""
-        x = self.rate[fi]
+        RTTs per hole already.) A flow whose rate had fallen (most of its
+        window lost) still resends ``ssthresh`` per RTT once its pipe is
+        below ``ssthresh``: PRR's slow-start reduction bound (RFC 6937 §3.1,
+        PRR-SSRB)."""
+        x = np.maximum(self.rate[fi], self.ssthresh[fi] / self.tau[fi])
         recover_fs = self.outstanding[fi]          # FlightSize at the loss's detection
         ssthresh = np.maximum(self.ssthresh[fi], 1.0)
         scale = np.where(recover_fs - lost > ssthresh, recover_fs / ssthresh, 1.0)
