@@ -69,7 +69,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -131,24 +131,31 @@ def _ack_share(stack, phase: str) -> float:
     return 0.5 if per_ack and stack.delayed_ack else 1.0
 
 
+def _packet_only(field: str, value: Any, allowed: str, why: str) -> ScenarioError:
+    """The fluid engine's refusal of a setting only the packet engine models:
+    ``allowed`` there, because ``why``."""
+    return ScenarioError(field, value, f"{allowed} in the fluid engine",
+                         f"{why}; use mode='packet'")
+
+
 def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
     """Raise for what the fluid model cannot represent, naming it
     (``stacks``: each flow's resolved stack, ``sc.flow_stack(j)``)."""
     slowest = min(link.rate for link in sc.links)
     if sc.links[sc.bottleneck].rate > slowest:
-        raise ScenarioError(f"scenarios[{i}].bottleneck", sc.bottleneck,
-                            "a slowest link in the fluid engine",
-                            "it queues only at the slowest link; use mode='packet'")
+        raise _packet_only(f"scenarios[{i}].bottleneck", sc.bottleneck,
+                           "a slowest link",
+                           "it queues only at the slowest link")
     if sc.rtt_granularity > 0:
-        raise ScenarioError(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
-                            "0 (exact) in the fluid engine",
-                            "it has no RTT samples to tick; use mode='packet'")
+        raise _packet_only(f"scenarios[{i}].rtt_granularity", sc.rtt_granularity,
+                           "0 (exact)",
+                           "it has no RTT samples to tick")
     if sc.routed:
         j = next(j for j, f in enumerate(sc.flows) if f.route is not None
                  and f.route != (0, len(sc.links) - 1))
-        raise ScenarioError(f"scenarios[{i}].flows[{j}].route", sc.flows[j].route,
-                            "None (the whole path) in the fluid engine",
-                            "it models one shared bottleneck; use mode='packet'")
+        raise _packet_only(f"scenarios[{i}].flows[{j}].route", sc.flows[j].route,
+                           "None (the whole path)",
+                           "it models one shared bottleneck")
     if sc.two_way:
         j = next(j for j, f in enumerate(sc.flows) if f.reverse)
         raise ScenarioError(f"scenarios[{i}].flows[{j}].reverse", True,
@@ -157,41 +164,41 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                             "use mode='packet' for two-way traffic")
     for j, flow in enumerate(sc.flows):
         if flow.source is not None:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].source", dict(flow.source),
-                                "None (a TCP flow) in the fluid engine",
-                                "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
-                                "there; use mode='packet'")
+            raise _packet_only(f"scenarios[{i}].flows[{j}].source", dict(flow.source),
+                               "None (a TCP flow)",
+                               "UDP sources (ccsim.CBR, ccsim.OnOff) are not modelled "
+                               "there")
         if flow.access_buffer is not None:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_buffer", flow.access_buffer,
-                                "None (an unbounded host queue) in the fluid engine",
-                                "a full host queue's local congestion signal is not "
-                                "modelled there; use mode='packet'")
+            raise _packet_only(f"scenarios[{i}].flows[{j}].access_buffer", flow.access_buffer,
+                               "None (an unbounded host queue)",
+                               "a full host queue's local congestion signal is not "
+                               "modelled there")
         if flow.access_jitter:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].access_jitter", flow.access_jitter,
-                                "0 in the fluid engine",
-                                "it has no packets to delay one by one; use mode='packet'")
+            raise _packet_only(f"scenarios[{i}].flows[{j}].access_jitter", flow.access_jitter,
+                               "0",
+                               "it has no packets to delay one by one")
         if flow.overhead:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
-                                "0 in the fluid engine",
-                                "it has no packets to space out; use mode='packet'")
+            raise _packet_only(f"scenarios[{i}].flows[{j}].overhead", flow.overhead,
+                               "0",
+                               "it has no packets to space out")
     if sc.tail_loss_probe:  # given: the stacks' probes are left out (docs/engine.md)
-        raise ScenarioError(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
-                            "False in the fluid engine",
-                            "it has no tail of segments to probe; use mode='packet'")
+        raise _packet_only(f"scenarios[{i}].tail_loss_probe", sc.tail_loss_probe,
+                           "False",
+                           "it has no tail of segments to probe")
     if sc.handshake:  # given: the stacks' handshakes are left out (docs/engine.md)
-        raise ScenarioError(f"scenarios[{i}].handshake", sc.handshake,
-                            "False in the fluid engine",
-                            "it starts each flow's window at its start; use mode='packet'")
+        raise _packet_only(f"scenarios[{i}].handshake", sc.handshake,
+                           "False",
+                           "it starts each flow's window at its start")
     for k, link in enumerate(sc.links):
         if link.jitter:
-            raise ScenarioError(f"scenarios[{i}].links[{k}].jitter", link.jitter,
-                                "0 in the fluid engine",
-                                "it has no packets to delay one by one; use mode='packet'")
+            raise _packet_only(f"scenarios[{i}].links[{k}].jitter", link.jitter,
+                               "0",
+                               "it has no packets to delay one by one")
         if link.schedule is not None:
             if k != sc.bottleneck:
-                raise ScenarioError(f"scenarios[{i}].links[{k}].rate", link.schedule,
-                                    "a fixed rate off the bottleneck in the fluid engine",
-                                    "it models one bottleneck; use mode='packet'")
+                raise _packet_only(f"scenarios[{i}].links[{k}].rate", link.schedule,
+                                   "a fixed rate off the bottleneck",
+                                   "it models one bottleneck")
             if not min(link.schedule.rates) > 0.0:
                 raise ScenarioError(f"scenarios[{i}].links[{k}].rate", link.schedule,
                                     "a schedule whose rates are all > 0 in the fluid engine",
@@ -217,9 +224,9 @@ def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
                                 "its per-ACK Accurate ECN reaction has no fluid form "
                                 "through the hooks; use mode='packet'")
         if flow.drop_segments:
-            raise ScenarioError(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
-                                "empty in the fluid engine",
-                                "it has no segments to drop; use mode='packet'")
+            raise _packet_only(f"scenarios[{i}].flows[{j}].drop_segments", flow.drop_segments,
+                               "empty",
+                               "it has no segments to drop")
 
 
 class _Group:
