@@ -196,7 +196,10 @@ class Bbr3(Bbr):
         a round ends at the first ACK of a segment sent after it began; the
         round's ``bw_latest`` and ``inflight_latest`` are the largest rate
         sample and ``rs->delivered`` of its ACKs (the one that ends it too)."""
-        self.round_started = self._prior_delivered(ack) >= self.round_end
+        # only a valid sample ends a round (bbr_update_round_start: rs->interval_us > 0;
+        # the sender gives None for tcp_rate.c's invalid one)
+        self.round_started = (ack.delivery_rate is not None
+                              and self._prior_delivered(ack) >= self.round_end)
         self.tx_in_flight = ack.tx_in_flight
         rate = ack.delivery_rate / (self.mss * 8.0) if ack.delivery_rate else 0.0  # segments/s
         if rate:
