@@ -321,6 +321,7 @@ class FakeView:
         self.detector = Rack()  # for PRR; a test marks losses by hand (no transmission records)
         self.ack_delivered = 0
         self.loss_cwnd = False  # RFC 6937's RecoverFS = FlightSize
+        self.timer_entry = False  # recoveries here start on an ACK
         self.sent: list[int] = []
 
     def signal_loss(self, kind):
@@ -349,6 +350,8 @@ class FakeView:
         elif strategy.triggered(self):
             self.in_recovery = True
             strategy.enter(self)
+            if strategy.owns_sending:  # the sender sends after every ACK
+                strategy.send(self)
 
 
 @pytest.mark.parametrize("name", ["sack", "fack", "prr"])
@@ -434,3 +437,29 @@ def test_prr_counts_what_the_entering_ack_delivered():
         tcp.duplicate(strategy)
     assert tcp.in_recovery
     assert strategy.prr_delivered == 1
+
+
+def test_prr_sends_on_the_entering_ack_what_it_delivered():
+    # Linux runs tcp_cwnd_reduction on the ACK that starts recovery: one duplicate ACK
+    # SACKs 101..106 (the third duplicate, six delivered). pipe = 20 - 6 SACKed - 1 lost
+    # = 13 > ssthresh 10, so sndcnt = ceil(6 * 10 / 20) = 3: the fast retransmit of 100
+    # and two new segments, cwnd 16 (ccsim used to send the retransmission alone).
+    strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 120, 20.0)
+    tcp.detector.lost = [100]
+    tcp.dupacks = DUPTHRESH
+    tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 107),))[0]
+    tcp.duplicate(strategy)
+    assert tcp.in_recovery and tcp.sent == [100, 120, 121]
+    assert tcp.cc.cwnd == 16 and strategy.prr_out == 3
+
+
+def test_prr_entered_by_the_reordering_timer_counts_one_segment_delivered():
+    # tcp_rack_reo_timeout calls tcp_cwnd_reduction(sk, 1, ...): no ACK, one segment.
+    # The last ACK's delivery (6) is not this event's: sndcnt = ceil(1 * 10 / 20) = 1.
+    strategy, tcp = ccsim.recovery.get("prr")(), FakeView(100, 120, 20.0)
+    tcp.detector.lost = [100]
+    tcp.ack_delivered = tcp.scoreboard.update(100, ((101, 107),))[0]
+    tcp.in_recovery, tcp.timer_entry = True, True
+    strategy.enter(tcp)
+    strategy.send(tcp)
+    assert tcp.sent == [100] and strategy.prr_delivered == 1 and tcp.cc.cwnd == 14

@@ -51,6 +51,8 @@ def _observed(sender, receiver):
         "handshake": sender.opens_by_handshake,
         "loss_flight": ("pipe" if sender.loss_pipe else "cwnd" if sender.loss_cwnd
                         else "flight"),
+        "reduction_window": ("all" if sender.window_any else "ecn" if sender.window_ecn
+                             else "none"),
     }
 
 
@@ -111,6 +113,10 @@ def test_the_profiles_values_are_their_sources():
     # every Linux module's ssthresh() reads snd_cwnd (tcp_reno_ssthresh:
     # max(snd_cwnd >> 1, 2)); ns-2's TcpAgent::slowdown halves window()
     assert linux.knobs["loss_flight"].value == ns2.knobs["loss_flight"].value == "cwnd"
+    # tcp_enter_recovery / tcp_enter_loss reduce once per window; ns-2 skips the
+    # halving only after CWND_ACTION_ECN; ns-3's EnterRecovery and ReTxTimeout always
+    assert [p.knobs["reduction_window"].value for p in (linux, ns2, ns3)] == [
+        "all", "ecn", "none"]
     assert {k: s.value for k, s in ns3.params["vegas"].items()} == {
         "diff_rule": "ns3", "loss_rule": "ns3"}
     assert {k: s.value for k, s in ns3.params["westwood"].items()} == {

@@ -210,7 +210,8 @@ class PacketEngine:
             packet_bits=sc.packet_size * 8.0,
             ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
             limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
-            law_rtt=st.law_rtt, loss_flight=st.loss_flight)
+            law_rtt=st.law_rtt, loss_flight=st.loss_flight,
+            reduction_window=st.reduction_window)
         if accecn:
             sender.ecn = AccEcnResponse()
         receiver.deliver_ack = sender.on_ack  # the two ends know each other

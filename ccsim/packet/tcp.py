@@ -109,7 +109,7 @@ class Sender:
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False,
                  tail_loss_probe: bool = False, law_rtt: str = "sample",
-                 loss_flight: str = "flight") -> None:
+                 loss_flight: str = "flight", reduction_window: str = "none") -> None:
         self.cc = cc
         self.recovery = recovery
         self.clock = clock
@@ -173,6 +173,11 @@ class Sender:
         # every loss hands the law the window, not FlightSize (Linux's ssthresh(), ns-2's
         # slowdown), and PRR divides by it (Linux's prior_cwnd)
         self.loss_cwnd = loss_flight == "cwnd"
+        # which reductions hold for their window of data (Scenario.reduction_window):
+        # any (Linux's tcp_enter_loss / tcp_enter_recovery), an ECN one (ns-2), none
+        self.window_any = reduction_window == "all"
+        self.window_ecn = reduction_window in ("all", "ecn")
+        self.timer_entry = False        # the recovery being entered began on a timer, not an ACK
 
     # -- what the estimator knows, under the names strategies and results read ----------
     @property
@@ -478,6 +483,8 @@ class Sender:
             self.recoveries += 1
             self.loss_log.append((self.clock.now, "recovery", self.snd_una, cc.cwnd,
                                   cc.ssthresh))
+            if self.reduction_holds("fast"):
+                return  # the ECN reduction's ssthresh stays
         if self.loss_cwnd:
             flight = min(cc.cwnd, self.rwnd)
         elif self.scoreboard is not None and (kind != "fast" or loss_phase):
@@ -494,6 +501,32 @@ class Sender:
                         min_rtt=self.rtt.min_rtt, srtt=self.rtt.srtt))
         self.check_law("on_loss", w, s)
 
+    def reduction_holds(self, kind: str) -> bool:
+        """Whether a loss of ``kind`` (``"fast"`` or ``"timeout"``) found now
+        falls within the window of data of a reduction already made, so that
+        ``ssthresh`` stays as it is (``Scenario.reduction_window``).
+
+        With ``"all"`` (Linux) a window holds one reduction, whatever began
+        it: ``tcp_enter_recovery`` calls ``ssthresh()`` only when not already
+        in a cwnd reduction (``tcp_in_cwnd_reduction``: the CWR state of an
+        ECN or local reduction, or Recovery), and ``tcp_enter_loss`` only from
+        Open or Disorder, once ``snd_una`` has reached ``high_seq``, or in
+        the Loss state after ``snd_una`` has moved since the last timeout
+        (``icsk_retransmits`` 0). With ``"ecn"`` (ns-2) only an ECN
+        reduction's window holds: ``dupack_action`` and ``timeout`` skip the
+        halving while ``highest_ack_ < recover_`` after ``CWND_ACTION_ECN``.
+        With ``"none"`` (ns-3) every loss reduces. Every stack keeps RFC
+        5681's rule for repeated timeouts (:meth:`on_timeout`)."""
+        una = self.snd_una
+        if kind == "fast":
+            return (self.window_ecn and self.in_recovery and not self.entered_in_loss_phase
+                    and una < self.ecn.cwr_high)  # a recovery starting, not the probe's CWR
+        if self.in_recovery:  # a timeout in a fast recovery
+            return self.window_any and una < self.recover
+        if una < self.recover:  # in the loss phase after a timeout: on_timeout's rule
+            return False
+        return self.window_ecn and una < self.ecn.cwr_high  # after an ECN or local reduction
+
     def arm_reordering_timer(self, now: float) -> None:
         """RFC 8985 §6.3, as Linux runs it outside recovery: segments the
         detector marks lost before DupThresh SACKs start a recovery once its
@@ -508,7 +541,9 @@ class Sender:
         self.reordering_pending = False
         if (self.detector.lost and not self.in_recovery and self.snd_una >= self.recover
                 and self.done_at is None):
+            self.timer_entry = True  # PRR counts one segment delivered (tcp_rack_reo_timeout)
             self.enter_recovery()
+            self.timer_entry = False
             self.entered_now = False  # no ACK of this recovery yet: the next one is told
             self.send(self.clock.now)
 
@@ -533,7 +568,8 @@ class Sender:
         now = self.now()
         self.timeouts += 1
         self.loss_log.append((now, "timeout", self.snd_una, self.cc.cwnd, self.cc.ssthresh))
-        if self.snd_una != self.rto_seq:  # RFC 5681: ssthresh once per segment
+        # RFC 5681: ssthresh once per segment, and once per window (reduction_holds)
+        if self.snd_una != self.rto_seq and not self.reduction_holds("timeout"):
             self.signal_loss("timeout")
         else:
             self.cc.cwnd = self.cc.loss_window

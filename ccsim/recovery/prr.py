@@ -72,18 +72,36 @@ class PrrRecovery(SackRecovery):
             self.recover_fs = max(min(tcp.cc.cwnd, tcp.rwnd), 1.0)
         else:
             self.recover_fs = max(tcp.snd_nxt - tcp.snd_una, 1)
-        # Linux counts what the entering ACK delivered (tcp_cwnd_reduction runs on it).
-        self.prr_delivered = tcp.ack_delivered
+        self.prr_delivered = 0
         self.prr_out = 0
+        if tcp.cc.controls_recovery_window:
+            self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
+            super().enter(tcp)        # the fast retransmit now; the law sets the window
+            return
+        tcp.signal_loss("fast")
+        self.point = tcp.recover = tcp.high_tx
+        self.high_rxt = tcp.snd_una
+        self.rescue = -1
+        # tcp_cwnd_reduction runs on the entering ACK too, with what it delivered
+        # (the reordering timer's entry counts one segment: tcp_rack_reo_timeout);
+        # its floor of one segment while prr_out is 0 forces the fast retransmit,
+        # which the sender's next send puts out first (the lowest segment marked lost).
+        # The bound's +1 never applies here: the entering ACK either advanced
+        # nothing or had RACK mark something newly lost.
         self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
-        super().enter(tcp)            # the fast retransmit, counted in prr_out
-        if not tcp.cc.controls_recovery_window:
-            tcp.cc.cwnd = self.pipe(tcp)  # from the next ACK on, PRR sets cwnd
+        self.reduce(tcp, 1 if tcp.timer_entry else tcp.ack_delivered, False)
 
     def on_recovery_ack(self, tcp: SenderView) -> None:
         if tcp.cc.controls_recovery_window:
             return  # Linux: no tcp_cwnd_reduction for a cong_control module (BBR)
-        delivered = tcp.ack_delivered
+        # Linux: the +1 only when the ACK advanced snd_una and marked nothing lost
+        plus_one = tcp.snd_una > self.last_una and tcp.detector.marked == self.last_marked
+        self.reduce(tcp, tcp.ack_delivered, plus_one)
+        self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
+
+    def reduce(self, tcp: SenderView, delivered: int, plus_one: bool) -> None:
+        """RFC 6937 on one ACK that delivered ``delivered`` segments, as Linux's
+        ``tcp_cwnd_reduction``: ``cwnd = pipe + sndcnt``."""
         self.prr_delivered += delivered
         pipe = self.pipe(tcp)
         ssthresh = tcp.cc.ssthresh
@@ -91,12 +109,11 @@ class PrrRecovery(SackRecovery):
             sndcnt = math.ceil(self.prr_delivered * ssthresh / self.recover_fs) - self.prr_out
         else:
             limit = max(self.prr_delivered - self.prr_out, delivered)
-            # Linux: the +1 only when the ACK advanced snd_una and marked nothing lost
-            if tcp.snd_una > self.last_una and tcp.detector.marked == self.last_marked:
+            if plus_one:
                 limit += 1
             sndcnt = min(ssthresh - pipe, limit)
-        tcp.cc.cwnd = pipe + max(sndcnt, 0)
-        self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
+        # Linux: at least one segment until the fast retransmit has gone (prr_out 0)
+        tcp.cc.cwnd = pipe + max(sndcnt, 0 if self.prr_out else 1)
 
     def pipe(self, tcp: SenderView) -> float:
         """Linux's ``tcp_packets_in_flight``, from RACK's marks."""

@@ -133,6 +133,18 @@ class Scenario:
             ``tcp_cwnd_reduction`` divides by ``prior_cwnd``; ns-2:
             ``slowdown`` halves ``window()``). Linux and ns-2: ``"cwnd"``;
             ns-3: ``"pipe"``. Packet engine.
+        reduction_window: which reductions of ``ssthresh`` hold for their
+            window of data, so that a loss found before the cumulative ACK
+            passes what was outstanding then makes no second one: ``"all"``,
+            any reduction (a recovery after an ECN or local reduction starts
+            without a new ``ssthresh``, and a timeout during a fast recovery
+            or such a reduction keeps its ``ssthresh``: Linux's
+            ``tcp_enter_recovery`` and ``tcp_enter_loss``); ``"ecn"``, only
+            an ECN reduction (ns-2's ``dupack_action`` and ``timeout``);
+            ``"none"``, every loss reduces (ns-3's ``EnterRecovery`` and
+            ``ReTxTimeout``). A timeout that resends the segment the last one
+            resent keeps ``ssthresh`` in all three (RFC 5681). Linux:
+            ``"all"``; ns-2: ``"ecn"``; ns-3: ``"none"``. Packet engine.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
@@ -173,6 +185,7 @@ class Scenario:
     law_rtt: str | None = None
     handshake: bool | None = None
     loss_flight: str | None = None
+    reduction_window: str | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = KNOBS
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 STACK_KNOBS = ("initial_window", "min_rto", "initial_rto", "delayed_ack", "delayed_ack_timeout",
                "quick_ack", "sack", "ack_counting", "limited_transmit", "tail_loss_probe",
-               "law_rtt", "handshake", "loss_flight")
+               "law_rtt", "handshake", "loss_flight", "reduction_window")
 """The :class:`~ccsim.Scenario` knobs whose default (``None``) is the stack's."""
 
 
@@ -111,6 +111,14 @@ LINUX = Profile(
                                        "recovery and `tcp_enter_loss` at a timeout, and "
                                        "`tcp_cwnd_reduction` (PRR) divides by `prior_cwnd`, "
                                        "the `snd_cwnd` saved then (tcp_input.c)"),
+        "reduction_window": Setting("all", "one reduction per window of data: "
+                                           "`tcp_enter_recovery` calls `ssthresh()` only "
+                                           "outside a cwnd reduction (`tcp_in_cwnd_reduction`: "
+                                           "CWR after ECN or a local drop, or Recovery), and "
+                                           "`tcp_enter_loss` only from Open or Disorder, once "
+                                           "`snd_una` reaches `high_seq`, or in Loss after "
+                                           "`snd_una` moved (`!icsk_retransmits`) "
+                                           "(tcp_input.c)"),
     },
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
@@ -185,6 +193,10 @@ NS3 = Profile(
                                        "without the SACKed and the lost segments "
                                        "(tcp-socket-base.cc); `TcpNewReno::GetSsThresh` "
                                        "halves it (tcp-congestion-ops.cc)"),
+        "reduction_window": Setting("none", "`EnterRecovery` always calls `GetSsThresh`, "
+                                            "and `ReTxTimeout` does unless the state is "
+                                            "`CA_LOSS` with the head already resent "
+                                            "(`IsHeadRetransmitted`) (tcp-socket-base.cc)"),
     },
     recovery={name: Setting("prr", "`TcpL4Protocol::RecoveryType` TcpPrrRecovery "
                                    "(tcp-l4-protocol.cc), whatever the class")
@@ -248,6 +260,12 @@ NS2 = Profile(
                                        "(`dupack_action`) and a timeout alike (tcp.cc; "
                                        "truncated to whole segments: `precisionReduce_` "
                                        f"true only since 2006-01-24, {_NS2_DEFAULT})"),
+        "reduction_window": Setting("ecn", "after an ECN reduction (`CWND_ACTION_ECN`, "
+                                           "`recover_ = maxseq_`) `dupack_action` "
+                                           "retransmits without halving and `timeout` closes "
+                                           "the window to one without halving while "
+                                           "`highest_ack_ < recover_`; a timeout during a "
+                                           "fast recovery halves again (tcp.cc)"),
     },
     params={
         "vegas": {
@@ -288,6 +306,7 @@ class FlowStack:
     law_rtt: str
     handshake: bool
     loss_flight: str
+    reduction_window: str
     recovery: str
     params: tuple[tuple[str, Any], ...]
 

@@ -135,6 +135,9 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
     if sc.loss_flight not in (None, "flight", "pipe", "cwnd"):
         raise ScenarioError("loss_flight", sc.loss_flight,
                             "'flight', 'pipe', 'cwnd' or None (the stack's)")
+    if sc.reduction_window not in (None, "all", "ecn", "none"):
+        raise ScenarioError("reduction_window", sc.reduction_window,
+                            "'all', 'ecn', 'none' or None (the stack's)")
     granularity = seconds(sc.rtt_granularity, "rtt_granularity", positive=False)
     if granularity < 0:
         raise ScenarioError("rtt_granularity", sc.rtt_granularity,
