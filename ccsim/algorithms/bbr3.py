@@ -61,7 +61,13 @@ when that segment went out reaches the count delivered at the round's start;
 so also REFILL's round, ProbeRTT's and a recovery's); ``inflight_latest`` is
 the largest ``rs->delivered`` of a round's ACKs; a loss is too high, and sets
 ``inflight_longterm``, against the ``tx_in_flight`` of the ACK that found it,
-not what is in flight at detection.
+not what is in flight at detection. The packet engine's sample is
+``tcp_rate.c``'s (:class:`~ccsim.packet.tcp.Sender`): the longer of the send
+and ACK phases, both restarted when a segment leaves with nothing
+outstanding, and no sample (``delivery_rate`` ``None``) below the minimum
+RTT; such an ACK ends no round and sets no latest signal
+(``bbr_update_round_start`` and ``bbr_update_latest_delivery_signals`` need
+``rs->interval_us > 0``).
 
 Differences from the sources: a round's loss rate is the segments the loss
 detector marked (``on_recovery``'s ``lost``), at least one per loss episode,
