@@ -79,7 +79,7 @@ recovery, not after the timer. Either way the strategy only chooses which
 segments to resend while BBR keeps setting the window.
 
 Loss in a shallow buffer: alone in a 0.25-BDP buffer (10 Mbit/s, 40 ms) this
-law loses about 2 % of its packets; two or four v1 flows there lose 16–19 %,
+law loses about 2 % of its packets; two or four v1 flows there lose 13–21 %,
 the 12–20 % published for v1 in shallow buffers (docs/algorithms.md,
 "BBR v1's loss in a shallow buffer").
 """
