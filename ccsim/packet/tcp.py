@@ -72,7 +72,8 @@ class Sender:
             outstanding: where the next samples' send phase starts.
 
     The delivery-rate sample handed to laws that ask for it
-    (``samples_delivery_rate``) follows Linux's ``net/ipv4/tcp_rate.c``:
+    (``samples_delivery_rate``) follows Linux's ``net/ipv4/tcp_rate.c``
+    (ns-3's ``TcpRateLinux`` ports the same rules, so every stack has them):
 
     * a segment sent with nothing outstanding (``tcp_rate_skb_sent``: no
       ``packets_out``) starts both phases at its send time
