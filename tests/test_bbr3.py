@@ -238,6 +238,19 @@ def test_a_round_ends_at_the_first_ack_of_a_segment_sent_after_it_began():
     assert cc.round == start + 1                       # sent at delivered 101: a new round
 
 
+def test_only_a_valid_rate_sample_ends_a_round():
+    # Linux v3 bbr_update_round_start: round_start needs rs->interval_us > 0 as well;
+    # tcp_rate_gen gives -1 (here delivery_rate None) for a sample shorter than the
+    # minimum RTT, as a spurious retransmission's quick ACK is
+    cc = make()
+    cc.on_ack(Ack(0.1, 1.0, RTT, RTT, RTT, 40.0, 100.0, 100.0 * MSS * 8, 10.0, 10.0))
+    start = cc.round                                   # a round began at delivered = 100
+    cc.on_ack(Ack(0.16, 1.0, None, RTT, RTT, 40.0, 121.0, None, 20.0, 20.0))
+    assert cc.round == start                           # sent at delivered 101, no sample
+    cc.on_ack(Ack(0.17, 1.0, RTT, RTT, RTT, 40.0, 122.0, 100.0 * MSS * 8, 20.0, 20.0))
+    assert cc.round == start + 1                       # the next valid one ends it
+
+
 def test_inflight_latest_is_the_largest_delivered_count_of_a_rounds_samples():
     # Linux bbr_update_latest_delivery_signals: inflight_latest = max(rs->delivered) over
     # the round; a round with loss, outside probing, then sets inflight_shortterm =

@@ -36,9 +36,11 @@ class Feeder:
         self.t += dt
         self.delivered += 1.0
         rate_bps = in_flight * 8.0 * MSS / rtt  # delivery rate whose flight held in_flight
+        # Linux's sample.in_flight: what was delivered over the segment's flight
         self.cc.on_ack(Ack(now=self.t, acked=1.0, rtt=rtt, min_rtt=rtt, srtt=rtt,
                            inflight=outstanding, delivered=self.delivered,
-                           delivery_rate=rate_bps))
+                           delivery_rate=rate_bps, tx_in_flight=in_flight,
+                           sample_delivered=in_flight))
 
 
 def test_defaults_are_linux_module_parameters():

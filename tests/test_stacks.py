@@ -87,6 +87,9 @@ def test_the_profiles_values_are_their_sources():
     assert [linux.knobs[k].value for k in ("initial_window", "min_rto", "delayed_ack_timeout")] \
         == [10.0, 0.2, 0.04]
     assert linux.recovery["reno"].value == linux.recovery["vegas"].value == "prr"
+    # Linux's RACK finds both BBRs' losses (tcp_bbr.c v1 and the google/bbr v3 branch
+    # are cong_control modules with no loss detection of their own)
+    assert linux.recovery["bbr"].value == linux.recovery["bbr3"].value == "prr"
     # hybla_cong_avoid ignores `acked`; hstcp_cong_avoid does above ssthresh
     assert {a: s.value for a, s in linux.ack_counting.items()} == {
         "hybla": "acks", "highspeed": "acks-in-congestion-avoidance"}

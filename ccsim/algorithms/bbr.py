@@ -55,9 +55,14 @@ The model, updated on every ACK (in recovery too: ``acks_in_recovery``):
   fluid engine has no recovery state per ACK and holds the window (its
   ``BbrFluid`` leaves ``cwnd`` to the engine in recovery).
 
+The delivery-rate sample is Linux's ``tcp_rate.c`` in the packet engine
+(:class:`~ccsim.packet.tcp.Sender`: the longer of the send and ACK phases,
+restarted when a segment leaves with nothing outstanding; none below the
+minimum RTT, and an ACK without one adds nothing to the bandwidth filter).
+
 Differences from the source: the rounds are counted from delivered and
 in-flight segments (a round ends once the segments in flight at its start are
-delivered); PROBE_BW starts at a fixed phase of the gain cycle,
+delivered), on every ACK (Linux: only on one with a valid rate sample); PROBE_BW starts at a fixed phase of the gain cycle,
 ``probe_bw_start`` (default 2, the first 1.0 phase), where Linux draws one of
 0 and 2–7 at random (same scenario, same result: sweep ``probe_bw_start`` to
 see the spread); its long-term (policer) bandwidth mode and ACK-aggregation

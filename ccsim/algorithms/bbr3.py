@@ -61,7 +61,13 @@ when that segment went out reaches the count delivered at the round's start;
 so also REFILL's round, ProbeRTT's and a recovery's); ``inflight_latest`` is
 the largest ``rs->delivered`` of a round's ACKs; a loss is too high, and sets
 ``inflight_longterm``, against the ``tx_in_flight`` of the ACK that found it,
-not what is in flight at detection.
+not what is in flight at detection. The packet engine's sample is
+``tcp_rate.c``'s (:class:`~ccsim.packet.tcp.Sender`): the longer of the send
+and ACK phases, both restarted when a segment leaves with nothing
+outstanding, and no sample (``delivery_rate`` ``None``) below the minimum
+RTT; such an ACK ends no round and sets no latest signal
+(``bbr_update_round_start`` and ``bbr_update_latest_delivery_signals`` need
+``rs->interval_us > 0``).
 
 Differences from the sources: a round's loss rate is the segments the loss
 detector marked (``on_recovery``'s ``lost``), at least one per loss episode,
@@ -196,7 +202,10 @@ class Bbr3(Bbr):
         a round ends at the first ACK of a segment sent after it began; the
         round's ``bw_latest`` and ``inflight_latest`` are the largest rate
         sample and ``rs->delivered`` of its ACKs (the one that ends it too)."""
-        self.round_started = self._prior_delivered(ack) >= self.round_end
+        # only a valid sample ends a round (bbr_update_round_start: rs->interval_us > 0;
+        # the sender gives None for tcp_rate.c's invalid one)
+        self.round_started = (ack.delivery_rate is not None
+                              and self._prior_delivered(ack) >= self.round_end)
         self.tx_in_flight = ack.tx_in_flight
         rate = ack.delivery_rate / (self.mss * 8.0) if ack.delivery_rate else 0.0  # segments/s
         if rate:

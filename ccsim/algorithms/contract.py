@@ -109,8 +109,10 @@ class Ack(NamedTuple):
         srtt: smoothed RTT per RFC 6298 (s).
         inflight: segments still outstanding after this ACK.
         delivered: segments delivered to the receiver since the flow began.
-        delivery_rate: delivery-rate sample (bit/s) over the interval since
-            the acknowledged segment was sent, or ``None`` if unavailable;
+        delivery_rate: delivery-rate sample (bit/s): what was delivered since
+            the acknowledged segment was sent, over the longer of its send
+            and ACK phases (Linux's ``tcp_rate.c``), or ``None`` if
+            unavailable or shorter than the minimum RTT (Linux's invalid sample);
             :data:`NOT_SAMPLED` unless the law sets
             :attr:`~ccsim.algorithms.CongestionControl.samples_delivery_rate`.
         tx_in_flight: segments in flight just after the acknowledged segment

@@ -11,8 +11,12 @@ Per ACK that carries an RTT sample (``tcpnv_acked``, outside loss recovery):
 * ``avg_rtt = (rtt·nv_rtt_factor + avg_rtt·(256 − nv_rtt_factor)) / 256``
   (an average of the samples, weight 1/2 by default); the first sample after
   a (re)start also sets ``min_rtt = avg_rtt``;
-* ``rate = in_flight / avg_rtt`` with ``in_flight`` the data outstanding when
-  the acknowledged segment was sent; the round keeps its largest ``rate``,
+* ``rate = in_flight / avg_rtt`` with ``in_flight`` the segments delivered
+  while the acknowledged segment was in flight, itself included: the data
+  outstanding when it was sent, if none was lost (``tcp_clean_rtx_queue``
+  hands ``sample.in_flight = mss · (tp->delivered − rs->prior_delivered)``,
+  the ACK's ``sample_delivered``; so NV asks for the rate sample,
+  :attr:`samples_delivery_rate`); the round keeps its largest ``rate``,
   and the ACKs counted since the last decision (``eval``, at most 255);
 * ``min_rtt`` is the smallest ``avg_rtt`` since the last min-RTT reset, and
   ``min_rtt_new`` the smallest since then: 2 s after the flow began and every
@@ -48,11 +52,6 @@ Per ACK that carries an RTT sample (``tcpnv_acked``, outside loss recovery):
 
 Differences from the source:
 
-* ``in_flight`` at the acknowledged segment's sending is taken as the
-  delivery-rate sample times that segment's RTT (the segments delivered
-  while it was in flight, itself included), which is what Linux's
-  ``tx.in_flight`` (``end_seq − snd_una`` at sending) counts when nothing is
-  lost; so NV samples the delivery rate (:attr:`samples_delivery_rate`).
 * RTTs, rates and windows are floats where Linux keeps µs, 100 bit/s units
   and whole segments; the decisions use the whole part of ``cwnd``, as Linux.
 * Rounds and bytes acknowledged are counted in delivered segments
@@ -166,7 +165,7 @@ class NV(CongestionControl):
 
     name = "nv"
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
-    samples_delivery_rate: ClassVar[bool] = True  # in_flight at sending, from the rate sample
+    samples_delivery_rate: ClassVar[bool] = True  # in_flight: the rate sample's delivered count
     param_space = {"nv_pad": (2, 40), "nv_pad_buffer": (0, 5), "nv_reset_period": (1.0, 20.0),
                    "nv_min_cwnd": (1, 10), "nv_cong_dec_mult": (0, 128),
                    "nv_ssthresh_factor": (1, 16), "nv_rtt_factor": (0, 256),
@@ -252,10 +251,10 @@ class NV(CongestionControl):
             self.reset_at = ack.now - rtt + FIRST_RESET
         acked_segments = ack.delivered - self.last_delivered
         self.last_delivered = ack.delivered
-        rate_sample = ack.delivery_rate
-        if not rate_sample:  # None (no interval) or 0: nothing was in flight
+        # segments delivered over the acknowledged segment's flight (Linux's sample.in_flight)
+        in_flight = ack.sample_delivered
+        if not in_flight:
             return
-        in_flight = rate_sample * rtt / (8.0 * self.mss)  # segments out when it was sent
         if self.nv_rtt_factor > 0:
             if self.avg_rtt > 0:
                 f = self.nv_rtt_factor / 256.0

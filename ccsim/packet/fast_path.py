@@ -110,13 +110,18 @@ class FastSender(Sender):
             self.ack_delivered = acked - released + newly_sacked
             self.delivered = delivered = self.delivered + self.ack_delivered
             delivery_rate = tx_in_flight = sample_delivered = NOT_SAMPLED
-            if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
-                interval = now - record[3]
+            if self.samples_rate:  # tcp_rate.c, as Sender.on_new_ack (bit/s)
                 sample_delivered = delivered - record[2]
-                delivery_rate = (sample_delivered * self.mss * 8.0 / interval
-                                 if interval > 0 else None)
                 tx_in_flight = float(record[5])
-            self.delivered_time = now
+                send_phase = record[0] - record[6]
+                self.first_tx_time = record[0]
+                interval = now - record[3]
+                if send_phase > interval:
+                    interval = send_phase
+                delivery_rate = (sample_delivered * self.mss * 8.0 / interval
+                                 if interval >= est.min_rtt and interval > 0 else None)
+            if self.ack_delivered:
+                self.delivered_time = now
             in_recovery = self.in_recovery
             if in_recovery:
                 self.recovery.on_ack(self, acked)
@@ -169,14 +174,17 @@ class FastSender(Sender):
         una, end = self.snd_una, self.end_seq
         if nxt - una + 1 <= window and nxt < end:
             sent, send_segment, detector = self.sent, self.send_segment, self.detector
-            delivered, delivered_time = self.delivered, self.delivered_time
+            if not sent:  # tcp_rate_skb_sent: nothing outstanding, both phases start now
+                self.first_tx_time = self.delivered_time = now
+            delivered, delivered_time, first_tx = (self.delivered, self.delivered_time,
+                                                   self.first_tx_time)
             index = self.transmissions
             # Sender.in_flight just after each send (nxt == high_tx here): nxt less this
             out_of_flight = self.high_tx - self.in_flight() - 1 if self.samples_rate else None
             while nxt - una + 1 <= window and nxt < end:
                 index += 1
                 sent[nxt] = (now, False, delivered, delivered_time, index,
-                             0 if out_of_flight is None else nxt - out_of_flight)
+                             0 if out_of_flight is None else nxt - out_of_flight, first_tx)
                 if detector is not None:
                     detector.on_sent(index, nxt)
                 send_segment(nxt, now)

@@ -62,9 +62,36 @@ class Sender:
         tlp: the tail loss probe (with ``tail_loss_probe`` and SACK), else ``None``.
         ecn: the response to ECN echoes (marks echoed, reductions).
         sent: per outstanding segment, its latest transmission: ``(time (s),
-            resent, delivered then, delivered time then, transmission index)``.
+            resent, delivered then, delivered time then, transmission index,
+            in flight then, first send time then)``.
         delivered: segments delivered so far: cumulatively acknowledged or
-            SACKed.
+            SACKed; ``delivered_time``: when that count last grew (s), or
+            when a segment left with nothing outstanding.
+        first_tx_time: the send time (s) of the segment the latest rate
+            sample was taken from, or of the segment that left with nothing
+            outstanding: where the next samples' send phase starts.
+
+    The delivery-rate sample handed to laws that ask for it
+    (``samples_delivery_rate``) follows Linux's ``net/ipv4/tcp_rate.c``:
+
+    * a segment sent with nothing outstanding (``tcp_rate_skb_sent``: no
+      ``packets_out``) starts both phases at its send time
+      (``first_tx_mstamp`` and ``delivered_mstamp``), so a sample after an
+      idle period or a late start does not span the silence;
+    * the sample's interval is the longer of the send phase (from
+      ``first_tx_time`` then to the acknowledged segment's send time,
+      ``tcp_rate_skb_delivered``) and the ACK phase (from ``delivered_time``
+      then to now): ``tcp_rate_gen``'s ``max(snd_us, ack_us)``, which keeps a
+      burst of compressed ACKs from passing for a faster path;
+    * a sample whose interval is shorter than the minimum RTT is no sample
+      (``delivery_rate`` ``None``; ``tcp_rate_gen`` sets ``interval_us = -1``
+      as "unreliable"), as when a spurious retransmission's ACK arrives
+      soon after it went out.
+
+    The sample is taken from the highest segment the ACK cumulatively
+    acknowledges (Linux: the most recently sent of those it acknowledges or
+    SACKs), and the minimum RTT is the flow's smallest sample (Linux:
+    ``tcp_min_rtt``, a 300-s windowed minimum).
         transmissions, retransmits, timeouts, recoveries: counters.
         local_reductions: window reductions for a full host queue
             (:meth:`local_congestion`).
@@ -103,11 +130,13 @@ class Sender:
         # sequence state
         self.snd_una = self.snd_nxt = self.high_tx = 0
         # per segment out: (sent at, resent, delivered then, delivered_time then,
-        # transmission index, in flight then: tx_in_flight for laws that sample rates)
-        self.sent: dict[int, tuple[float, bool, float, float, int, int]] = {}
+        # transmission index, in flight then: tx_in_flight for laws that sample rates,
+        # first_tx_time then)
+        self.sent: dict[int, tuple[float, bool, float, float, int, int, float]] = {}
         self.transmissions = 0
         self.delivered = 0.0
-        self.delivered_time = 0.0
+        self.delivered_time = 0.0       # Linux tp->delivered_mstamp
+        self.first_tx_time = 0.0        # Linux tp->first_tx_mstamp
         self.ack_delivered = 0          # segments the latest ACK delivered (acked + SACKed)
         # the recovery state: this class owns it, strategies ask and tell
         self.dupacks = 0
@@ -257,13 +286,19 @@ class Sender:
         self.ack_delivered = acked + sacked
         self.delivered += self.ack_delivered
         delivery_rate = tx_in_flight = sample_delivered = NOT_SAMPLED
-        if self.samples_rate:  # over the acknowledged segment's flight (bit/s)
-            interval = now - record[3]
+        if self.samples_rate:  # tcp_rate.c: over the acknowledged segment's flight (bit/s)
             sample_delivered = self.delivered - record[2]
-            delivery_rate = (sample_delivered * self.mss * 8.0 / interval
-                             if interval > 0 else None)
             tx_in_flight = float(record[5])
-        self.delivered_time = now
+            send_phase = record[0] - record[6]  # tcp_rate_skb_delivered: snd_us
+            self.first_tx_time = record[0]
+            interval = now - record[3]  # tcp_rate_gen: ack_us, then the longer of the two
+            if send_phase > interval:
+                interval = send_phase
+            # shorter than the minimum RTT (or no RTT yet): "unreliable", no sample
+            delivery_rate = (sample_delivered * self.mss * 8.0 / interval
+                             if interval >= self.rtt.min_rtt and interval > 0 else None)
+        if self.ack_delivered:  # tcp_rate_gen: delivered_mstamp moves when delivered grows
+            self.delivered_time = now
         in_recovery = self.in_recovery
         if in_recovery:
             self.recovery.on_ack(self, acked)
@@ -297,6 +332,8 @@ class Sender:
         strategy says whether it starts fast retransmit."""
         self.ack_delivered = newly_sacked
         self.delivered += newly_sacked
+        if newly_sacked:  # tcp_rate_gen: delivered_mstamp moves when delivered grows
+            self.delivered_time = now
         if self.scoreboard is None or newly_sacked:
             self.dupacks += 1
             if self.in_recovery:
@@ -675,8 +712,10 @@ class Sender:
         else:
             self.high_tx = seq + 1
         index = self.transmissions = self.transmissions + 1
+        if not self.sent:  # tcp_rate_skb_sent: nothing outstanding, both phases start now
+            self.first_tx_time = self.delivered_time = now
         self.sent[seq] = (now, retransmission, self.delivered, self.delivered_time, index,
-                          self.in_flight() if self.samples_rate else 0)
+                          self.in_flight() if self.samples_rate else 0, self.first_tx_time)
         if self.detector is not None:
             self.detector.on_sent(index, seq)
             if retransmission and seq == self.snd_una:

@@ -129,6 +129,13 @@ LINUX = Profile(
                               "after the timer; `tcp_bbr.c`'s own `cong_control` sets the "
                               "window there instead of `tcp_cwnd_reduction` (ccsim's PRR then "
                               "only picks segments: `controls_recovery_window`)"),
+        "bbr3": Setting("prr", "as BBR v1: the v3 branch (google/bbr `v3`, `tcp_bbr.c`) is a "
+                               "`cong_control` module that detects no loss itself; Linux's "
+                               "SACK and RACK mark segments lost (`tcp_rack_mark_lost`), and "
+                               "the branch's `tcp_mark_skb_lost` hands each to the module's "
+                               "`skb_marked_lost` hook (`bbr_skb_marked_lost`) and counts it "
+                               "in the rate sample's `rs->lost` that `bbr_main` reads; PRR "
+                               "only picks segments, as for v1"),
     },
     ack_counting={
         "hybla": Setting("acks", "`hybla_cong_avoid` steps once per ACK in both phases, "
