@@ -75,3 +75,14 @@ def test_a_loss_in_the_window_of_an_ecn_reduction(rw):
 def test_the_knob_is_checked():
     with pytest.raises(ccsim.ScenarioError, match="reduction_window"):
         ccsim.dumbbell("10Mbps", "20ms", flows=["reno"], reduction_window="linux")
+
+
+def test_a_timeout_during_renos_recovery_keeps_ssthresh_in_linux():
+    # Reno's strategy moves no recovery point (it ends at the first new ACK), so the
+    # window a timeout falls in is the one the recovery began with (Linux's high_seq).
+    engine, sender, calls = _spied(
+        ccsim.Flow("reno", recovery="reno", size=60 * 1460, drop_segments=(50, 50)), "all",
+        bandwidth="10Mbps", rtt="20ms", duration="5s")
+    engine.run()
+    assert [k for _, k, *_ in sender.loss_log] == ["recovery", "timeout"]
+    assert [c[0] for c in calls] == ["fast"] and sender.cc.ssthresh == calls[0][2]

@@ -179,6 +179,7 @@ class Sender:
         self.window_any = reduction_window == "all"
         self.window_ecn = reduction_window in ("all", "ecn")
         self.timer_entry = False        # the recovery being entered began on a timer, not an ACK
+        self.recovery_high = -1         # high_tx when the last recovery began
 
     # -- what the estimator knows, under the names strategies and results read ----------
     @property
@@ -388,6 +389,7 @@ class Sender:
         confirms RACK's marks; the strategy's ``enter`` then has the law
         reduce (:meth:`signal_loss`) and resends."""
         self.entered_in_loss_phase = self.snd_una < self.recover
+        self.recovery_high = self.high_tx  # Linux's high_seq for the recovery (tcp_enter_loss)
         self.in_recovery = True
         if not self.tells_recovery:
             self.recovery.enter(self)
@@ -522,8 +524,8 @@ class Sender:
         if kind == "fast":
             return (self.window_ecn and self.in_recovery and not self.entered_in_loss_phase
                     and una < self.ecn.cwr_high)  # a recovery starting, not the probe's CWR
-        if self.in_recovery:  # a timeout in a fast recovery
-            return self.window_any and una < self.recover
+        if self.in_recovery:  # a timeout in a fast recovery (Reno's strategy moves no recover)
+            return self.window_any and una < max(self.recover, self.recovery_high)
         if una < self.recover:  # in the loss phase after a timeout: on_timeout's rule
             return False
         return self.window_ecn and una < self.ecn.cwr_high  # after an ECN or local reduction

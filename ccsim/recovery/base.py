@@ -103,6 +103,8 @@ class SenderView(Protocol):
         srtt, rttvar: RFC 6298's estimates (s); NaN before the first sample.
         loss_cwnd: whether the stack takes the window, not FlightSize, as the
             flight at a loss (``Scenario.loss_flight="cwnd"``: Linux, ns-2).
+        timer_entry: whether the recovery being entered began on a timer
+            (RACK's reordering timer), not on an ACK.
     """
 
     cc: "CongestionControl"
@@ -121,6 +123,7 @@ class SenderView(Protocol):
     srtt: float
     rttvar: float
     loss_cwnd: bool
+    timer_entry: bool
 
     def now(self) -> float:
         """Simulation time (s)."""

@@ -18,7 +18,7 @@ segments it newly acknowledged or SACKed::
         if the ACK advanced snd.una and RACK marked nothing newly lost:
             limit += 1                        # Linux's condition (RFC: always)
         sndcnt = min(ssthresh − pipe, limit)
-    cwnd = pipe + max(sndcnt, 0)
+    cwnd = pipe + max(sndcnt, 0 if prr_out else 1)   # Linux: the fast retransmit
 
 and every segment sent adds to ``prr_out``. On leaving, ``cwnd = ssthresh``.
 A law that sets its own window in recovery (``controls_recovery_window``:
@@ -32,15 +32,20 @@ goes out first, then new data (Linux's ``tcp_xmit_retransmit_queue``). So a
 retransmission lost again is resent within recovery, not after a timeout.
 Recovery starts as RFC 6675 §5 has it (:mod:`ccsim.recovery.sack`).
 
-Differences from the source: the fast retransmit on entry is sent at once and
-counted in ``prr_out`` (Linux forces it the same way); segments count
+The ACK that starts the recovery is counted as Linux and ns-3 count it
+(``tcp_cwnd_reduction`` and ``TcpPrrRecovery::DoRecovery`` run on it):
+``prr_delivered`` is what it delivered (one segment when RACK's reordering
+timer starts the recovery, ``tcp_rack_reo_timeout``), and ``sndcnt`` is at
+least one segment while ``prr_out`` is 0, which forces the fast
+retransmit; the sender then sends the lowest marked segment first.
+
+Differences from the source: segments count
 sequence space (one SMSS = one segment); RFC 6675's rescue retransmission is
 not sent (Linux has the Tail Loss Probe instead: the scenario's
 ``tail_loss_probe``).
 As in Linux and unlike RFC 6937, the bound's "+1" needs an ACK that advanced
 ``snd.una`` and marked nothing newly lost (``FLAG_SND_UNA_ADVANCED &&
-!newly_lost``), and ``prr_delivered`` starts with what the entering ACK
-delivered, since Linux runs ``tcp_cwnd_reduction`` on that ACK too.
+!newly_lost``).
 """
 
 from __future__ import annotations
