@@ -773,7 +773,7 @@ class FluidEngine:
             t_lost = self._overflow_time(overflow, t, hf)
         else:
             dropped = None
-        burst = self._burst_drops(q_need, physical, x, A, hf, tau)
+        burst = self._burst_drops(q_need, physical, x, A, hf, tau, dropped)
         if burst is not None:  # bursts that overflow the buffer the fluid queue leaves
             burst = burst * live[scen]
             self.ghost += burst
@@ -1286,6 +1286,7 @@ class FluidEngine:
         # scenarios has some detection at nearly every step
         i = np.flatnonzero(due)
         lost, cwnd, mh, dup = self.lost[i], self.cwnd[i], self.multi_halve[i], self.dupthresh[i]
+        self.jump_at[i] = np.inf  # a go-back-N restart that lost part of itself ends here
         self.found_lost[i] += lost  # what the laws' on_loss reads as ``lost``
         halvings = np.where(mh, np.maximum(lost, 1.0), 1.0)
         to = (cwnd - lost < dup) | (mh & (lost >= 2)
@@ -1487,7 +1488,7 @@ class FluidEngine:
         new = np.where(ss, np.minimum(self.cwnd + self.jump_held, self.ssthresh), self.cwnd)
         # the ACK covers everything out (the go-back-N resends lie below it):
         # the whole window is free at once
-        self.restart_burst[jump] = new[jump]
+        self.restart_burst[ss] = new[ss]
         self.cwnd[jump] = new[jump]
         self.jump_at[jump] = np.inf
         self.jump_held[jump] = 0.0
@@ -1668,7 +1669,7 @@ class FluidEngine:
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
 
-    def _burst_drops(self, q_need, physical, x, A, hf, tau) -> np.ndarray | None:
+    def _burst_drops(self, q_need, physical, x, A, hf, tau, overflowed=None) -> np.ndarray | None:
         """Drops per flow (packets) from the bursts an ACK-clocked sender puts
         on the queue, which the fluid queue averages away (None if none).
 
@@ -1745,10 +1746,14 @@ class FluidEngine:
             first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
             drops = np.where(f & ~full[scen], first, drops)
             self.fresh[:] = False
-        if restart:  # a go-back-N restart's burst, into the buffer the queue leaves
-            b = self.restart_burst
-            room_q = room - np.minimum(q_need, self.B)[scen]
-            drops = np.maximum(drops, _clip(rise(b) - room_q, 0.0, b))
+        if restart:  # a go-back-N restart's burst, into the buffer the queue left
+            b = self.restart_burst  # (the step's overflow is part of its tail)
+            q0 = np.minimum(self.q, self.B)
+            room_q = (self.B - q0 + (q0 == 0))[scen]
+            lost = _clip(rise(b) - room_q, 0.0, b)
+            if overflowed is not None:
+                lost = np.maximum(lost - overflowed, 0.0)
+            drops = np.maximum(drops, lost)
             self.restart_burst[:] = 0.0
         # a full link: pipe and buffer hold the largest burst's peak less
         busy = clocked & full[scen]
