@@ -791,7 +791,8 @@ class FluidEngine:
         overflowed = dropped  # overflow and bursts: sent with the buffer full
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
-        dep_f = np.where(A > 0, departed / A, 0.0)[scen] * x  # each flow's part of them
+        # each flow's part of them (none where nothing arrives: a lone flow's timer)
+        dep_f = np.where(A > 0, departed / np.where(A > 0, A, 1.0), 0.0)[scen] * x
         # a flow that is not sending cannot deliver more than it has in flight
         np.minimum(dep_f, np.where(self.sending, np.inf, physical), out=dep_f)
         if self.lossy:
@@ -1063,6 +1064,12 @@ class FluidEngine:
         h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C),
                                        0.5 * t_full),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
+        if self.nr_any:  # a NewReno recovery's window opens by a hole each RTT
+            tf = self.t[scen]
+            on = (self.nr_holes > 0) & (tf < self.rec_until)
+            rounds = np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau) + 1.0
+            nxt = np.where(on, self.nr_start + rounds * self.nr_tau, np.inf)
+            h_long = np.minimum(h_long, self._scenario_min(nxt) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
 
     def _settle(self, moved: np.ndarray, tf: np.ndarray, q_new: np.ndarray,
