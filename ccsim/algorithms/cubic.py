@@ -453,12 +453,15 @@ class CubicFluid(FluidLaw):
             left = 2.0 * (2.0 * w_ts - x)                 # what its train sent after it
             reach = f.sent_left < HYSTART_MIN_SAMPLES * a
             # the round's ACKs come back without a gap while they acknowledge the
-            # rest of that train, and on into the next if no idle link parts them:
-            # a train of 2·train_w segments keeps the link busy until the next
-            # arrives if it carries the flow's path (r × base RTT)
+            # rest of that train, and on into the next unless an idle link parts
+            # them: a train of 2·train_w segments keeps the bottleneck busy for
+            # 2·train_w/r of the base RTT, the next train arriving a base RTT
+            # after it began; its ACKs then follow within hystart_ack_delta
+            # if the idle time and an ACK's spacing do
             rate = np.where(f.queued, f.rate, f.capacity)
             prev_w = np.where(first, w_ts / 2.0, f.sent_w)
-            unbroken = np.where(2.0 * prev_w >= rate * f.base_rtt, np.inf,
+            idle = np.maximum(f.base_rtt - 2.0 * prev_w / rate, 0.0)
+            unbroken = np.where(idle + a / rate <= HYSTART_ACK_DELTA, np.inf,
                                 np.where(first, 0.0, f.sent_left))
             np.copyto(f.ack_left, unbroken, where=new_round)
             np.copyto(f.sent_w, w_ts, where=new_round)
