@@ -386,7 +386,8 @@ class FluidEngine:
         self.ack_share_ss = np.array([_ack_share(st, "slow-start") for st in flow_stacks])
         self.ack_share_ca = np.array([_ack_share(st, "congestion-avoidance")
                                       for st in flow_stacks])
-        self.counts_acks = bool((self.ack_share_ss < 1.0).any() or (self.ack_share_ca < 1.0).any())
+        self.ack_counted = (self.ack_share_ss < 1.0) | (self.ack_share_ca < 1.0)
+        self.counts_acks = bool(self.ack_counted.any())
         # bursts at the queue (:meth:`_burst_drops`): segments each ACK releases
         # (two behind delayed ACKs), and how much faster than the bottleneck
         # the sender's NIC puts a burst on the wire (inf: no NIC)
@@ -486,6 +487,7 @@ class FluidEngine:
         self.rec_old = np.zeros(F, bool)       # in recovery, nothing new sent since it began
         self.rec_old_any = False
         self.p_lost = np.zeros(F)              # share of its data lost lately (~ RTT/2)
+        self.p_lost_on = False                 # some share is not 0
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
         self.backoff = np.zeros(F)
@@ -594,6 +596,8 @@ class FluidEngine:
         for g in self.groups:
             short_law[g.lo:g.hi] = not g.law.long_steps
         self.red = bool(any_(self.is_red))
+        # what a long step may fill: the buffer (RED: up to its min_th)
+        self.long_room = np.where(self.is_red, np.minimum(self.B, self.red_min), self.B)
         # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
@@ -703,8 +707,11 @@ class FluidEngine:
         # detected, a start): a window that grows by the link's rate must stop
         # growing when its sender learns of the loss, not a step later (a
         # quarter RTT of slow start is a quarter of the window in excess)
-        h = np.where(in_ss > 0, np.where(self.wake_s > t, np.minimum(h, self.wake_s - t), h),
-                     np.maximum(h, self.shortest))
+        if any_(in_ss):
+            h = np.where(in_ss > 0, np.where(self.wake_s > t, np.minimum(h, self.wake_s - t), h),
+                         np.maximum(h, self.shortest))
+        else:
+            h = np.maximum(h, self.shortest)
         if self.long_live:
             h = self._long_steps(h, in_ss)
         if self.hold_live and any_(self.settled):  # a fixed point: on to the next event
@@ -805,7 +812,9 @@ class FluidEngine:
         else:
             offered = x * hf + wasted
             inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
-        self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
+            self.p_lost_on = True
+        if self.p_lost_on:  # (until some step loses data, every share stays 0)
+            self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
         for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
             if part is not None:
@@ -937,9 +946,12 @@ class FluidEngine:
         :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
         hold = self.hold
         hold.fill(1.0)
+        empty = q_need <= 0.0
+        if not any_(empty):  # a standing queue everywhere: the link's clock
+            return
         w = np.floor(np.minimum(self.cwnd, self.path_cap))
         on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
-            & (q_need <= 0.0)[self.scen] & (self.quick_left <= 0.0)
+            & empty[self.scen] & (self.quick_left <= 0.0)
         if not any_(on):
             return
         i = np.flatnonzero(on)
@@ -965,6 +977,9 @@ class FluidEngine:
         ``2^ρ − 1`` alike.
         """
         before = cwnd - grown
+        if not any_((grown > 0) & self.ack_counted):  # nothing to scale
+            np.add(before, grown, out=cwnd)
+            return
         in_ss = before < self.ssthresh
         share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
         scaled = (grown > 0) & (share < 1.0)
@@ -996,8 +1011,7 @@ class FluidEngine:
         # in flight as the step will begin: the whole window (a long step's
         # deliveries exceed what was in flight at its start)
         window = np.maximum(self.outstanding, np.minimum(self.cwnd, self.path_cap) * self.sending)
-        room = np.where(self.is_red, np.minimum(self.B, self.red_min), self.B)
-        headroom = room + C * self.d_min - np.bincount(scen, window - self.ghost, S)
+        headroom = self.long_room + C * self.d_min - np.bincount(scen, window - self.ghost, S)
         # growth at the last step's rate, and at least a segment per RTT per
         # flow (the step after a recovery saw none)
         active = self.started & ~self.done
@@ -1013,10 +1027,12 @@ class FluidEngine:
             t_full = np.where(idle, np.minimum(t_full, 2.0 * grown), t_full)
         # a random loss lands within the step, but its flow grows all of it:
         # a twentieth of the mean time between losses keeps that within 5 %
-        losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
-        t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
+        if self.lossy or self.red:
+            losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
+            t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
+            t_full = np.minimum(t_full, t_loss)
         h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C),
-                                       0.5 * np.minimum(t_full, t_loss)),
+                                       0.5 * t_full),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
 
@@ -1109,6 +1125,8 @@ class FluidEngine:
 
     def _scenario_min(self, values: np.ndarray) -> np.ndarray:
         """The least of each scenario's flows' ``values`` (one per scenario)."""
+        if self.S == 1:  # one scenario: its flows' least value
+            return np.minimum.reduce(values, keepdims=True)
         if self.scen_table is None:
             return np.minimum.reduceat(values[self.by_scen], self.scen_first)
         pad = self.pad
@@ -1599,8 +1617,12 @@ class FluidEngine:
             return None
         r = self.nic_ratio
         full = q_need > 0  # per scenario: the fluid queue is not empty
-        rho = np.minimum(A / self.C, 1.0)
-        room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
+        full_f = full[scen]
+        idle = clocked & ~full_f
+        fresh = any_(self.fresh)
+        if fresh or any_(idle):
+            rho = np.minimum(A / self.C, 1.0)
+            room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
 
         def rise(b):  # how far a burst of b segments raises the queue
             return b - np.floor(np.maximum(b - 1.0, 0.0) / r)
@@ -1617,27 +1639,31 @@ class FluidEngine:
         held = (tf < self.rec_until) | (tf < self.cwr_until)
         grow = np.where(held, 0.0, sent_growth * np.where(h_last > 0, hf / h_last, 0.0))
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
-        whole = np.floor(per_ack)
-        frac = per_ack - whole
-        lo = a + whole
         # a link not yet full: each burst on an empty queue
-        idle = clocked & ~full[scen]
-        drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
-                                        + frac * _clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
-                         0.0)
-        ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
+        if any_(idle):
+            whole = np.floor(per_ack)
+            frac = per_ack - whole
+            lo = a + whole
+            drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                            + frac * _clip(rise(lo + 1.0) - room, 0.0,
+                                                           lo + 1.0)),
+                             0.0)
+            ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
+        else:  # every clocked flow meets a queue
+            drops = np.zeros(self.F)
+            ss = idle
         if any_(ss):  # slow start: the RTT's growth ramps the queue up
             ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
             above = _clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
                             0.0, 1.0)
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
-        if any_(self.fresh):  # an initial window, on the wire at once
+        if fresh:  # an initial window, on the wire at once
             f = self.fresh
             first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
-            drops = np.where(f & ~full[scen], first, drops)
+            drops = np.where(f & ~full_f, first, drops)
             self.fresh[:] = False
         # a full link: pipe and buffer hold the largest burst's peak less
-        busy = clocked & full[scen]
+        busy = clocked & full_f
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
             short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
