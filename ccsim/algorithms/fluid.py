@@ -95,6 +95,8 @@ class FlowArrays:
         capacity: the bottleneck's rate in force (segments/s), for laws whose
             window law reacts to a queue's swing the fluid model smooths away.
         ack_segs: segments each ACK acknowledges (2 behind delayed ACKs).
+        delack_timeout: the receiver's delayed-ACK timer (s; 0 without
+            delayed ACKs): how long an odd window's last segment waits.
         queued: whether the bottleneck held a queue over the step (bool):
             then the flow's ACKs come at its share of the link's rate, not
             at the rate it sent one RTT before (:meth:`ss_grown`).
@@ -129,6 +131,7 @@ class FlowArrays:
     #: one segment per ACK unless it sets them)
     queued: np.ndarray | bool = False
     ack_segs: np.ndarray | float = 1.0
+    delack_timeout: np.ndarray | float = 0.0
 
     def ss_grown(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
         """The window after this step of growth by ``gain`` per acknowledged
