@@ -128,6 +128,7 @@ def first_ssthresh(result, flow: int) -> float:
     (("10Mbps", "40ms", "4BDP"), ["cubic"]),          # delay test: 74 (was 49)
     (("10Mbps", "40ms", "4BDP"), ["bbr3", "cubic"]),  # delay test beside STARTUP: 74 (was 24)
     (("100Mbps", "10ms", "1BDP"), ["cubic"]),         # ACK train: 160 (was 127)
+    (("10Mbps", "10ms", "4BDP"), ["cubic"]),          # ACK train of quick ACKs: 21 (was 25)
 ])
 def test_fluid_cubic_leaves_slow_start_at_the_packet_engines_window(path, flows):
     # In the packet engine CUBIC leaves slow start by one of HyStart's tests at a
