@@ -385,10 +385,11 @@ class CubicFluid(FluidLaw):
           the bottleneck's rate), or the fluid queue's if larger.
         * Rounds (``bictcp_hystart_reset``): the first begins as the window
           reaches ``HYSTART_LOW_WINDOW`` (``hystart_update`` is not called
-          below it); a round ends once the data in flight at its start, its
-          window less the first ACK's ``a`` segments, is delivered: slow start
-          adds a segment per segment delivered, so as the window reaches
-          ``2·round_w − a``.
+          below it); a round ends once the data in flight at its start is
+          delivered: slow start adds a segment per segment delivered, so as
+          the window reaches ``2·round_w − a``, ``a`` the segments of the ACK
+          that ends it (delivered, not yet added to the window); ``a`` is 2
+          behind delayed ACKs, 1 while the receiver sends quick ACKs.
         * Delay (``detect & 2``): Linux tests the smallest of the round's
           first ``HYSTART_MIN_SAMPLES`` samples and the next. The round's
           first ACKs acknowledge the data sent as the last round began (its
@@ -439,11 +440,13 @@ class CubicFluid(FluidLaw):
             rtt_then = last + at(new_w) * (f.rtt - last)
             np.copyto(f.train_w, new_w, where=crossed)
             np.copyto(f.train_rtt, rtt_then, where=crossed)
-        a = f.ack_segs
+        a = np.where(f.quick_left > 0, 1.0, f.ack_segs)  # segments per ACK (quick ACKs: 1)
         first = in_ss & np.isnan(f.round_next) & (grown >= HYSTART_LOW_WINDOW)
-        new_round = first | (in_ss & (grown >= f.round_next))
+        # (the ACK that ends a round counts its own segments as delivered, not yet
+        # in the window: that ACK's a, not the first one's, is what the next round lacks)
+        new_round = first | (in_ss & (grown >= f.round_next - a))
         if any_(new_round):
-            x = np.where(first, np.maximum(before, HYSTART_LOW_WINDOW), f.round_next)
+            x = np.where(first, np.maximum(before, HYSTART_LOW_WINDOW), f.round_next - a)
             frac = at(x)
             later = x >= f.train_w                       # in the train the step reached
             w_ts = np.where(later, f.train_w, old_w)
@@ -453,12 +456,15 @@ class CubicFluid(FluidLaw):
             left = 2.0 * (2.0 * w_ts - x)                 # what its train sent after it
             reach = f.sent_left < HYSTART_MIN_SAMPLES * a
             # the round's ACKs come back without a gap while they acknowledge the
-            # rest of that train, and on into the next if no idle link parts them:
-            # a train of 2·train_w segments keeps the link busy until the next
-            # arrives if it carries the flow's path (r × base RTT)
+            # rest of that train, and on into the next unless an idle link parts
+            # them: a train of 2·train_w segments keeps the bottleneck busy for
+            # 2·train_w/r of the base RTT, the next train arriving a base RTT
+            # after it began; its ACKs then follow within hystart_ack_delta
+            # if the idle time and an ACK's spacing do
             rate = np.where(f.queued, f.rate, f.capacity)
             prev_w = np.where(first, w_ts / 2.0, f.sent_w)
-            unbroken = np.where(2.0 * prev_w >= rate * f.base_rtt, np.inf,
+            idle = np.maximum(f.base_rtt - 2.0 * prev_w / rate, 0.0)
+            unbroken = np.where(idle + a / rate <= HYSTART_ACK_DELTA, np.inf,
                                 np.where(first, 0.0, f.sent_left))
             np.copyto(f.ack_left, unbroken, where=new_round)
             np.copyto(f.sent_w, w_ts, where=new_round)
@@ -469,7 +475,7 @@ class CubicFluid(FluidLaw):
             np.copyto(f.sent_left, left, where=new_round)
             np.copyto(f.round_w, x, where=new_round)
             np.copyto(f.round_start, f.now + frac * f.h, where=new_round)
-            np.copyto(f.round_next, 2.0 * x - a, where=new_round)
+            np.copyto(f.round_next, 2.0 * x, where=new_round)
         np.copyto(f.last_rtt, f.rtt, where=in_ss)
         looking = in_ss & np.isfinite(f.round_next)
         if detect & HYSTART_ACK_TRAIN:
@@ -478,7 +484,7 @@ class CubicFluid(FluidLaw):
             ack_delay = np.minimum(ACK_DELAY_CAP, 4.0 * GSO_MAX_SIZE / pacing)
             thresh = (f.min_rtt + ack_delay) / 2.0
             ok = rate > 0
-            train = (looking & ok & (f.ack_segs <= HYSTART_ACK_DELTA * rate)
+            train = (looking & ok & (a <= HYSTART_ACK_DELTA * rate)
                      & (f.ack_left > thresh * rate) & (f.now + f.h >= f.round_start + thresh))
             if any_(train):
                 stop_at = np.maximum(f.round_w + rate * thresh, HYSTART_LOW_WINDOW)

@@ -95,6 +95,9 @@ class FlowArrays:
         capacity: the bottleneck's rate in force (segments/s), for laws whose
             window law reacts to a queue's swing the fluid model smooths away.
         ack_segs: segments each ACK acknowledges (2 behind delayed ACKs).
+        quick_left: segments the receiver still acknowledges one by one in
+            Linux's quick-ACK mode (the first ``TCP_MAX_QUICKACKS`` ACKs of
+            new data, at the start and after a timeout; 0 otherwise).
         delack_timeout: the receiver's delayed-ACK timer (s; 0 without
             delayed ACKs): how long an odd window's last segment waits.
         queued: whether the bottleneck held a queue over the step (bool):
@@ -132,6 +135,7 @@ class FlowArrays:
     queued: np.ndarray | bool = False
     ack_segs: np.ndarray | float = 1.0
     delack_timeout: np.ndarray | float = 0.0
+    quick_left: np.ndarray | float = 0.0
 
     def ss_grown(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
         """The window after this step of growth by ``gain`` per acknowledged

@@ -399,6 +399,7 @@ class FluidEngine:
                                         for st in flow_stacks])
         self.delack = bool(any_(self.ack_segs > 1.0))
         self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
+        self.ack_clocked = np.ones(F, bool)  # not paced: grows as its ACKs come (set below)
         # Linux's quick-ACK mode: the receiver's next ACKs of new data go at once
         self.quick_on = np.array([bool(st.quick_ack and st.delayed_ack) for st in flow_stacks])
         self.quick_left = np.zeros(F)
@@ -575,7 +576,7 @@ class FluidEngine:
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
                          "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
-                         "delack_timeout"):
+                         "delack_timeout", "quick_left"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
@@ -594,6 +595,8 @@ class FluidEngine:
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
+        for g in self.groups:
+            self.ack_clocked[g.lo:g.hi] = not g.law.paces
         # scenarios with a flow whose law paces (their overflow persists)
         self.paced_s = None
         if self.paced:
@@ -897,6 +900,8 @@ class FluidEngine:
         np.subtract(cwnd, grown, out=grown)
         if self.counts_acks:  # per-ACK laws keep their share of what they grew
             self._count_acks(cwnd, grown, self.h_f, tau)
+        if self.delack:  # ... and grow as their ACKs come
+            self._held_growth(cwnd, grown)
         np.maximum(grown, 0.0, out=self.growth)
         if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
             self._bad_window(self.started & ~self.done, "grow")
@@ -1021,6 +1026,28 @@ class FluidEngine:
         kept = np.where(ss, ss_grown, grown * share)
         np.copyto(grown, kept, where=scaled)
         np.add(before, grown, out=cwnd)
+
+    def _held_growth(self, cwnd: np.ndarray, grown: np.ndarray) -> None:
+        """Slow the step's growth ``grown`` (in place, and ``cwnd`` with it)
+        of window-limited flows whose ACK clock delayed ACKs hold
+        (:meth:`_held_acks`): a window law grows per acknowledged segment
+        (RFC 5681 §3.1: ``cwnd += acked`` in slow start, ``acked/cwnd`` per ACK
+        in congestion avoidance), so its round is a window of ACKs, ``RTT /
+        hold`` long, not an RTT. The step's growth is the law's over
+        ``hold`` of the step: linear growth scaled by ``hold``, slow start's
+        multiplication raised to the power ``hold``. (Paced laws set their
+        windows from their estimates and are left alone.)"""
+        slow = (self.hold < 1.0) & (grown > 0) & self.ack_clocked
+        if not any_(slow):
+            return
+        i = np.flatnonzero(slow)
+        now, hold = cwnd[i], self.hold[i]
+        before = now - grown[i]
+        ss = (before < self.ssthresh[i]) & (before > 0)
+        factor = now / np.where(ss, before, 1.0)
+        new = np.where(ss, before * factor ** hold, before + grown[i] * hold)
+        cwnd[i] = new
+        grown[i] = new - before
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
         """Longer steps for calm scenarios: no flow in slow start, and laws
