@@ -54,10 +54,14 @@ if TYPE_CHECKING:
 
 __all__ = ["FluidLaw", "FlowArrays", "any_"]
 
-any_ = np.count_nonzero
-"""``any_(a)``: truthy when some element of ``a`` is nonzero (``a.any()``
-at a fifth of its cost on a batch's small arrays, where the fluid engine
-and its laws ask it dozens of times per step)."""
+try:  # numpy's own count, without the Python wrapper of np.count_nonzero
+    from numpy._core._multiarray_umath import count_nonzero as any_
+except ImportError:  # pragma: no cover - another numpy layout
+    any_ = np.count_nonzero
+"""``any_(a)``: truthy when some element of ``a`` is nonzero, as ``a.any()``
+but far cheaper on a batch's small arrays, where the fluid engine and its
+laws ask it dozens of times per step: ``np.count_nonzero``'s C function
+itself, at about a quarter of the cost of the Python function in front of it."""
 
 
 class FlowArrays:
