@@ -110,3 +110,22 @@ def test_a_newreno_recovery_window_counts_the_holes_left():
     repaired = math.floor((e.t[0] - t0) / tau)
     assert 1 <= repaired < k
     assert e._window()[0] == pytest.approx(max(ssthresh - k + repaired, 0.0))
+
+
+def test_a_lone_newreno_flow_falls_into_the_packet_engines_timeout_cycle():
+    """The three rules together: a lone NewReno flow at 20 Mbit/s and 50 ms
+    behind 42 packets (a third of the BDP) times out, restarts, loses the
+    tail of its restart burst (26 segments in the packet engine), recovers
+    one hole per RTT, times out again — a turn of about half a second. The
+    packet engine stays in that cycle in two of seeds 1-3 (18 timeouts in
+    10 s, utilisation 0.23-0.24) and escapes it in the third (5 timeouts,
+    0.62). At least 10 timeouts and utilisation under 0.5 tell the cycle
+    from an escape; the fluid flow took 1 timeout at 0.87 before the rules
+    (20 at 0.25 with them)."""
+    runs = [ccsim.run(ccsim.dumbbell("20Mbps", "50ms", buffer=42, duration="10s", seed=s,
+                                     flows=["newreno"]), mode="packet") for s in (1, 2, 3)]
+    assert sorted(r.summary.timeouts[0] for r in runs)[1] >= 10  # the packet engine's cycle
+    fluid = ccsim.run(ccsim.dumbbell("20Mbps", "50ms", buffer=42, duration="10s", seed=1,
+                                     flows=["newreno"]), mode="fluid")
+    assert fluid.summary.timeouts[0] >= 10
+    assert fluid.metrics["utilisation"] < 0.5
