@@ -1,7 +1,9 @@
 """Packet vs fluid agreement of the algorithms of today (BBRv3, Copa,
 LEDBAT++, CDG, NV) on scenarios fixed before any tuning: 10 Mbit/s, 40 ms.
-Per scenario: the largest per-flow share gap, the utilisation gap and each
-engine's loss rate (drops / data packets). With ``--seeds N`` each engine's
+Per scenario: the largest per-flow share gap (points; in brackets each
+flow's share, packet:fluid), each engine's utilisation and loss rate (drops
+/ data packets); per law the median and worst share gap over the scenarios
+of two flows. With ``--seeds N`` each engine's
 figures are means over seeds 1..N, as ``fluid_agreement.py`` measures the
 fluid engine's published agreement (``--seeds 1``: seed 1 alone).
 
@@ -101,17 +103,20 @@ def main() -> None:
         cases = [scenario(buffer, flows, loss, args.duration) for _, buffer, flows, loss in rows]
         packet = packet_means(cases, seeds, args.workers, args.store)
         fluid = fluid_means(cases, seeds)
-        gaps = []
+        gaps = []  # rows with two flows or more (one flow's share is 1 in both engines)
         print(f"## {law}")
-        print("| scenario | buffer | share gap | util packet / fluid | loss packet / fluid |")
+        print("| scenario | buffer | share gap (shares) | util packet / fluid | "
+              "loss packet / fluid |")
         print("|---|---|---|---|---|")
         for (label, buffer, _, _), (sp, up, lp), (sf, uf, lf) in zip(rows, packet, fluid):
             gap = float(np.abs(sp - sf).max()) * 100
-            gaps.append(gap)
-            print(f"| {label} | {buffer} | {gap:.1f} | {up:.3f} / {uf:.3f} | "
+            if len(sp) > 1:
+                gaps.append(gap)
+            shares = " / ".join(f"{a:.2f}:{b:.2f}" for a, b in zip(sp, sf))
+            print(f"| {label} | {buffer} | {gap:.1f} ({shares}) | {up:.3f} / {uf:.3f} | "
                   f"{lp:.2%} / {lf:.2%} |", flush=True)
-        print(f"share gap median {statistics.median(gaps):.1f}, worst {max(gaps):.1f}\n",
-              flush=True)
+        print(f"share gap over the {len(gaps)} rows of two flows: median "
+              f"{statistics.median(gaps):.1f}, worst {max(gaps):.1f}\n", flush=True)
 
 
 if __name__ == "__main__":
