@@ -490,21 +490,23 @@ class BbrFluid(FluidLaw):
         ht, hd, hi = self.hist_t, self.hist_d, self.hist_i
         rows = np.arange(ht.shape[0])
         before = ht <= t0[:, None]
-        a = np.argmax(np.where(before, ht, -np.inf), axis=1)   # last step start ≤ t0
-        b = np.argmin(np.where(before, np.inf, ht), axis=1)    # first after it
-        later = ~before.all(axis=1)
+        a = np.where(before, ht, -np.inf).argmax(axis=1)   # last step start ≤ t0
+        b = np.where(before, np.inf, ht).argmin(axis=1)    # first after it
+        later = ~np.logical_and.reduce(before, axis=1)
+        some = np.logical_or.reduce(before, axis=1)
         ta = ht[rows, a]
         tb = np.where(later, ht[rows, b], t_end)
         db = np.where(later, hd[rows, b], f.delivered)
         ib = np.where(later, hi[rows, b], f.inflight)
-        opened = np.isfinite(ta) & before.any(axis=1)  # else t0 precedes the flow
+        opened = np.isfinite(ta) & some  # else t0 precedes the flow
         w = np.where(opened & (tb > ta), (t0 - ta) / np.where(tb > ta, tb - ta, 1.0), 0.0)
-        d0 = np.where(opened, hd[rows, a] + w * (db - hd[rows, a]), 0.0)
-        i0 = np.where(opened, hi[rows, a] + w * (ib - hi[rows, a]), ib)
+        da, ia = hd[rows, a], hi[rows, a]
+        d0 = np.where(opened, da + w * (db - da), 0.0)
+        i0 = np.where(opened, ia + w * (ib - ia), ib)
         sample = np.minimum(f.delivered - d0, i0) / f.rtt
-        short = ~before.any(axis=1)  # all kept steps within the last RTT
+        short = ~some  # all kept steps within the last RTT
         if any_(short):
-            o = np.argmin(ht, axis=1)
+            o = ht.argmin(axis=1)
             span = t_end - ht[rows, o]
             mean = (f.delivered - hd[rows, o]) / np.where(span > 0, span, np.inf)
             sample = np.where(short, mean, sample)
@@ -543,9 +545,9 @@ class BbrFluid(FluidLaw):
             f.round_end[started] = (f.delivered + f.inflight + f.acked)[started]
         slot = (f.round % self.bw.shape[1]).astype(np.int64)
         if any_started:
-            rows = np.flatnonzero(started)
+            rows = started.nonzero()[0]
             self.bw[rows, slot[rows]] = 0.0
-        rows = np.flatnonzero(act)
+        rows = act.nonzero()[0]
         sample = np.maximum(np.where(grow, self._rate_sample(f), 0.0), late)
         self.bw[rows, slot[rows]] = np.maximum(self.bw[rows, slot[rows]], sample[rows])
         np.copyto(f.btl_bw, np.where(act, self.bw.max(axis=1), f.btl_bw))

@@ -99,7 +99,8 @@ import numpy as np
 
 from .hystart import (ACK_DELAY_CAP, CSS_GROWTH_DIVISOR, CSS_ROUNDS, GSO_MAX_SIZE,
                       HYSTART_ACK_DELTA, HYSTART_ACK_TRAIN, HYSTART_DELAY, HYSTART_DELAY_MAX,
-                      HYSTART_DELAY_MIN, HYSTART_LOW_WINDOW, MAX_RTT_THRESH, MIN_RTT_DIVISOR,
+                      HYSTART_DELAY_MIN, HYSTART_LOW_WINDOW, HYSTART_MIN_SAMPLES,
+                      MAX_RTT_THRESH, MIN_RTT_DIVISOR,
                       MIN_RTT_THRESH, HyStartLinux, HyStartPlusPlus)
 from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw, any_
@@ -315,8 +316,10 @@ class CubicFluid(FluidLaw):
     state = {"w_max": 0.0, "cwnd_prior": 0.0, "w_est": 0.0, "epoch": math.nan, "k": 0.0,
              "last_max": 0.0,
              "css_until": math.nan, "hystart_over": 0.0,
-             "round_end": math.nan, "round_rtt": math.inf, "last_now": math.nan,
-             "last_rtt": math.nan, "round_start": math.nan, "round_w": 0.0}
+             "round_next": math.nan, "round_rtt": math.inf, "last_rtt": math.nan,
+             "round_start": math.nan, "round_w": 0.0, "train_w": math.nan,
+             "train_rtt": math.nan, "sent_rtt": math.inf, "sent_left": math.inf,
+             "sent_w": math.nan, "ack_left": 0.0}
 
     def __init__(self, cc: Cubic) -> None:
         if np.any(cc.friendly_per_ack):  # refused once, as the batch is built
@@ -369,68 +372,135 @@ class CubicFluid(FluidLaw):
         np.copyto(f.w_est, np.where(ca, w_est, f.w_est))
 
     def _hystart_linux(self, f: FlowArrays, before: np.ndarray) -> None:
-        """Linux's HyStart at the step's resolution. Each round (an RTT, from
-        Linux's ``bictcp_hystart_reset`` when the ACKs pass ``end_seq``)
-        starts with the window ``round_w`` and takes its RTT as its first ACKs
-        see it (Linux's ``curr_rtt``, the smallest of the round's first eight
-        samples: the queue as the round begins). A flow in slow start with at
-        least ``HYSTART_LOW_WINDOW`` segments leaves it (``ssthresh``):
+        """Linux's HyStart at the step's resolution, with the packets' rounds
+        and trains in slow start as the ACK clock sends them.
 
-        * ACK train: the round's ACKs come back ``a`` segments apart at the
-          rate ``r`` the bottleneck serves the flow's data — the link's rate
-          while no queue stands (slow start sends each round as a burst,
-          served back to back), its share of the link's rate behind one. If
-          they are at most ``HYSTART_ACK_DELTA`` apart they form one train,
-          spanning ``round_w/r``; once that exceeds ``(min_rtt +
-          ack_delay)/2`` the train fires that long after the round began,
-          when its ACKs have added ``r·(min_rtt + ack_delay)/2`` to
-          ``round_w``: that window is ``ssthresh``. ``ack_delay`` is
-          :meth:`~ccsim.algorithms.hystart.HyStartLinux.ack_delay`.
-        * delay: the round's RTT exceeds ``min_rtt + clamp(min_rtt/8, 4 ms,
-          16 ms)``; ``ssthresh = cwnd``.
+        * Trains: slow start sends a window per RTT as one train (each ACK
+          releases twice what it acknowledges), and a train begins with the
+          window ``train_w``, the window slow start began with doubled once
+          per RTT. The data sent ``j`` segments into a train meets the queue
+          the train began with plus what the train has added, half of what it
+          sent: the window's growth since it began. So data sent as the
+          window is ``W`` meets the RTT ``train_rtt + (W − train_w)/C`` (``C``
+          the bottleneck's rate), or the fluid queue's if larger.
+        * Rounds (``bictcp_hystart_reset``): the first begins as the window
+          reaches ``HYSTART_LOW_WINDOW`` (``hystart_update`` is not called
+          below it); a round ends once the data in flight at its start is
+          delivered: slow start adds a segment per segment delivered, so as
+          the window reaches ``2·round_w − a``, ``a`` the segments of the ACK
+          that ends it (delivered, not yet added to the window); ``a`` is 2
+          behind delayed ACKs, 1 while the receiver sends quick ACKs.
+        * Delay (``detect & 2``): Linux tests the smallest of the round's
+          first ``HYSTART_MIN_SAMPLES`` samples and the next. The round's
+          first ACKs acknowledge the data sent as the last round began (its
+          end is what was sent by then), so they carry the RTT that data
+          met; if its train sent fewer than ``HYSTART_MIN_SAMPLES·a``
+          segments after it, the samples reach the next train, whose start
+          met the queue that train began with, and the smallest is the
+          lower. The first round's samples acknowledge the end of the train
+          before and the start of the current one: the RTT the current train
+          began with. Above ``min_rtt + clamp(min_rtt/8, 4 ms, 16 ms)`` slow
+          start ends at the ninth sample, its window ``round_w +
+          HYSTART_MIN_SAMPLES·a``: that is ``ssthresh``.
+        * ACK train (``detect & 1``): the round's ACKs come back ``a``
+          segments apart at the rate ``r`` the bottleneck serves the flow's
+          data — the link's rate while no queue stands, its share of the
+          link's rate behind one. If they are at most ``HYSTART_ACK_DELTA``
+          apart they form one train, spanning ``round_w/r``; once that
+          exceeds ``(min_rtt + ack_delay)/2`` the train fires that long
+          after the round began, when its ACKs have added ``r·(min_rtt +
+          ack_delay)/2`` to ``round_w``: that window is ``ssthresh``.
+          ``ack_delay`` is :meth:`~ccsim.algorithms.hystart.HyStartLinux.ack_delay`.
         """
         detect = self.cc.hystart_detect
         if not detect & (HYSTART_DELAY | HYSTART_ACK_TRAIN):
             return
-        in_ss = (f.h > 0) & (f.cwnd < f.ssthresh)
+        in_ss = (f.h > 0) & (before < f.ssthresh) & (f.hystart_over == 0.0)
         if not any_(in_ss):  # (the usual step: nothing in slow start to test)
             return
-        new_round = in_ss & ~(f.now < f.round_end)  # (NaN: the first round)
+        grown = f.cwnd
+        last = np.where(np.isnan(f.last_rtt), f.rtt, f.last_rtt)  # the RTT as the step began
+        rising = grown > before
+        span = np.log(np.where(rising, grown / np.where(before > 0, before, 1.0), 2.0))
+
+        def at(w):  # the fraction of the step at which the window reached w (doubling)
+            frac = np.log(np.maximum(w, before) / np.where(before > 0, before, 1.0)) / span
+            return np.where(rising, np.clip(frac, 0.0, 1.0), 0.0)
+
+        # trains: the one the step began in, and the next if the window reached it
+        fresh = in_ss & np.isnan(f.train_w)
+        if any_(fresh):
+            np.copyto(f.train_w, before, where=fresh)
+            np.copyto(f.train_rtt, last, where=fresh)
+        old_w, old_rtt = f.train_w.copy(), f.train_rtt.copy()
+        crossed = in_ss & (grown >= 2.0 * f.train_w)
+        if any_(crossed):
+            k = np.floor(np.log2(np.where(crossed, grown / f.train_w, 1.0)))
+            new_w = f.train_w * np.exp2(k)
+            rtt_then = last + at(new_w) * (f.rtt - last)
+            np.copyto(f.train_w, new_w, where=crossed)
+            np.copyto(f.train_rtt, rtt_then, where=crossed)
+        a = np.where(f.quick_left > 0, 1.0, f.ack_segs)  # segments per ACK (quick ACKs: 1)
+        first = in_ss & np.isnan(f.round_next) & (grown >= HYSTART_LOW_WINDOW)
+        # (the ACK that ends a round counts its own segments as delivered, not yet
+        # in the window: that ACK's a, not the first one's, is what the next round lacks)
+        new_round = first | (in_ss & (grown >= f.round_next - a))
         if any_(new_round):
-            # the round began at the last one's end, between the last step and this
-            # one: its RTT there, between theirs (so that the step does not decide it)
-            start = np.where(f.round_end >= f.last_now, f.round_end, f.now)  # NaN: now
-            span = f.now - f.last_now
-            w = np.where(span > 0, (start - f.last_now) / np.where(span > 0, span, 1.0), 1.0)
-            rtt0 = np.where(np.isnan(f.last_rtt), f.rtt, f.last_rtt + w * (f.rtt - f.last_rtt))
-            end = start + rtt0
-            np.copyto(f.round_end, np.where(end > f.now, end, f.now + f.rtt), where=new_round)
-            np.copyto(f.round_rtt, rtt0, where=new_round)
-            np.copyto(f.round_start, np.minimum(start, f.now), where=new_round)
-            np.copyto(f.round_w, before, where=new_round)
-        np.copyto(f.last_now, f.now, where=in_ss)
+            x = np.where(first, np.maximum(before, HYSTART_LOW_WINDOW), f.round_next - a)
+            frac = at(x)
+            later = x >= f.train_w                       # in the train the step reached
+            w_ts = np.where(later, f.train_w, old_w)
+            rtt_ts = np.where(later, f.train_rtt, old_rtt)
+            rtt_x = last + frac * (f.rtt - last)
+            sent = np.maximum(rtt_ts + (x - w_ts) / f.capacity, rtt_x)  # met by data sent at x
+            left = 2.0 * (2.0 * w_ts - x)                 # what its train sent after it
+            reach = f.sent_left < HYSTART_MIN_SAMPLES * a
+            # the round's ACKs come back without a gap while they acknowledge the
+            # rest of that train, and on into the next unless an idle link parts
+            # them: a train of 2·train_w segments keeps the bottleneck busy for
+            # 2·train_w/r of the base RTT, the next train arriving a base RTT
+            # after it began; its ACKs then follow within hystart_ack_delta
+            # if the idle time and an ACK's spacing do
+            rate = np.where(f.queued, f.rate, f.capacity)
+            prev_w = np.where(first, w_ts / 2.0, f.sent_w)
+            idle = np.maximum(f.base_rtt - 2.0 * prev_w / rate, 0.0)
+            unbroken = np.where(idle + a / rate <= HYSTART_ACK_DELTA, np.inf,
+                                np.where(first, 0.0, f.sent_left))
+            np.copyto(f.ack_left, unbroken, where=new_round)
+            np.copyto(f.sent_w, w_ts, where=new_round)
+            test = np.where(first, rtt_ts,
+                            np.minimum(f.sent_rtt, np.where(reach, rtt_ts, np.inf)))
+            np.copyto(f.round_rtt, test, where=new_round)
+            np.copyto(f.sent_rtt, sent, where=new_round)
+            np.copyto(f.sent_left, left, where=new_round)
+            np.copyto(f.round_w, x, where=new_round)
+            np.copyto(f.round_start, f.now + frac * f.h, where=new_round)
+            np.copyto(f.round_next, 2.0 * x, where=new_round)
         np.copyto(f.last_rtt, f.rtt, where=in_ss)
-        looking = in_ss & (f.hystart_over == 0.0) & (before >= HYSTART_LOW_WINDOW)
+        looking = in_ss & np.isfinite(f.round_next)
         if detect & HYSTART_ACK_TRAIN:
             rate = np.where(f.queued, f.rate, f.capacity)   # segments/s at the bottleneck
             pacing = 2.0 * f.cwnd * f.mss / np.where(f.srtt > 0, f.srtt, f.rtt)  # bytes/s
             ack_delay = np.minimum(ACK_DELAY_CAP, 4.0 * GSO_MAX_SIZE / pacing)
             thresh = (f.min_rtt + ack_delay) / 2.0
             ok = rate > 0
-            train = (looking & ok & (f.ack_segs <= HYSTART_ACK_DELTA * rate)
-                     & (f.round_w > thresh * rate) & (f.now + f.h >= f.round_start + thresh))
+            train = (looking & ok & (a <= HYSTART_ACK_DELTA * rate)
+                     & (f.ack_left > thresh * rate) & (f.now + f.h >= f.round_start + thresh))
             if any_(train):
-                at = np.maximum(f.round_w + rate * thresh, HYSTART_LOW_WINDOW)
-                f.ssthresh[train] = at[train]
-                np.copyto(f.cwnd, np.minimum(f.cwnd, at), where=train)
+                stop_at = np.maximum(f.round_w + rate * thresh, HYSTART_LOW_WINDOW)
+                f.ssthresh[train] = stop_at[train]
+                np.copyto(f.cwnd, np.minimum(f.cwnd, stop_at), where=train)
                 f.hystart_over[train] = 1.0
                 looking &= ~train
-        if detect & HYSTART_DELAY:
+        if detect & HYSTART_DELAY and any_(new_round):
             thresh = np.minimum(np.maximum(f.min_rtt / 8.0, HYSTART_DELAY_MIN),
                                 HYSTART_DELAY_MAX)
-            stop = looking & (f.round_rtt > f.min_rtt + thresh)
-            f.ssthresh[stop] = f.cwnd[stop]
-            f.hystart_over[stop] = 1.0
+            stop = looking & new_round & (f.round_rtt > f.min_rtt + thresh)
+            if any_(stop):
+                stop_at = f.round_w + HYSTART_MIN_SAMPLES * a
+                f.ssthresh[stop] = stop_at[stop]
+                np.copyto(f.cwnd, np.minimum(f.cwnd, stop_at), where=stop)
+                f.hystart_over[stop] = 1.0
 
     def _hystart(self, f: FlowArrays, before: np.ndarray, h_ca: np.ndarray) -> np.ndarray:
         """HyStart++ (RFC 9406 §4.2) at the step's resolution: a flow in slow
@@ -474,7 +544,9 @@ class CubicFluid(FluidLaw):
             f.last_max[m] = 0.0
             if cc.hystart and cc.hystart_variant == "linux":
                 f.hystart_over[m] = 0.0  # Linux's HyStart looks again after a timeout
-                f.round_end[m] = math.nan  # in a new round (bictcp_hystart_reset)
+                f.round_next[m] = math.nan  # in a new round (bictcp_hystart_reset)
+                f.train_w[m] = math.nan     # slow start sends its trains afresh
+                f.last_rtt[m] = math.nan    # from the RTT it meets then
 
 
 Cubic.fluid = CubicFluid

@@ -345,7 +345,11 @@ class VegasFluid(FluidLaw):
     avoidance moves ``cwnd`` one segment per RTT towards the band, and no
     further than its edge within a step (a segment more in flight adds at
     most one segment queued), so a step longer than the RTT cannot jump
-    over it. Slow start doubles per RTT and ends once ``diff > γ`` with
+    over it. A round whose ACKs carry ``FEW_SAMPLES`` RTT samples or fewer
+    (windows of up to five segments behind delayed ACKs) decides nothing and
+    adds Reno's ``acked/cwnd`` for its last ACK, as Linux's
+    ``tcp_vegas_cong_avoid`` (:meth:`_few_samples`): at 5 % random loss this
+    is most rounds. Slow start doubles per RTT and ends once ``diff > γ`` with
     ``cwnd = min(cwnd, cwnd·BaseRTT/RTT + 1)``, as Linux's
     ``tcp_vegas_cong_avoid`` (the paper's every-other-round slow start,
     ``slow_start="paper"``, is not modelled apart). On loss: the window
@@ -366,8 +370,9 @@ class VegasFluid(FluidLaw):
             scale, lo, hi = 1.0, math.ceil(cc.alpha) - 1.0, math.floor(cc.beta)
         else:  # Linux's diff is queued·RTT/BaseRTT, in whole segments
             scale, lo, hi = base / f.rtt, math.ceil(cc.alpha), math.floor(cc.beta) + 1.0
+        few = self._few_samples(f)
         in_ss = moving & (f.cwnd < f.ssthresh)
-        leave = in_ss & (f.cwnd * queued > cc.gamma * scale)
+        leave = in_ss & ~few & (f.cwnd * queued > cc.gamma * scale)
         if any_(leave):
             f.cwnd[leave] = np.maximum(np.minimum(f.cwnd, f.cwnd * base / f.rtt + EXIT_MARGIN),
                                        MIN_WINDOW)[leave]
@@ -378,12 +383,32 @@ class VegasFluid(FluidLaw):
         step = ROUND_STEP * rounds           # segments this step may move cwnd
         up = np.minimum(step, np.maximum(lo * scale - queue, 0.0))
         down = np.minimum(step, np.maximum(queue - hi * scale, 0.0))
+        if any_(few):  # no decision: the round-ending ACK's Reno step, acked/cwnd
+            up = np.where(few, rounds * f.ack_segs / np.maximum(f.cwnd, 1.0), up)
+            down = np.where(few, 0.0, down)
         cwnd = np.maximum(f.cwnd + up - down, np.where(down > 0, MIN_WINDOW, 0.0))
         np.copyto(f.cwnd, np.where(h_ca > 0, np.maximum(cwnd, np.minimum(f.cwnd, MIN_WINDOW)),
                                    f.cwnd))
         shrink = (down > 0) & (h_ca > 0)
         np.copyto(f.ssthresh, np.where(shrink, np.minimum(f.ssthresh, f.cwnd), f.ssthresh))
 
+
+    @staticmethod
+    def _few_samples(f: FlowArrays) -> np.ndarray:
+        """Flows whose rounds carry ``FEW_SAMPLES`` RTT samples or fewer, so
+        that Linux's ``tcp_vegas_cong_avoid`` decides nothing and gives the
+        round's last ACK Reno's step (``cntRTT <= 2``). A round's samples are
+        its ACKs: ``W = ⌊cwnd⌋`` segments (the packet sender's flight), one
+        ACK per ``ack_segs`` of them; an odd window's last segment is ACKed
+        by the delayed-ACK timer when it fires before the next round's first
+        segment arrives, ``RTT − (W − 1)/C`` later, and otherwise together
+        with that segment, in the next round (RFC 1122 §4.2.3.2)."""
+        w = np.floor(f.cwnd)
+        pairs = np.floor(w / f.ack_segs)
+        odd = w - pairs * f.ack_segs > 0
+        gap = f.rtt - (w - 1.0) / f.capacity
+        timer = odd & (f.delack_timeout < gap)
+        return pairs + timer <= FEW_SAMPLES
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         if self.cc.loss_rule == "ns3":  # Vegas.ssthresh_after's ns-3 rule

@@ -114,6 +114,12 @@ def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
     return np.minimum(np.maximum(a, lo), hi)
 
 
+def _indices(mask: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero(mask)`` of a 1-d mask, without its layers of Python
+    (several times cheaper on a batch's small arrays)."""
+    return mask.nonzero()[0]
+
+
 class FluidLawError(CcsimError):
     """A fluid law (or a class's hooks, run by the fluid engine) left a
     window that is not a finite number at or above the law's floor."""
@@ -378,6 +384,9 @@ class FluidEngine:
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
+        # without SACK a timeout goes back N: the receiver's data past the holes
+        # comes back in one cumulative ACK (:meth:`_go_back`)
+        self.go_back = np.array([not r.uses_sack for r in recs])
         self.mss = per_flow(lambda sc, j: sc.mss)
         # a law that counts ACKs, not segments (``ack_counting``), behind a receiver
         # that acknowledges two segments per ACK keeps half the growth it computes
@@ -386,7 +395,8 @@ class FluidEngine:
         self.ack_share_ss = np.array([_ack_share(st, "slow-start") for st in flow_stacks])
         self.ack_share_ca = np.array([_ack_share(st, "congestion-avoidance")
                                       for st in flow_stacks])
-        self.counts_acks = bool((self.ack_share_ss < 1.0).any() or (self.ack_share_ca < 1.0).any())
+        self.ack_counted = (self.ack_share_ss < 1.0) | (self.ack_share_ca < 1.0)
+        self.counts_acks = bool(self.ack_counted.any())
         # bursts at the queue (:meth:`_burst_drops`): segments each ACK releases
         # (two behind delayed ACKs), and how much faster than the bottleneck
         # the sender's NIC puts a burst on the wire (inf: no NIC)
@@ -395,6 +405,7 @@ class FluidEngine:
                                         for st in flow_stacks])
         self.delack = bool(any_(self.ack_segs > 1.0))
         self.hold = np.ones(F)  # each flow's ACK-clock rate under delayed ACKs (_held_acks)
+        self.ack_clocked = np.ones(F, bool)  # not paced: grows as its ACKs come (set below)
         # Linux's quick-ACK mode: the receiver's next ACKs of new data go at once
         self.quick_on = np.array([bool(st.quick_ack and st.delayed_ack) for st in flow_stacks])
         self.quick_left = np.zeros(F)
@@ -402,6 +413,7 @@ class FluidEngine:
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
         self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
+        self.restart_burst = np.zeros(F)       # segments a go-back-N restart sends at once
 
         # per scenario: the bottleneck is the slowest link; the rest adds delay and loss
         links = [sc.links[sc.bottleneck] for sc in scs]  # a slowest link (checked)
@@ -486,8 +498,15 @@ class FluidEngine:
         self.rec_old = np.zeros(F, bool)       # in recovery, nothing new sent since it began
         self.rec_old_any = False
         self.p_lost = np.zeros(F)              # share of its data lost lately (~ RTT/2)
+        self.p_lost_on = False                 # some share is not 0
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
+        self.jump_at = np.full(F, np.inf)      # a go-back-N restart passes its holes then (s)
+        self.jump_held = np.zeros(F)           # segments the receiver holds past them
+        self.nr_holes = np.zeros(F)            # holes a NewReno recovery began with
+        self.nr_start = np.zeros(F)            # ... when (s), one repaired per RTT of
+        self.nr_tau = np.ones(F)               # ... this (s)
+        self.nr_any = False
         self.backoff = np.zeros(F)
         self.delivered = np.zeros(F)
         self.retransmits = np.zeros(F)
@@ -562,7 +581,8 @@ class FluidEngine:
             f = g.f
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
-                         "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs"):
+                         "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
+                         "delack_timeout", "quick_left"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
@@ -581,6 +601,8 @@ class FluidEngine:
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
+        for g in self.groups:
+            self.ack_clocked[g.lo:g.hi] = not g.law.paces
         # scenarios with a flow whose law paces (their overflow persists)
         self.paced_s = None
         if self.paced:
@@ -594,6 +616,8 @@ class FluidEngine:
         for g in self.groups:
             short_law[g.lo:g.hi] = not g.law.long_steps
         self.red = bool(any_(self.is_red))
+        # what a long step may fill: the buffer (RED: up to its min_th)
+        self.long_room = np.where(self.is_red, np.minimum(self.B, self.red_min), self.B)
         # marks are possible: an ECN-capable flow behind RED with ecn or a marking AQM
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
@@ -627,6 +651,7 @@ class FluidEngine:
         self.lossy = bool(any_(self.p_loss > 0))
         self.sized = bool(any_(np.isfinite(self.size)))
         self.uniform_s = self.d_max == self.d_min
+        self.uniform = bool(self.uniform_s.all())
         self.t0_marked = self.t0 <= 0
         self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
         self._update_flags()
@@ -703,8 +728,11 @@ class FluidEngine:
         # detected, a start): a window that grows by the link's rate must stop
         # growing when its sender learns of the loss, not a step later (a
         # quarter RTT of slow start is a quarter of the window in excess)
-        h = np.where(in_ss > 0, np.where(self.wake_s > t, np.minimum(h, self.wake_s - t), h),
-                     np.maximum(h, self.shortest))
+        if any_(in_ss):
+            h = np.where(in_ss > 0, np.where(self.wake_s > t, np.minimum(h, self.wake_s - t), h),
+                         np.maximum(h, self.shortest))
+        else:
+            h = np.maximum(h, self.shortest)
         if self.long_live:
             h = self._long_steps(h, in_ss)
         if self.hold_live and any_(self.settled):  # a fixed point: on to the next event
@@ -763,7 +791,7 @@ class FluidEngine:
             t_lost = self._overflow_time(overflow, t, hf)
         else:
             dropped = None
-        burst = self._burst_drops(q_need, physical, x, A, hf, tau)
+        burst = self._burst_drops(q_need, physical, x, A, hf, tau, dropped)
         if burst is not None:  # bursts that overflow the buffer the fluid queue leaves
             burst = burst * live[scen]
             self.ghost += burst
@@ -773,7 +801,8 @@ class FluidEngine:
         overflowed = dropped  # overflow and bursts: sent with the buffer full
         self.arrived = A
         departed = np.where(q_need > 0, C, np.minimum(A, C)) * h   # packets through the link
-        dep_f = np.where(A > 0, departed / A, 0.0)[scen] * x  # each flow's part of them
+        # each flow's part of them (none where nothing arrives: a lone flow's timer)
+        dep_f = np.where(A > 0, departed / np.where(A > 0, A, 1.0), 0.0)[scen] * x
         # a flow that is not sending cannot deliver more than it has in flight
         np.minimum(dep_f, np.where(self.sending, np.inf, physical), out=dep_f)
         if self.lossy:
@@ -805,7 +834,9 @@ class FluidEngine:
         else:
             offered = x * hf + wasted
             inst = np.where(offered > 0, wasted / np.where(offered > 0, offered, 1.0), 0.0)
-        self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
+            self.p_lost_on = True
+        if self.p_lost_on:  # (until some step loses data, every share stays 0)
+            self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
 
         for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
             if part is not None:
@@ -876,8 +907,10 @@ class FluidEngine:
         np.subtract(cwnd, grown, out=grown)
         if self.counts_acks:  # per-ACK laws keep their share of what they grew
             self._count_acks(cwnd, grown, self.h_f, tau)
+        if self.delack:  # ... and grow as their ACKs come
+            self._held_growth(cwnd, grown)
         np.maximum(grown, 0.0, out=self.growth)
-        if not ((cwnd >= self.floor) & (cwnd < np.inf)).all():
+        if any_(~((cwnd >= self.floor) & (cwnd < np.inf))):
             self._bad_window(self.started & ~self.done, "grow")
         if self.hold_live:
             self._settle(grown, tf, q_new, live)
@@ -888,7 +921,7 @@ class FluidEngine:
         np.copyto(self.h_last, h, where=live)
         self.t = np.where(live, t_new, t)
         self.steps += live
-        if not (self.t < self.end_of_run).all() and any_(live & (self.t >= self.end_of_run)):
+        if any_(self.t >= self.end_of_run) and any_(live & (self.t >= self.end_of_run)):
             finished = self.t >= self.end_of_run  # skip laws whose scenarios are all done
             for g in self.groups:
                 g.alive = not finished[self.scen[g.lo:g.hi]].all()
@@ -901,9 +934,27 @@ class FluidEngine:
         data physically in flight, beside what it lost unseen (pacing spaces
         sending; only cwnd counts those)."""
         window = np.minimum(self.cwnd, self.path_cap)
+        if self.nr_any:  # a NewReno recovery's holes hold part of its window
+            window = np.maximum(window - self._holes_left(), 0.0)
         if self.paced:
             window = np.minimum(window, self.pacing * self.tau + self.ghost)
         return window
+
+    def _holes_left(self) -> np.ndarray:
+        """The holes each flow's NewReno recovery has not yet repaired
+        (segments; 0 outside one). NewReno (RFC 6582) repairs one hole per
+        partial ACK, one per RTT, and its window counts them: ``cwnd`` is
+        ``ssthresh`` inflated by one per duplicate ACK — per segment that
+        left the network — so new data goes out while ``snd_nxt − snd_una``,
+        which includes the holes, stays below it, and the data in transit is
+        ``ssthresh`` less the holes left."""
+        tf = self.t[self.scen]
+        on = (self.nr_holes > 0) & (tf < self.rec_until)
+        if not any_(on):
+            self.nr_any = False  # until the next such recovery begins
+            return 0.0
+        done = np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau)
+        return np.where(on, np.maximum(self.nr_holes - done, 0.0), 0.0)
 
     def _arrivals(self, physical: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Each flow's arrival rate at the queue, into ``x`` (packets/s): what
@@ -937,12 +988,15 @@ class FluidEngine:
         :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
         hold = self.hold
         hold.fill(1.0)
+        empty = q_need <= 0.0
+        if not any_(empty):  # a standing queue everywhere: the link's clock
+            return
         w = np.floor(np.minimum(self.cwnd, self.path_cap))
         on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
-            & (q_need <= 0.0)[self.scen] & (self.quick_left <= 0.0)
+            & empty[self.scen] & (self.quick_left <= 0.0)
         if not any_(on):
             return
-        i = np.flatnonzero(on)
+        i = _indices(on)
         w, t, c = w[i], tau[i], self.cap_f[i]
         odd = np.mod(w, 2.0)
         gap = np.maximum(t - (w - 1.0) / c, 0.0)
@@ -965,6 +1019,9 @@ class FluidEngine:
         ``2^ρ − 1`` alike.
         """
         before = cwnd - grown
+        if not any_((grown > 0) & self.ack_counted):  # nothing to scale
+            np.add(before, grown, out=cwnd)
+            return
         in_ss = before < self.ssthresh
         share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
         scaled = (grown > 0) & (share < 1.0)
@@ -976,6 +1033,28 @@ class FluidEngine:
         kept = np.where(ss, ss_grown, grown * share)
         np.copyto(grown, kept, where=scaled)
         np.add(before, grown, out=cwnd)
+
+    def _held_growth(self, cwnd: np.ndarray, grown: np.ndarray) -> None:
+        """Slow the step's growth ``grown`` (in place, and ``cwnd`` with it)
+        of window-limited flows whose ACK clock delayed ACKs hold
+        (:meth:`_held_acks`): a window law grows per acknowledged segment
+        (RFC 5681 §3.1: ``cwnd += acked`` in slow start, ``acked/cwnd`` per ACK
+        in congestion avoidance), so its round is a window of ACKs, ``RTT /
+        hold`` long, not an RTT. The step's growth is the law's over
+        ``hold`` of the step: linear growth scaled by ``hold``, slow start's
+        multiplication raised to the power ``hold``. (Paced laws set their
+        windows from their estimates and are left alone.)"""
+        slow = (self.hold < 1.0) & (grown > 0) & self.ack_clocked
+        if not any_(slow):
+            return
+        i = _indices(slow)
+        now, hold = cwnd[i], self.hold[i]
+        before = now - grown[i]
+        ss = (before < self.ssthresh[i]) & (before > 0)
+        factor = now / np.where(ss, before, 1.0)
+        new = np.where(ss, before * factor ** hold, before + grown[i] * hold)
+        cwnd[i] = new
+        grown[i] = new - before
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
         """Longer steps for calm scenarios: no flow in slow start, and laws
@@ -996,8 +1075,7 @@ class FluidEngine:
         # in flight as the step will begin: the whole window (a long step's
         # deliveries exceed what was in flight at its start)
         window = np.maximum(self.outstanding, np.minimum(self.cwnd, self.path_cap) * self.sending)
-        room = np.where(self.is_red, np.minimum(self.B, self.red_min), self.B)
-        headroom = room + C * self.d_min - np.bincount(scen, window - self.ghost, S)
+        headroom = self.long_room + C * self.d_min - np.bincount(scen, window - self.ghost, S)
         # growth at the last step's rate, and at least a segment per RTT per
         # flow (the step after a recovery saw none)
         active = self.started & ~self.done
@@ -1013,11 +1091,19 @@ class FluidEngine:
             t_full = np.where(idle, np.minimum(t_full, 2.0 * grown), t_full)
         # a random loss lands within the step, but its flow grows all of it:
         # a twentieth of the mean time between losses keeps that within 5 %
-        losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
-        t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
+        if self.lossy or self.red:
+            losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
+            t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
+            t_full = np.minimum(t_full, t_loss)
         h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C),
-                                       0.5 * np.minimum(t_full, t_loss)),
+                                       0.5 * t_full),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
+        if self.nr_any:  # a NewReno recovery's window opens by a hole each RTT
+            tf = self.t[scen]
+            on = (self.nr_holes > 0) & (tf < self.rec_until)
+            rounds = np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau) + 1.0
+            nxt = np.where(on, self.nr_start + rounds * self.nr_tau, np.inf)
+            h_long = np.minimum(h_long, self._scenario_min(nxt) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
 
     def _settle(self, moved: np.ndarray, tf: np.ndarray, q_new: np.ndarray,
@@ -1073,9 +1159,13 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+            self._go_back(fire, tf)
             # the timer's silence (an RTO and more) exceeds the receiver's
             # quick-ACK gap (its RTT plus min_rto): quick ACKs again
             self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
+        jump = active & (tf >= self.jump_at)
+        if any_(jump):
+            self._restart_burst(jump)
         # recoveries that end now: were any of their retransmissions lost?
         ended = active & (self.resent > 0) & (tf >= self.rec_until)
         if any_(ended):
@@ -1100,6 +1190,7 @@ class FluidEngine:
         detect = np.where(self.pending & ~np.isfinite(self.rto_until),
                           np.maximum(self.t_detect, self.rec_until), np.inf)
         timed = np.minimum(np.minimum(self.stop, self.rto_until), self.rec_timeout)
+        np.minimum(timed, self.jump_at, out=timed)
         np.minimum(timed, np.where(self.resent > 0, self.rec_until, np.inf), out=timed)
         # a flow not yet open wakes at its start (it is not active)
         wake = np.where(active, timed, np.where(self.started, np.inf, self.start))
@@ -1109,6 +1200,8 @@ class FluidEngine:
 
     def _scenario_min(self, values: np.ndarray) -> np.ndarray:
         """The least of each scenario's flows' ``values`` (one per scenario)."""
+        if self.S == 1:  # one scenario: its flows' least value
+            return np.minimum.reduce(values, keepdims=True)
         if self.scen_table is None:
             return np.minimum.reduceat(values[self.by_scen], self.scen_first)
         pad = self.pad
@@ -1154,7 +1247,7 @@ class FluidEngine:
         if k_loss is not None:
             self.losses += np.bincount(scen, k_loss, self.S)
         if any_(first):  # their detection is their next wake-up (and maybe their scenario's)
-            fi = np.flatnonzero(first)
+            fi = _indices(first)
             detect = np.where(np.isfinite(self.rto_until[fi]), np.inf,
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
             np.minimum.at(self.wake, fi, detect)
@@ -1212,6 +1305,7 @@ class FluidEngine:
         self.pacing[newly] = np.inf
         self.rec_until[newly] = 0.0
         self.rec_timeout[newly] = np.inf
+        self.jump_at[newly] = np.inf
         self.resent[newly] = 0.0
         for g in self.groups:
             m = newly[g.lo:g.hi]
@@ -1233,7 +1327,7 @@ class FluidEngine:
     def _note(self, mask: np.ndarray, tf: np.ndarray, event: str) -> None:
         """Note ``event`` for the flows in ``mask`` at their time ``tf`` (s)."""
         if self.traces:
-            where = np.flatnonzero(mask)
+            where = _indices(mask)
             self.loss_events.append((tf[where].copy(), where, event))
 
     def _detect(self, due: np.ndarray, tf: np.ndarray) -> None:
@@ -1250,8 +1344,9 @@ class FluidEngine:
         """
         # on the detecting flows alone (index arrays): a batch of a thousand
         # scenarios has some detection at nearly every step
-        i = np.flatnonzero(due)
+        i = _indices(due)
         lost, cwnd, mh, dup = self.lost[i], self.cwnd[i], self.multi_halve[i], self.dupthresh[i]
+        self.jump_at[i] = np.inf  # a go-back-N restart that lost part of itself ends here
         self.found_lost[i] += lost  # what the laws' on_loss reads as ``lost``
         halvings = np.where(mh, np.maximum(lost, 1.0), 1.0)
         to = (cwnd - lost < dup) | (mh & (lost >= 2)
@@ -1287,7 +1382,17 @@ class FluidEngine:
             oi = fi[outlast]
             self.rec_timeout[oi] = (tff + tau + rto)[outlast]
             self.rec_until[oi] = self.rec_timeout[oi]
+            # that timeout's FlightSize and holes left (_recovery_timeout)
+            left, flight = self._newreno_flight(lf, tau, rto, self.outstanding[fi],
+                                                self.ssthresh[fi])
+            self.rto_lost[oi] = left[outlast]
+            self.rto_flight[oi] = flight[outlast]
             self.recoveries[fi] += np.where(self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
+            # the holes hold part of a NewReno window until repaired (_holes_left)
+            self.nr_holes[fi] = np.where(rtts & (lf >= 2.0), lf, 0.0)
+            self.nr_start[fi] = tff
+            self.nr_tau[fi] = tau
+            self.nr_any = self.nr_any or bool(any_(rtts & (lf >= 2.0)))
             self.retransmits[fi] += lf
             self.backoff[fi] = 0.0
             self.resent[fi] = np.maximum(lf, 1.0)
@@ -1358,7 +1463,7 @@ class FluidEngine:
         reduced window lets out (at least two segments: the retransmission
         and one more) or, with tail loss probes (§7), the probe a PTO of two
         smoothed RTTs later; with neither, the timer repairs it."""
-        idx = np.flatnonzero(ended)
+        idx = _indices(ended)
         resent = self.resent[idx]
         self.resent[idx] = 0.0
         p = self.p_lost[idx]
@@ -1390,13 +1495,77 @@ class FluidEngine:
         self.timeouts[hit] += 1
         self.rec_timeout[hit] = np.inf
 
+    @staticmethod
+    def _newreno_flight(k, tau, rto, flight, ssthresh):
+        """The holes left and the FlightSize (``snd_nxt − snd_una``,
+        segments) when the timer ends a NewReno recovery of ``k`` holes that
+        began with ``flight`` out, an RTT ``tau`` and a timer ``rto`` (s):
+        the recovery repairs one hole per RTT (RFC 6582), ``n = ⌊(tau +
+        rto)/tau⌋`` before the timer fires, and each partial ACK moves
+        ``snd_una`` past a hole and (holes spread evenly) the data up to the
+        next, so ``flight·(k − n)/k`` of the old window is still out. Its
+        window, ``ssthresh`` inflated by one per duplicate ACK, counts the
+        holes not yet repaired, so round ``j`` sends ``ssthresh − (k − j)``
+        new segments (:meth:`_holes_left`), all still out at the timeout."""
+        n = np.minimum(np.floor((tau + rto) / tau), k - 1.0)
+        left = np.maximum(k - n, 1.0)
+        a = ssthresh - k  # new segments in the first round (if positive)
+        j0 = np.clip(np.ceil(-a), 0.0, n)  # rounds that send nothing new
+        count = n - j0
+        sent = count * a + (j0 + n - 1.0) * count / 2.0
+        return left, flight * left / np.maximum(k, 1.0) + np.maximum(sent, 0.0)
+
+    def _go_back(self, fire: np.ndarray, tf: np.ndarray) -> None:
+        """Flows in ``fire`` restart after a timeout. Without SACK the sender
+        goes back to the first hole and resends from there in slow start
+        (RFC 5681 §3.1), but the receiver holds the data that arrived past
+        the holes (``rto_flight − rto_lost`` segments, less any lost since):
+        once slow start's rounds of 1, 2, 4, … have resent the ``k`` holes,
+        in ``⌈log2(k + 1)⌉`` RTTs, one cumulative ACK covers all it holds.
+        Linux's slow start counts every segment an ACK covers
+        (``tcp_slow_start``: cwnd += acked, up to ssthresh; no RFC 3465
+        limit), and the packet engine follows it, so the window jumps to
+        ssthresh there and what it frees goes out back to back
+        — the whole window, as the ACK covers all that was out
+        (:meth:`_restart_burst`, :meth:`_burst_drops`): into a buffer smaller
+        than that burst, a slow-start restart loses the burst's tail, and a
+        NewReno recovery of one RTT per hole then outlasts the timer again
+        (Fall & Floyd, CCR 1996, on Reno's and NewReno's multiple losses)."""
+        held = self.rto_flight - self.rto_lost - self.lost
+        back = fire & self.go_back & (held >= 1.0)
+        k = np.maximum(self.rto_lost + self.lost, 1.0)
+        lw = np.maximum(self.loss_window, 1.0)
+        rounds = np.ceil(np.log2(k / lw + 1.0))
+        self.jump_at[fire] = np.inf
+        self.jump_at[back] = (tf + rounds * self.tau)[back]
+        self.jump_held[back] = held[back]
+
+    def _restart_burst(self, jump: np.ndarray) -> None:
+        """Flows in ``jump`` get the cumulative ACK of a go-back-N restart
+        (:meth:`_go_back`): slow start adds what it covers, up to ssthresh,
+        and the window it frees is one burst at the NIC's rate."""
+        ss = jump & (self.cwnd < self.ssthresh)
+        new = np.where(ss, np.minimum(self.cwnd + self.jump_held, self.ssthresh), self.cwnd)
+        # the ACK covers everything out (the go-back-N resends lie below it):
+        # the whole window is free at once
+        self.restart_burst[ss] = new[ss]
+        self.cwnd[jump] = new[jump]
+        self.jump_at[jump] = np.inf
+        self.jump_held[jump] = 0.0
+
     def _recovery_timeout(self, late: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``late`` were still in recovery when their timer fired:
         a timeout (RFC 5681 §3.1) — ssthresh from FlightSize, the loss
-        window, and the holes not yet repaired sent again from the first."""
+        window, and the holes not yet repaired sent again from the first
+        (:meth:`_go_back`).
+
+        Its FlightSize (``rto_flight``, :meth:`_newreno_flight`) is not the
+        reduced window but all sent past the first hole left."""
+        self.outstanding[late] = self.rto_flight[late]
         self._loss(late, "timeout")
         self._note(late, tf, "timeout")
         self.cwnd[late] = self.loss_window[late]
+        self._go_back(late, tf)
         self.outstanding[late] = 0.0
         self.ghost[late] = 0.0
         self.retransmits[late] += self.lost[late]
@@ -1423,10 +1592,12 @@ class FluidEngine:
         scen, C, d, pacing = self.scen, self.C, self.d, self.pacing
         total = np.bincount(scen, inflight, self.S)
         q = np.maximum(total - C * self.d_max, 0.0)
+        if self.uniform and not self.paced:  # one base RTT each: the bound is the root
+            return q
         exact = self.uniform_s  # one base RTT, nothing paced: the bound is the root
         if self.paced:
             exact = exact & (np.bincount(scen, pacing < np.inf, self.S) == 0)
-        if exact.all():
+        if not any_(~exact):
             return q
         for _ in range(3):
             tau = d + (q / C)[scen]
@@ -1480,8 +1651,8 @@ class FluidEngine:
         was delivered), with no growth for an RTT (Linux's CWR state)."""
         scen = self.scen
         slot = self.steps % ECHO_SLOTS
-        self.echo_t[slot[live], np.flatnonzero(live)] = t_new[live]
-        lf = np.flatnonzero(live[scen])
+        self.echo_t[slot[live], _indices(live)] = t_new[live]
+        lf = _indices(live[scen])
         self.echo_m[slot[scen[lf]], lf] = self.marked_at_queue[lf]
         self.marks = np.bincount(scen, self.marked_at_queue, self.S)
         when = (t_new[scen] - tau)
@@ -1533,7 +1704,7 @@ class FluidEngine:
                 if any_(m):
                     g.call("on_ecn", m)
             np.copyto(self.outstanding, kept)
-            if not ((self.cwnd >= self.floor) & (self.cwnd < np.inf)).all():
+            if any_(~((self.cwnd >= self.floor) & (self.cwnd < np.inf))):
                 self._bad_window(react, "on_ecn")
             self.cwr_until[react] = (tf + tau)[react]
             self.cwr_deliv[react] = (self.delivered + self.outstanding)[react]
@@ -1560,7 +1731,7 @@ class FluidEngine:
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
 
-    def _burst_drops(self, q_need, physical, x, A, hf, tau) -> np.ndarray | None:
+    def _burst_drops(self, q_need, physical, x, A, hf, tau, overflowed=None) -> np.ndarray | None:
         """Drops per flow (packets) from the bursts an ACK-clocked sender puts
         on the queue, which the fluid queue averages away (None if none).
 
@@ -1595,12 +1766,17 @@ class FluidEngine:
         clocked = self.sending & (x > 0)
         if self.paced:
             clocked &= self.pacing == np.inf
-        if not any_(clocked) and not any_(self.fresh):
+        restart = any_(self.restart_burst)
+        if not any_(clocked) and not any_(self.fresh) and not restart:
             return None
         r = self.nic_ratio
         full = q_need > 0  # per scenario: the fluid queue is not empty
-        rho = np.minimum(A / self.C, 1.0)
-        room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
+        full_f = full[scen]
+        idle = clocked & ~full_f
+        fresh = any_(self.fresh)
+        if fresh or any_(idle):
+            rho = np.minimum(A / self.C, 1.0)
+            room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
 
         def rise(b):  # how far a burst of b segments raises the queue
             return b - np.floor(np.maximum(b - 1.0, 0.0) / r)
@@ -1617,27 +1793,40 @@ class FluidEngine:
         held = (tf < self.rec_until) | (tf < self.cwr_until)
         grow = np.where(held, 0.0, sent_growth * np.where(h_last > 0, hf / h_last, 0.0))
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
-        whole = np.floor(per_ack)
-        frac = per_ack - whole
-        lo = a + whole
         # a link not yet full: each burst on an empty queue
-        idle = clocked & ~full[scen]
-        drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
-                                        + frac * _clip(rise(lo + 1.0) - room, 0.0, lo + 1.0)),
-                         0.0)
-        ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
+        if any_(idle):
+            whole = np.floor(per_ack)
+            frac = per_ack - whole
+            lo = a + whole
+            drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                            + frac * _clip(rise(lo + 1.0) - room, 0.0,
+                                                           lo + 1.0)),
+                             0.0)
+            ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
+        else:  # every clocked flow meets a queue
+            drops = np.zeros(self.F)
+            ss = idle
         if any_(ss):  # slow start: the RTT's growth ramps the queue up
             ramp = grow * tau / np.where(hf > 0, hf, 1.0)  # segments
             above = _clip((ramp + rise(a + per_ack) - room) / np.where(ramp > 0, ramp, 1.0),
                             0.0, 1.0)
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
-        if any_(self.fresh):  # an initial window, on the wire at once
+        if fresh:  # an initial window, on the wire at once
             f = self.fresh
             first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
-            drops = np.where(f & ~full[scen], first, drops)
+            drops = np.where(f & ~full_f, first, drops)
             self.fresh[:] = False
+        if restart:  # a go-back-N restart's burst, into the buffer the queue left
+            b = self.restart_burst  # (the step's overflow is part of its tail)
+            q0 = np.minimum(self.q, self.B)
+            room_q = (self.B - q0 + (q0 == 0))[scen]
+            lost = _clip(rise(b) - room_q, 0.0, b)
+            if overflowed is not None:
+                lost = np.maximum(lost - overflowed, 0.0)
+            drops = np.maximum(drops, lost)
+            self.restart_burst[:] = 0.0
         # a full link: pipe and buffer hold the largest burst's peak less
-        busy = clocked & full[scen]
+        busy = clocked & full_f
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
             short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
@@ -1704,7 +1893,7 @@ class FluidEngine:
 
     def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
         """Poisson counts per flow with the given means (None if all are 0)."""
-        idx = np.flatnonzero(mean > 0)
+        idx = _indices(mean > 0)
         if idx.size == 0:
             return None
         s = self.scen[idx]
@@ -1722,8 +1911,8 @@ class FluidEngine:
             due = (self.next_sample < t_new) & (self.next_k < self.n_bins)
             if not any_(due):
                 return
-            ss = np.flatnonzero(due)
-            ff = np.flatnonzero(due[scen])
+            ss = _indices(due)
+            ff = _indices(due[scen])
             sf = scen[ff]
             kk = self.next_k[sf]
             on = (self.started & ~self.done)[ff]
@@ -1739,9 +1928,9 @@ class FluidEngine:
     def _bad_window(self, mask: np.ndarray, hook: str, what: str = "cwnd") -> None:
         arr = getattr(self, what)
         floor = np.where(self.started & ~self.done, self.min_cwnd, -np.inf)
-        bad = np.flatnonzero(mask & ~((arr >= floor) & (arr < np.inf)))
+        bad = _indices(mask & ~((arr >= floor) & (arr < np.inf)))
         if not bad.size:
-            bad = np.flatnonzero(~((arr >= floor) & (arr < np.inf)))
+            bad = _indices(~((arr >= floor) & (arr < np.inf)))
         i = int(bad[0])
         s, j = int(self.scen[i]), int(self.jidx[i])
         flow = self.scenarios[s].flows[j]
