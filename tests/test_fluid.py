@@ -456,7 +456,11 @@ def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     # its last step each flow moves to the edge as if the others held still, so the n flows
     # together overshoot it by part of a step's growth (measured 0.3 %, 0.6 %, 1.1 % for n = 2,
     # 5, 10); the paper's diff stops at 2 queued per flow, a Linux diff 5-24 % higher.
-    assert diff.mean() == pytest.approx(2.0, rel=0.03)
+    # 5 %: windows of four segments or fewer behind delayed ACKs make rounds of two RTT
+    # samples, which take Reno's step (Linux's cntRTT <= 2 rule), unbounded by the band;
+    # ten flows leaving slow start at 5 segments overshoot by that step (measured 3.6 % for
+    # n = 10, 1.2 % before the rule).
+    assert diff.mean() == pytest.approx(2.0, rel=0.05)
     assert res.summary["share"].max() / res.summary["share"].min() < 1.01
     assert res.metrics["utilisation"] > 0.99
 
