@@ -3,7 +3,9 @@
 A NewReno flow (RFC 6582, no SACK) repairs one hole per RTT, so a window
 that lost many segments — a slow-start overshoot, or the burst below — stays
 in recovery until its retransmission timer fires. Three rules of that
-timeout decide what follows, and the packet engine (like Linux) has all three:
+timeout decide what follows where the timeout reduces ``ssthresh`` again
+(``reduction_window="none"``, ns-3's ``ReTxTimeout``), and the packet engine
+has all three:
 
 * the timeout's FlightSize (``snd_nxt − snd_una``) is all the recovery sent
   past the first hole left — RFC 6582's window, inflated by one per
@@ -14,6 +16,10 @@ timeout decide what follows, and the packet engine (like Linux) has all three:
   once and goes out as one burst;
 * a buffer smaller than that burst loses its tail, and the next recovery,
   one RTT per hole again, can outlast the timer again.
+
+Linux reduces once per window of data (``tcp_enter_loss`` keeps the
+recovery's ``ssthresh``; the default stack's ``reduction_window="all"``), so
+there the timeout halves nothing and the cycle does not start.
 """
 
 import math
@@ -27,6 +33,7 @@ PATHS = [("20Mbps", "50ms", 42), ("10Mbps", "40ms", 15), ("20Mbps", "40ms", 30)]
 
 
 def _newreno(bw, rtt, buf, **kw):
+    kw.setdefault("reduction_window", "none")  # a timeout reduces again (ns-3)
     return ccsim.dumbbell(bw, rtt, buffer=buf, duration="2s", seed=1, flows=["newreno"], **kw)
 
 
@@ -58,7 +65,7 @@ def _first_timeout_restart(recovery="newreno"):
     """Run Reno's law with ``recovery`` alone on the first path until its first timeout; return the
     engine, the time of that timeout, its ssthresh and the holes left."""
     bw, rtt, buf = PATHS[0]
-    sc = ccsim.dumbbell(bw, rtt, buffer=buf, duration="3s", seed=1,
+    sc = ccsim.dumbbell(bw, rtt, buffer=buf, duration="3s", seed=1, reduction_window="none",
                         flows=[ccsim.Flow("reno", recovery=recovery)])
     e = FluidEngine([sc])
     while e._step():
@@ -122,10 +129,34 @@ def test_a_lone_newreno_flow_falls_into_the_packet_engines_timeout_cycle():
     0.62). At least 10 timeouts and utilisation under 0.5 tell the cycle
     from an escape; the fluid flow took 1 timeout at 0.87 before the rules
     (20 at 0.25 with them)."""
-    runs = [ccsim.run(ccsim.dumbbell("20Mbps", "50ms", buffer=42, duration="10s", seed=s,
-                                     flows=["newreno"]), mode="packet") for s in (1, 2, 3)]
+    def path(seed, **kw):
+        return ccsim.dumbbell("20Mbps", "50ms", buffer=42, duration="10s", seed=seed,
+                              flows=["newreno"], **kw)
+
+    runs = [ccsim.run(path(s, reduction_window="none"), mode="packet") for s in (1, 2, 3)]
     assert sorted(r.summary.timeouts[0] for r in runs)[1] >= 10  # the packet engine's cycle
-    fluid = ccsim.run(ccsim.dumbbell("20Mbps", "50ms", buffer=42, duration="10s", seed=1,
-                                     flows=["newreno"]), mode="fluid")
+    fluid = ccsim.run(path(1, reduction_window="none"), mode="fluid")
     assert fluid.summary.timeouts[0] >= 10
     assert fluid.metrics["utilisation"] < 0.5
+
+
+def test_linux_keeps_the_recoverys_ssthresh_at_its_timeout_and_escapes_the_cycle():
+    """Linux's ``tcp_enter_loss`` calls the law's ssthresh only outside a
+    recovery still under way: the timeout that ends the overshoot's NewReno
+    recovery keeps that recovery's ``ssthresh`` (the default stack), so the
+    restart meets no halved window and the cycle above never starts. On the
+    same path the packet engine times out 3 times in 10 s at 0.74-0.76
+    utilisation (seeds 1-3) against 18 / 5 / 18 with a second reduction;
+    the fluid flow twice at 0.82 (20 at 0.25 when its timeout halved)."""
+    sc = ccsim.dumbbell("20Mbps", "50ms", buffer=42, duration="10s", seed=1, flows=["newreno"])
+    e = FluidEngine([sc])
+    while e._step() and e.recoveries[0] == 0:
+        pass
+    kept = float(e.ssthresh[0])
+    while e._step() and e.timeouts[0] == 0:
+        pass
+    assert float(e.ssthresh[0]) == kept  # the timeout reduced nothing
+    for mode in ("packet", "fluid"):
+        r = ccsim.run(sc, mode=mode)
+        assert r.summary.timeouts[0] < 10, mode  # no cycle
+        assert r.metrics["utilisation"] > 0.5, mode

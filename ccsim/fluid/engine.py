@@ -387,6 +387,11 @@ class FluidEngine:
         # without SACK a timeout goes back N: the receiver's data past the holes
         # comes back in one cumulative ACK (:meth:`_go_back`)
         self.go_back = np.array([not r.uses_sack for r in recs])
+        # one reduction per window of data (Scenario.reduction_window "all",
+        # Linux's tcp_enter_loss): a timeout ending a fast recovery keeps the
+        # recovery's ssthresh, and the law hears of no new loss
+        self.keep_ssthresh = np.array([stacks[e[1]][e[2]].reduction_window == "all"
+                                       for e in entries])
         self.mss = per_flow(lambda sc, j: sc.mss)
         # a law that counts ACKs, not segments (``ack_counting``), behind a receiver
         # that acknowledges two segments per ACK keeps half the growth it computes
@@ -1560,9 +1565,12 @@ class FluidEngine:
         (:meth:`_go_back`).
 
         Its FlightSize (``rto_flight``, :meth:`_newreno_flight`) is not the
-        reduced window but all sent past the first hole left."""
+        reduced window but all sent past the first hole left. In a stack with
+        one reduction per window of data (Linux: ``tcp_enter_loss`` calls the
+        law's ssthresh only outside a recovery not yet ended), the
+        recovery's ssthresh stays and the law is not called."""
         self.outstanding[late] = self.rto_flight[late]
-        self._loss(late, "timeout")
+        self._loss(late & ~self.keep_ssthresh, "timeout")
         self._note(late, tf, "timeout")
         self.cwnd[late] = self.loss_window[late]
         self._go_back(late, tf)
