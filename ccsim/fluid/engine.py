@@ -827,13 +827,14 @@ class FluidEngine:
         # flow (which keeps its rate through others' recoveries): ACK-clocked
         # senders send less than they receive in recovery, so the overflow
         # that caused it drains while the retransmissions go out.
+        # (the paced flows' overflow as a product, not added and taken away
+        # again: a share that does not depend on the batch to the last bit)
         wasted = 0.0
-        for part in (dropped if self.paced_s is not None else None,
+        for part in (dropped * self.paced_s[scen] if self.paced_s is not None
+                     and dropped is not None else None,
                      red_drop if red_p is not None else None, aqm_drop, lost_on_link):
             if part is not None:
                 wasted = wasted + part
-        if self.paced_s is not None and dropped is not None:
-            wasted = wasted - dropped * ~self.paced_s[scen]
         if isinstance(wasted, float):  # nothing lost in the step
             inst = 0.0
         else:
