@@ -276,7 +276,9 @@ class CopaFluid(FluidLaw):
             np.asarray(self.cc.competitive, bool), f.cwnd.shape)
         low = np.minimum(f.low, f.low_prev)
         high = np.maximum(f.high, f.high_prev)
-        empty = low < EMPTY_FRACTION * high
+        # an empty queue over both RTTs (no peak) is empty too: the packet
+        # engine's samples always differ by a packet or so, the fluid's do not
+        empty = (low < EMPTY_FRACTION * high) | (high <= 0.0)
         base = self._default_inv_delta(f)
         calm = decide & empty
         f.competing[calm] = 0.0
