@@ -1,8 +1,9 @@
 """Packet vs fluid agreement of the algorithms of today (BBRv3, Copa,
 LEDBAT++, CDG, NV) on scenarios fixed before any tuning: 10 Mbit/s, 40 ms.
 Per scenario: the largest per-flow share gap (points; in brackets each
-flow's share, packet:fluid), each engine's utilisation and loss rate (drops
-/ data packets); per law the median and worst share gap over the scenarios
+flow's share, packet:fluid), each engine's utilisation, queue drop rate
+(bottleneck drops / data packets) and random loss rate (the link's random
+losses / data packets); per law the median and worst share gap over the scenarios
 of two flows. With ``--seeds N`` each engine's
 figures are means over seeds 1..N, as ``fluid_agreement.py`` measures the
 fluid engine's published agreement (``--seeds 1``: seed 1 alone).
@@ -49,9 +50,9 @@ def scenario(buffer: str, flows: list[str], loss: float, duration: float) -> ccs
 
 
 def packet_means(cases: list[ccsim.Scenario], seeds: list[int], workers: int,
-                 store: str) -> list[tuple[np.ndarray, float, float]]:
+                 store: str) -> list[tuple[np.ndarray, float, float, float]]:
     """Per case: the packet engine's per-flow shares, utilisation and loss
-    rate, each a mean over ``seeds`` (runs cached in ``store``)."""
+    and random loss rates, each a mean over ``seeds`` (runs cached in ``store``)."""
     df = ccsim.sweep(cases, seeds=seeds, mode="packet", workers=workers, store=store,
                      progress=False)
     if df["error"].fillna("").astype(bool).any():
@@ -64,12 +65,13 @@ def packet_means(cases: list[ccsim.Scenario], seeds: list[int], workers: int,
         shares = rows.pivot_table(index="seed", columns="flow", values="share").mean(axis=0)
         runs = rows.groupby("seed").first()
         out.append((shares.to_numpy(), float(runs["utilisation"].mean()),
-                    float((runs["drops"] / runs["data_packets"].clip(lower=1)).mean())))
+                    float((runs["drops"] / runs["data_packets"].clip(lower=1)).mean()),
+                    float((runs["losses"] / runs["data_packets"].clip(lower=1)).mean())))
     return out
 
 
 def fluid_means(cases: list[ccsim.Scenario], seeds: list[int]
-                ) -> list[tuple[np.ndarray, float, float]]:
+                ) -> list[tuple[np.ndarray, float, float, float]]:
     """As :func:`packet_means`, in the fluid engine (one batch)."""
     results = ccsim.run_many([sc.replace(seed=s) for sc in cases for s in seeds],
                              mode="fluid", traces=False)
@@ -79,6 +81,8 @@ def fluid_means(cases: list[ccsim.Scenario], seeds: list[int]
         out.append((np.mean([r.summary["share"].to_numpy() for r in runs], axis=0),
                     float(np.mean([r.metrics["utilisation"] for r in runs])),
                     float(np.mean([r.metrics["drops"] / max(r.metrics["data_packets"], 1)
+                                   for r in runs])),
+                    float(np.mean([r.metrics["losses"] / max(r.metrics["data_packets"], 1)
                                    for r in runs]))))
     return out
 
@@ -106,15 +110,16 @@ def main() -> None:
         gaps = []  # rows with two flows or more (one flow's share is 1 in both engines)
         print(f"## {law}")
         print("| scenario | buffer | share gap (shares) | util packet / fluid | "
-              "loss packet / fluid |")
-        print("|---|---|---|---|---|")
-        for (label, buffer, _, _), (sp, up, lp), (sf, uf, lf) in zip(rows, packet, fluid):
+              "drops packet / fluid | random loss packet / fluid |")
+        print("|---|---|---|---|---|---|")
+        for (label, buffer, _, _), (sp, up, lp, rp), (sf, uf, lf, rf) in zip(rows, packet,
+                                                                             fluid):
             gap = float(np.abs(sp - sf).max()) * 100
             if len(sp) > 1:
                 gaps.append(gap)
             shares = " / ".join(f"{a:.2f}:{b:.2f}" for a, b in zip(sp, sf))
             print(f"| {label} | {buffer} | {gap:.1f} ({shares}) | {up:.3f} / {uf:.3f} | "
-                  f"{lp:.2%} / {lf:.2%} |", flush=True)
+                  f"{lp:.2%} / {lf:.2%} | {rp:.2%} / {rf:.2%} |", flush=True)
         print(f"share gap over the {len(gaps)} rows of two flows: median "
               f"{statistics.median(gaps):.1f}, worst {max(gaps):.1f}\n", flush=True)
 

@@ -205,7 +205,9 @@ class CopaFluid(FluidLaw):
     ``d_c = Σ rate·d_q / C`` of the queue; the queue's floor is
     ``d_q − d_c`` (what a buffer-filling competitor keeps) and its peak
     ``d_q + d_c``. "Nearly empty" is then the paper's test, floor below
-    ``0.1·(peak)``, over this RTT and the last; with it ``1/δ`` follows the
+    ``0.1·(peak)``, over this RTT and the last (a queue that held nothing
+    over both is empty too: the packet engine's RTT samples always differ
+    by a packet or so, the fluid ones can be equal); with it ``1/δ`` follows the
     window law's rules (one more per RTT while competing, halved on a loss,
     never below ``1/delta``). Copa flows of one scenario with different
     parameters are in different groups and do not count each other's queue.
@@ -276,7 +278,9 @@ class CopaFluid(FluidLaw):
             np.asarray(self.cc.competitive, bool), f.cwnd.shape)
         low = np.minimum(f.low, f.low_prev)
         high = np.maximum(f.high, f.high_prev)
-        empty = low < EMPTY_FRACTION * high
+        # an empty queue over both RTTs (no peak) is empty too: the packet
+        # engine's samples always differ by a packet or so, the fluid's do not
+        empty = (low < EMPTY_FRACTION * high) | (high <= 0.0)
         base = self._default_inv_delta(f)
         calm = decide & empty
         f.competing[calm] = 0.0
