@@ -384,11 +384,6 @@ class FluidEngine:
         self.multi_halve = np.array([r.fluid_multiple_loss == "halve_each" for r in recs])
         self.multi_rtts = np.array([r.fluid_multiple_loss == "rtt_each" for r in recs])
         self.restart_lw = np.array([r.fluid_restart == "loss_window" for r in recs])
-        # PRR (RFC 6937) keeps the pipe the losses left, not ssthresh (a law
-        # that sets its own window in recovery, as BBR, keeps it: Linux skips
-        # tcp_cwnd_reduction for a cong_control module)
-        self.prr = np.array([r.fluid_recovery_window == "pipe" and not c.controls_recovery_window
-                             for r, c in zip(recs, classes)])
         # without SACK a timeout goes back N: the receiver's data past the holes
         # comes back in one cumulative ACK (:meth:`_go_back`)
         self.go_back = np.array([not r.uses_sack for r in recs])
@@ -517,9 +512,6 @@ class FluidEngine:
         self.nr_start = np.zeros(F)            # ... when (s), one repaired per RTT of
         self.nr_tau = np.ones(F)               # ... this (s)
         self.nr_any = False
-        self.prr_pipe = np.zeros(F)            # a PRR recovery's pipe (segments)
-        self.prr_holes = np.zeros(F)           # ... the holes it has still to resend
-        self.prr_any = False
         self.backoff = np.zeros(F)
         self.delivered = np.zeros(F)
         self.retransmits = np.zeros(F)
@@ -851,8 +843,6 @@ class FluidEngine:
             self.p_lost_on = True
         if self.p_lost_on:  # (until some step loses data, every share stays 0)
             self.p_lost += np.minimum(2.0 * hf / tau, 1.0) * (inst - self.p_lost)
-        if self.prr_any:
-            self._prr_step(tf, hf, tau)
 
         for part in (dropped, red_drop if red_p is not None else None, aqm_drop):
             if part is not None:
@@ -952,8 +942,6 @@ class FluidEngine:
         window = np.minimum(self.cwnd, self.path_cap)
         if self.nr_any:  # a NewReno recovery's holes hold part of its window
             window = np.maximum(window - self._holes_left(), 0.0)
-        if self.prr_any:  # a PRR recovery keeps the pipe its losses left
-            window = np.minimum(window, self._prr_bound())
         if self.paced:
             window = np.minimum(window, self.pacing * self.tau + self.ghost)
         return window
@@ -973,45 +961,6 @@ class FluidEngine:
             return 0.0
         done = np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau)
         return np.where(on, np.maximum(self.nr_holes - done, 0.0), 0.0)
-
-    def _prr_bound(self) -> np.ndarray:
-        """The window a PRR recovery (RFC 6937 §3, Linux's
-        ``tcp_cwnd_reduction``) allows each flow (segments; inf outside one):
-        the pipe :meth:`_prr_step` keeps. On leaving, ``ssthresh``
-        (``tcp_end_cwnd_reduction``)."""
-        tf = self.t[self.scen]
-        on = self.prr & (tf < self.rec_until) & ~np.isfinite(self.rto_until)
-        if not any_(on):
-            self.prr_any = False  # until the next such recovery begins
-            return np.inf
-        return np.where(on, np.maximum(self.prr_pipe, 1.0), np.inf)
-
-    def _prr_step(self, tf: np.ndarray, hf: np.ndarray, tau: np.ndarray) -> None:
-        """PRR recoveries over a step of ``hf`` (s). While the pipe is below
-        ``ssthresh`` PRR's slow-start reduction bound sends what each ACK
-        delivers — the holes first, lowest first — plus one segment on an ACK
-        that advances ``snd.una`` and marks nothing newly lost (Linux's
-        condition): the pipe grows by one per hole resent in a round of the
-        pipe that loses none of it (share ``p_lost``; a lost retransmission
-        stalls ``snd.una`` until RACK resends it). The recovery ends when the
-        last hole is resent (its ACK an RTT later)."""
-        on = self.prr & (tf < self.rec_until) & self.sending & (self.prr_holes > 0)
-        if not any_(on):
-            return
-        i = _indices(on)
-        pipe = np.minimum(self.prr_pipe[i], np.maximum(self.ssthresh[i], 1.0))
-        resent = hf[i] * np.maximum(pipe, 1.0) / tau[i]
-        clear = (1.0 - np.minimum(self.p_lost[i], 1.0)) ** pipe
-        self.prr_pipe[i] = np.minimum(pipe + np.minimum(resent, self.prr_holes[i]) * clear,
-                                      np.maximum(self.ssthresh[i], 1.0))
-        self.prr_holes[i] -= resent
-        end = self.prr_holes[i] <= 0
-        if any_(end):
-            ei = i[end]
-            when = np.minimum(self.rec_until[ei], tf[ei] + hf[ei] + tau[ei])
-            self.rec_until[ei] = when
-            np.minimum.at(self.wake, ei, when)
-            np.minimum.at(self.wake_s, self.scen[ei], when)
 
     def _arrivals(self, physical: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Each flow's arrival rate at the queue, into ``x`` (packets/s): what
@@ -1426,12 +1375,6 @@ class FluidEngine:
                 left = left - more
                 more = more & (left >= 2)
             lf, tau, tff = self.lost[fi], self.tau[fi], tf[fi]
-            prr = self.prr[fi]
-            if any_(prr):  # the pipe the losses left, and the holes to resend
-                pipe = np.maximum(self.outstanding[fi] - self.ghost[fi], 0.0)
-                self.prr_pipe[fi] = np.where(prr, np.minimum(pipe, self.ssthresh[fi]), 0.0)
-                self.prr_holes[fi] = np.where(prr, np.maximum(lf, 1.0), 0.0)
-                self.prr_any = True
             self.cwnd[fi] = np.where(self.restart_lw[fi], self.loss_window[fi],
                                      np.minimum(self.cwnd[fi], self.ssthresh[fi]))
             rtts = self.multi_rtts[fi]
@@ -1500,11 +1443,6 @@ class FluidEngine:
         recover_fs = self.outstanding[fi]          # FlightSize at the loss's detection
         ssthresh = np.maximum(self.ssthresh[fi], 1.0)
         scale = np.where(recover_fs - lost > ssthresh, recover_fs / ssthresh, 1.0)
-        # PRR: at most the pipe it keeps (it may end sooner, :meth:`_prr_step`)
-        prr = self.prr[fi]
-        x = np.where(prr, np.minimum(x, np.maximum(np.minimum(self.prr_pipe[fi], ssthresh), 1.0)
-                                     / self.tau[fi]), x)
-        scale = np.where(prr, 1.0, scale)
         free = ~(rtts | self.multi_halve[fi]) & (x > 0) & (lost > 1.0)
         return np.where(free, (lost - 1.0) / np.where(x > 0, x, 1.0) * scale, 0.0)
 

@@ -184,13 +184,6 @@ class Recovery:
     #: Window once fast retransmit has resent the loss: ``"ssthresh"`` (fast
     #: recovery) or ``"loss_window"`` (Tahoe: slow start from one segment).
     fluid_restart: ClassVar[str] = "ssthresh"
-    #: What the window holds in flight during a fast recovery: ``"ssthresh"``
-    #: (RFC 6675: new data goes out while ``cwnd − pipe ≥ 1``, so the flow
-    #: refills to ``ssthresh`` at once) or ``"pipe"`` (RFC 6937 PRR: below
-    #: ``ssthresh`` it sends what is delivered, so the flow keeps the pipe the
-    #: losses left, one segment more per ACK that advances ``snd.una``, and
-    #: takes ``ssthresh`` on leaving).
-    fluid_recovery_window: ClassVar[str] = "ssthresh"
 
     def triggered(self, tcp: SenderView) -> bool:
         """Asked by the sender on each duplicate ACK outside recovery: whether

@@ -64,7 +64,6 @@ class PrrRecovery(SackRecovery):
 
     name = "prr"
     detector = Rack
-    fluid_recovery_window = "pipe"  # below ssthresh PRR sends what is delivered
 
     def __init__(self) -> None:
         super().__init__()
