@@ -70,6 +70,14 @@ class Sender:
         first_tx_time: the send time (s) of the segment the latest rate
             sample was taken from, or of the segment that left with nothing
             outstanding: where the next samples' send phase starts.
+        transmissions, retransmits, timeouts, recoveries: counters.
+        local_reductions: window reductions for a full host queue
+            (:meth:`local_congestion`).
+        loss_log: ``(time, "recovery" or "timeout", snd_una, cwnd,
+            ssthresh)`` at each loss detected, before the law reacts.
+        end_seq: the flow sends segments below this (grows without bound for
+            bulk flows).
+        done_at: time the last segment was acknowledged (s), or ``None``.
 
     The delivery-rate sample handed to laws that ask for it
     (``samples_delivery_rate``) follows Linux's ``net/ipv4/tcp_rate.c``
@@ -93,14 +101,6 @@ class Sender:
     acknowledges (Linux: the most recently sent of those it acknowledges or
     SACKs), and the minimum RTT is the flow's smallest sample (Linux:
     ``tcp_min_rtt``, a 300-s windowed minimum).
-        transmissions, retransmits, timeouts, recoveries: counters.
-        local_reductions: window reductions for a full host queue
-            (:meth:`local_congestion`).
-        loss_log: ``(time, "recovery" or "timeout", snd_una, cwnd,
-            ssthresh)`` at each loss detected, before the law reacts.
-        end_seq: the flow sends segments below this (grows without bound for
-            bulk flows).
-        done_at: time the last segment was acknowledged (s), or ``None``.
     """
 
     def __init__(self, cc: CongestionControl, recovery: "Recovery", *, clock: "Clock",
