@@ -83,10 +83,7 @@ class PrrRecovery(SackRecovery):
             self.last_una, self.last_marked = tcp.snd_una, tcp.detector.marked
             super().enter(tcp)        # the fast retransmit now; the law sets the window
             return
-        tcp.signal_loss("fast")
-        self.point = tcp.recover = tcp.high_tx
-        self.high_rxt = tcp.snd_una
-        self.rescue = -1
+        self.begin(tcp)
         # tcp_cwnd_reduction runs on the entering ACK too, with what it delivered
         # (the reordering timer's entry counts one segment: tcp_rack_reo_timeout);
         # its floor of one segment while prr_out is 0 forces the fast retransmit,

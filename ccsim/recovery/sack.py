@@ -83,16 +83,22 @@ class SackRecovery(Recovery):
 
     def enter(self, tcp: SenderView) -> None:
         """RFC 6675 §5 step 4: halve, set RecoveryPoint, retransmit."""
-        tcp.signal_loss("fast")
-        self.point = tcp.recover = tcp.high_tx
+        self.begin(tcp)
         if not tcp.cc.controls_recovery_window:
             tcp.cc.cwnd = tcp.cc.ssthresh
-        self.high_rxt = tcp.snd_una
-        self.rescue = -1
         seq = self.first_retransmission(tcp)
         if seq is not None:
             tcp.retransmit(seq)
             self.on_sent(tcp, seq)
+
+    def begin(self, tcp: SenderView) -> None:
+        """The start of a recovery, before any window is set or segment
+        resent: the law's reduction, RecoveryPoint (``recover``), and no
+        retransmission or rescue yet."""
+        tcp.signal_loss("fast")
+        self.point = tcp.recover = tcp.high_tx
+        self.high_rxt = tcp.snd_una
+        self.rescue = -1
 
     def first_retransmission(self, tcp: SenderView) -> int | None:
         """The segment resent on entry: the first unacknowledged one."""
