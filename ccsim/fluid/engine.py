@@ -954,13 +954,19 @@ class FluidEngine:
         left the network — so new data goes out while ``snd_nxt − snd_una``,
         which includes the holes, stays below it, and the data in transit is
         ``ssthresh`` less the holes left."""
-        tf = self.t[self.scen]
-        on = (self.nr_holes > 0) & (tf < self.rec_until)
+        on, done = self._newreno_rounds()
         if not any_(on):
             self.nr_any = False  # until the next such recovery begins
             return 0.0
-        done = np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau)
         return np.where(on, np.maximum(self.nr_holes - done, 0.0), 0.0)
+
+    def _newreno_rounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Which flows are in a NewReno recovery of several holes (a mask),
+        and the whole RTTs since it began: the holes repaired so far, one
+        per partial ACK (RFC 6582)."""
+        tf = self.t[self.scen]
+        on = (self.nr_holes > 0) & (tf < self.rec_until)
+        return on, np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau)
 
     def _arrivals(self, physical: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Each flow's arrival rate at the queue, into ``x`` (packets/s): what
@@ -1105,10 +1111,8 @@ class FluidEngine:
                                        0.5 * t_full),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
         if self.nr_any:  # a NewReno recovery's window opens by a hole each RTT
-            tf = self.t[scen]
-            on = (self.nr_holes > 0) & (tf < self.rec_until)
-            rounds = np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau) + 1.0
-            nxt = np.where(on, self.nr_start + rounds * self.nr_tau, np.inf)
+            on, done = self._newreno_rounds()
+            nxt = np.where(on, self.nr_start + (done + 1.0) * self.nr_tau, np.inf)
             h_long = np.minimum(h_long, self._scenario_min(nxt) - self.t)
         return np.where(calm, np.maximum(h, h_long), h)
 
