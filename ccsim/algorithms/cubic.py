@@ -445,6 +445,7 @@ class CubicFluid(FluidLaw):
         # (the ACK that ends a round counts its own segments as delivered, not yet
         # in the window: that ACK's a, not the first one's, is what the next round lacks)
         new_round = first | (in_ss & (grown >= f.round_next - a))
+        rate = np.where(f.queued, f.rate, f.capacity)   # segments/s at the bottleneck
         if any_(new_round):
             x = np.where(first, np.maximum(before, HYSTART_LOW_WINDOW), f.round_next - a)
             frac = at(x)
@@ -461,7 +462,6 @@ class CubicFluid(FluidLaw):
             # 2·train_w/r of the base RTT, the next train arriving a base RTT
             # after it began; its ACKs then follow within hystart_ack_delta
             # if the idle time and an ACK's spacing do
-            rate = np.where(f.queued, f.rate, f.capacity)
             prev_w = np.where(first, w_ts / 2.0, f.sent_w)
             idle = np.maximum(f.base_rtt - 2.0 * prev_w / rate, 0.0)
             unbroken = np.where(idle + a / rate <= HYSTART_ACK_DELTA, np.inf,
@@ -479,7 +479,6 @@ class CubicFluid(FluidLaw):
         np.copyto(f.last_rtt, f.rtt, where=in_ss)
         looking = in_ss & np.isfinite(f.round_next)
         if detect & HYSTART_ACK_TRAIN:
-            rate = np.where(f.queued, f.rate, f.capacity)   # segments/s at the bottleneck
             pacing = 2.0 * f.cwnd * f.mss / np.where(f.srtt > 0, f.srtt, f.rtt)  # bytes/s
             ack_delay = np.minimum(ACK_DELAY_CAP, 4.0 * GSO_MAX_SIZE / pacing)
             thresh = (f.min_rtt + ack_delay) / 2.0
