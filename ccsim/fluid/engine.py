@@ -1773,6 +1773,10 @@ class FluidEngine:
         the bottleneck interleaves others' packets); at a full link what the
         sawtooth's peak leaves full drops whatever arrives next, shared as an
         overflow is (:meth:`_overflow_shares`). Paced flows send no bursts.
+        A go-back-N restart sends its window as one burst into the buffer the
+        queue left (:meth:`_restart_burst`); ``overflowed``, the step's
+        overflow per flow (packets) if any, is part of that burst's tail and
+        not counted twice.
         """
         scen = self.scen
         a = self.ack_segs

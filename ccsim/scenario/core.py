@@ -144,7 +144,9 @@ class Scenario:
             ``"none"``, every loss reduces (ns-3's ``EnterRecovery`` and
             ``ReTxTimeout``). A timeout that resends the segment the last one
             resent keeps ``ssthresh`` in all three (RFC 5681). Linux:
-            ``"all"``; ns-2: ``"ecn"``; ns-3: ``"none"``. Packet engine.
+            ``"all"``; ns-2: ``"ecn"``; ns-3: ``"none"``. The fluid engine
+            reads ``"all"`` at a timeout that ends a fast recovery (it keeps
+            the recovery's ``ssthresh``); the rest is the packet engine's.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
