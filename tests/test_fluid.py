@@ -239,9 +239,9 @@ def test_seed_changes_random_losses():
 
 STEP_NEAR_THE_LINE = pytest.mark.xfail(strict=False, reason=(
     "measured 2026-11-27: Reno's classic recovery against CUBIC on the 1 ms LAN moves "
-    "under 2 points when the step is halved on the fluidpairs2 branch alone (2.4 before "
-    "slow start grew by the step's ACKs) and 2.04 after merging fluidloss's base-RTT and "
-    "quick-ACK rules: at the 2-point line, a step dependence of Reno's halving per "
+    "under 2 points when the step is halved with slow start growing by the step's ACKs "
+    "(2.4 before that rule) and 2.04 once the path's packet times and quick ACKs joined "
+    "the base RTT: at the 2-point line, a step dependence of Reno's halving per "
     "further loss, not yet found"))
 
 

@@ -162,10 +162,10 @@ def test_every_registered_algorithm_runs_with_ecn_in_the_fluid_engine(name):
 
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, reason=(
-    "measured 2026-11-27 after merging fluidloss (the path's packet times in the base RTT, "
-    "the delayed-ACK clock, RACK) with fluidpairs2 (slow start behind a queue by the "
-    "step's ACKs, its hooks' 'not queued'): the hook route's Reno drops 10 packets at the "
-    "200-packet limit (the fluid law's Reno, ECN on, none); each branch alone passes"))
+    "measured 2026-11-27 once two sets of fluid rules met (the path's packet times in the "
+    "base RTT, the delayed-ACK clock and RACK; slow start behind a queue by the step's "
+    "ACKs, with the hooks' 'not queued'): the hook route's Reno drops 10 packets at the "
+    "200-packet limit (the fluid law's Reno, ECN on, none); either set alone passes"))
 def test_a_users_class_hears_marks_through_its_hooks(scratch_registry):
     # the hooks route: a class without a fluid law gets on_ce_echo for each
     # step's echoes and on_ecn at most once per RTT, as from the packet sender
