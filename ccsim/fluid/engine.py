@@ -945,6 +945,8 @@ class FluidEngine:
         data physically in flight, beside what it lost unseen (pacing spaces
         sending; only cwnd counts those)."""
         window = np.minimum(self.cwnd, self.path_cap)
+        # whole segments: a sender transmits while snd_nxt − snd_una + 1 ≤ cwnd
+        np.copyto(window, np.floor(window), where=window >= 1.0)
         if self.nr_any:  # a NewReno recovery's holes hold part of its window
             window = np.maximum(window - self._holes_left(), 0.0)
         if self.paced:
