@@ -344,7 +344,7 @@ class CubicFluid(FluidLaw):
             f.epoch[fresh] = f.now[fresh]
             np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
             fi = fresh.nonzero()[0]  # (a cube root is dear: of those flows alone)
-            c = cc.c[fi] if np.ndim(cc.c) else cc.c
+            c = cc.c[fi] if isinstance(cc.c, np.ndarray) else cc.c
             f.k[fi] = np.cbrt(np.maximum(f.w_max[fi] - f.cwnd[fi], 0.0) / c)
             f.w_est[fresh] = f.cwnd[fresh]
         rtt = f.min_rtt if cc.rtt == "delay_min" else f.srtt

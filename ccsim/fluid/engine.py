@@ -756,8 +756,10 @@ class FluidEngine:
         inflight = self.outstanding
         target = self._window()
         if self.rec_old_any:  # a recovery's window: until the flow sends new data
-            self.rec_old &= (target * self.sending <= inflight) & (tf < self.rec_until)
-            self.rec_old_any = bool(any_(self.rec_old))
+            ri = _indices(self.rec_old)
+            keep = (target[ri] * self.sending[ri] <= inflight[ri]) & (tf[ri] < self.rec_until[ri])
+            self.rec_old[ri] = keep
+            self.rec_old_any = bool(any_(keep))
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         if red_p is not None:
@@ -1294,18 +1296,18 @@ class FluidEngine:
                 self._absorb(old, k, tau)
                 hit &= ~old
                 k = np.where(old, 0.0, k)
-        first = hit & ~self.pending
-        when = tf + 0.5 * hf if t_lost is None else t_lost
-        self.t_detect[first] = (when + tau)[first]
-        self.pending |= hit
-        self.lost += k
-        np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
+        hi = _indices(hit)  # (a few flows of the batch: by index)
+        fi = hi[~self.pending[hi]]  # their first
+        when = tf[fi] + 0.5 * hf[fi] if t_lost is None else t_lost[fi]
+        self.t_detect[fi] = when + tau[fi]
+        self.pending[hi] = True
+        self.lost[hi] += k[hi]
+        self.loss_flight[hi] = np.maximum(self.loss_flight[hi], sent_into[hi])
         if k_drop is not None:
             self.drops += np.bincount(scen, k_drop, self.S)
         if k_loss is not None:
             self.losses += np.bincount(scen, k_loss, self.S)
-        if any_(first):  # their detection is their next wake-up (and maybe their scenario's)
-            fi = _indices(first)
+        if fi.size:  # their detection is their next wake-up (and maybe their scenario's)
             detect = np.where(np.isfinite(self.rto_until[fi]), np.inf,
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
             np.minimum.at(self.wake, fi, detect)
@@ -1435,16 +1437,17 @@ class FluidEngine:
             # NewReno (RFC 6582, the "Impatient" variant the packet engine and
             # Linux follow) restarts the timer at the first partial ACK only:
             # a recovery of one RTT per hole that outlasts it ends in a timeout
-            rto = self._rto(fi)
-            outlast = rtts & ((rounds - 1.0) * tau > rto)
-            oi = fi[outlast]
-            self.rec_timeout[oi] = (tff + tau + rto)[outlast]
-            self.rec_until[oi] = self.rec_timeout[oi]
-            # that timeout's FlightSize and holes left (_recovery_timeout)
-            left, flight = self._newreno_flight(lf, tau, rto, self.outstanding[fi],
-                                                self.ssthresh[fi])
-            self.rto_lost[oi] = left[outlast]
-            self.rto_flight[oi] = flight[outlast]
+            if any_(rtts):
+                rto = self._rto(fi)
+                outlast = rtts & ((rounds - 1.0) * tau > rto)
+                oi = fi[outlast]
+                self.rec_timeout[oi] = (tff + tau + rto)[outlast]
+                self.rec_until[oi] = self.rec_timeout[oi]
+                # that timeout's FlightSize and holes left (_recovery_timeout)
+                left, flight = self._newreno_flight(lf, tau, rto, self.outstanding[fi],
+                                                    self.ssthresh[fi])
+                self.rto_lost[oi] = left[outlast]
+                self.rto_flight[oi] = flight[outlast]
             self.recoveries[fi] += np.where(self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
             # the holes hold part of a NewReno window until repaired (_holes_left)
             self.nr_holes[fi] = np.where(rtts & (lf >= 2.0), lf, 0.0)
@@ -1920,12 +1923,16 @@ class FluidEngine:
         tuning set (docs/fluid.md), this beats sharing by window growth
         (which split every law's link by 1/RTT) and by plain rate.
         """
-        burst = self.sending & (self.cwnd < self.ssthresh)
+        i = _indices((overflow > 0)[self.scen])  # the flows of scenarios that overflow
+        s = self.scen[i]
+        burst = self.sending[i] & (self.cwnd[i] < self.ssthresh[i])
         if self.paced:
-            burst &= self.pacing == np.inf
-        w = x * (1.0 + burst)
-        W = np.bincount(self.scen, w, self.S)
-        return np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[self.scen] * w
+            burst &= self.pacing[i] == np.inf
+        w = x[i] * (1.0 + burst)
+        W = np.bincount(s, w, self.S)
+        out = np.zeros(self.F)
+        out[i] = np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[s] * w
+        return out
 
     def _overflow_time(self, overflow: np.ndarray, t: np.ndarray,
                        hf: np.ndarray) -> np.ndarray:
