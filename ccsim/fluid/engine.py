@@ -1770,8 +1770,14 @@ class FluidEngine:
         of drops puts them about uniformly between 1 and ``1/p_b`` packets
         apart, so the effective probability is ``2 p_b / (1 + p_b)``.
         """
-        arrivals = np.maximum(self.arrived, self.C) * h
-        self.avg = self.q + (self.avg - self.q) * (1.0 - self.red_w) ** arrivals
+        seen, arrived = self.q, self.arrived
+        trains = self._red_trains()
+        if trains is not None:  # the queue slow start's trains raise on a link not yet full
+            extra, grown = trains
+            arrived = arrived + grown
+            seen = seen + extra / np.maximum(arrived, self.C)
+        arrivals = np.maximum(arrived, self.C) * h
+        self.avg = seen + (self.avg - seen) * (1.0 - self.red_w) ** arrivals
         avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
         above = avg >= hi
@@ -1779,6 +1785,40 @@ class FluidEngine:
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
+
+    def _red_trains(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """What the trains of ACK-clocked flows on a link not yet full add to
+        the queue RED's arrivals see (None if nothing): per scenario, the
+        queue summed over those arrivals (packets²/s) and the arrivals the
+        windows' growth adds (packets/s).
+
+        RED updates its average at each arrival (Floyd & Jacobson 1993, §4),
+        so it samples the queue when packets come, not over time. A window
+        ``W`` that does not fill the link crosses the bottleneck once per RTT
+        as a train spaced by the link, its ACKs come back at the link's rate,
+        and each releases what it acknowledges plus the window's growth: the
+        round's ``W + g`` segments arrive faster than they drain and raise
+        the queue by ``g`` (slow start: ``g`` about ``W``, Hoe, SIGCOMM 1996;
+        a NIC ``r`` times the bottleneck's rate caps the rise at ``(W + g)(1 −
+        1/r)``). Its arrivals see that queue rise evenly, ``g/2`` on average,
+        where the fluid queue is empty; the rest of the RTT, as RED's idle
+        rule counts it, sees none. On a full link the fluid queue already
+        grows as the window does. Without this a slow start's average stayed
+        at 0 until the link was full, and its window overshot (YeAH behind RED
+        at 100 ms: 400 segments against the packet engine's 146)."""
+        live = self.sending & ~self.queued & (self.growth > 0)
+        if self.paced:
+            live &= self.pacing == np.inf
+        if not any_(live):
+            return None
+        cap, cwnd, tau = self.path_cap, self.cwnd, self.tau
+        sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        h_last = self.h_last[self.scen]
+        g = np.where(live & (h_last > 0), sent * tau / np.where(h_last > 0, h_last, 1.0), 0.0)
+        w = self.rate * tau
+        rise = np.maximum(np.minimum(g, (w + g) * (1.0 - 1.0 / self.nic_ratio)), 0.0)
+        return (np.bincount(self.scen, (w + g) * rise / (2.0 * tau), self.S),
+                np.bincount(self.scen, g / tau, self.S))
 
     def _burst_drops(self, q_need, physical, x, A, hf, tau, overflowed=None) -> np.ndarray | None:
         """Drops per flow (packets) from the bursts an ACK-clocked sender puts
