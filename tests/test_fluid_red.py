@@ -76,3 +76,18 @@ def test_a_nic_as_slow_as_the_link_sends_no_train():
     while e._step() and e.q[0] == 0.0:
         assert e.avg[0] == 0.0
     assert e.cwnd[0] > 80  # slow start ran until the window filled the link
+
+
+def test_red_average_never_passes_the_buffer():
+    # Hybla's slow start at 200 ms (2^8 segments per ACK) sends trains far
+    # longer than the buffer: what does not fit is dropped, so RED's arrivals
+    # see at most a full buffer, as in the packet engine (without that bound
+    # the fluid average reached 2,178 packets behind this 83-packet buffer
+    # and dropped every arrival for six seconds)
+    sc = ccsim.dumbbell("5Mbps", "200ms", buffer=83, queue="red", flows=["hybla", "hybla"],
+                        duration="3s", seed=1)
+    e = FluidEngine([sc], traces=False)
+    top = 0.0
+    while e._step():
+        top = max(top, float(e.avg[0]))
+    assert 15.0 < top <= 83.0  # above max_th (the overshoot is cut), within the buffer

@@ -1847,8 +1847,10 @@ class FluidEngine:
         round's ``W + g`` segments arrive faster than they drain and raise
         the queue by ``g`` (slow start: ``g`` about ``W``, Hoe, SIGCOMM 1996;
         a NIC ``r`` times the bottleneck's rate caps the rise at ``(W + g)(1 −
-        1/r)``). Its arrivals see that queue rise evenly, ``g/2`` on average,
-        where the fluid queue is empty; the rest of the RTT, as RED's idle
+        1/r)``). Its arrivals see that queue rise evenly, ``g/2`` on average
+        (no more than the buffer ``B`` holds: a train that fills it sees ``B``
+        from then on, ``B − B²/2g`` on average), where the fluid queue is
+        empty; the rest of the RTT, as RED's idle
         rule counts it, sees none. On a full link the fluid queue already
         grows as the window does. Without this a slow start's average stayed
         at 0 until the link was full, and its window overshot (YeAH behind RED
@@ -1864,7 +1866,11 @@ class FluidEngine:
         g = np.where(live & (h_last > 0), sent * tau / np.where(h_last > 0, h_last, 1.0), 0.0)
         w = self.rate * tau
         rise = np.maximum(np.minimum(g, (w + g) * (1.0 - 1.0 / self.nic_ratio)), 0.0)
-        return (np.bincount(self.scen, (w + g) * rise / (2.0 * tau), self.S),
+        # the mean its arrivals see: rise/2, or where the train fills the
+        # buffer B, its ramp's B/2 and then B for the rest (the rest dropped)
+        B = self.B[self.scen]
+        seen = np.where(rise <= B, 0.5 * rise, B - B * B / (2.0 * np.where(rise > 0, rise, 1.0)))
+        return (np.bincount(self.scen, (w + g) * seen / tau, self.S),
                 np.bincount(self.scen, g / tau, self.S))
 
     def _burst_drops(self, q_need, physical, x, A, hf, tau, overflowed=None) -> np.ndarray | None:
