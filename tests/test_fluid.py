@@ -803,14 +803,17 @@ def test_rack_finds_a_lost_retransmission_without_the_timer(algorithm):
     # loss marks (RFC 8985; the 'prr' strategy, Linux's) a retransmission lost again is
     # found once later data is SACKed and resent within the recovery: no timeout; the
     # packet engine's runs of these scenarios (30 s, seeds 1-3) take none either. RFC 6675
-    # alone ('sack') has no loss detector: only the timer repairs it.
-    def run(recovery):
-        sc = ccsim.dumbbell("10Mbps", "10ms", buffer=8, loss=0.02, duration="10s", seed=1,
+    # alone ('sack') has no loss detector: only the timer repairs it. About 2 % of
+    # some 100 recoveries per run lose a resend: three seeds, so that none is at
+    # the mercy of one seed's draws (two or three such timeouts per run expected).
+    def run(recovery, seed):
+        sc = ccsim.dumbbell("10Mbps", "10ms", buffer=8, loss=0.02, duration="10s", seed=seed,
                             flows=[ccsim.Flow(algorithm, recovery=recovery)])
         return ccsim.run(sc, mode="fluid", traces=False).summary.iloc[0]
 
-    rack, plain = run("prr"), run("sack")
-    assert rack.timeouts == 0 and rack.recoveries > 50
-    assert plain.timeouts > 0
-    # each recovery resends at least its loss; a lost resend is sent again
-    assert rack.retransmits > rack.recoveries
+    for seed in (1, 2, 3):
+        rack = run("prr", seed)
+        assert rack.timeouts == 0 and rack.recoveries > 50
+        # each recovery resends at least its loss; a lost resend is sent again
+        assert rack.retransmits > rack.recoveries
+    assert sum(run("sack", seed).timeouts for seed in (1, 2, 3)) > 0

@@ -374,6 +374,9 @@ class FluidEngine:
         self.dupthresh = np.array([
             max(r.dupthresh - (2 if stacks[e[1]][e[2]].limited_transmit else 0), 1)
             for r, e in zip(recs, entries)], float)
+        # the duplicate ACKs that announce a loss, limited transmit or not: a
+        # loss on the way is found that many segments after its own ACK was due
+        self.dup_acks = np.array([float(r.dupthresh) for r in recs])
         # RACK (RFC 8985 §6.2) finds a lost retransmission once data sent after
         # it is delivered, so it is resent within the recovery, not by the timer
         self.rack = np.array([r.detector is not None and r.detector.__name__ == "Rack"
@@ -501,6 +504,8 @@ class FluidEngine:
         self.rec_timeout = np.full(F, np.inf)  # a recovery ends in a timeout then (s)
         self.resent = np.zeros(F)              # segments resent by the current recovery
         self.rec_old = np.zeros(F, bool)       # in recovery, nothing new sent since it began
+        self.rec_point = np.full(F, -np.inf)   # data leaving the link before then (s) was
+        #                                        sent before the recovery began
         self.rec_old_any = False
         self.p_lost = np.zeros(F)              # share of its data lost lately (~ RTT/2)
         self.p_lost_on = False                 # some share is not 0
@@ -868,7 +873,7 @@ class FluidEngine:
             sent_into = self.outstanding + deliv
             if overflowed is not None:
                 sent_into = sent_into - overflowed
-            self._losses(k_drop, k_loss, tf, hf, tau, sent_into, t_lost)
+            self._losses(k_drop, k_loss, tf, hf, tau, sent_into, t_lost, x)
 
         # deliveries, completions and the measurement marks
         self.delivered += deliv
@@ -1169,6 +1174,7 @@ class FluidEngine:
             self.pending[fire] = False
             self.rto_until[fire] = np.inf
             self.rec_until[fire] = tf[fire]
+            self.rec_point[fire] = -np.inf
             self._go_back(fire, tf)
             # the timer's silence (an RTO and more) exceeds the receiver's
             # quick-ACK gap (its RTT plus min_rto): quick ACKs again
@@ -1228,16 +1234,32 @@ class FluidEngine:
         self.rec_s = self._scenario_min(
             np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
 
-    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into, t_lost=None) -> None:
+    def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into, t_lost=None, x=None) -> None:
         """Whole lost packets this step: a flow's first starts its detection
-        clock, an RTT after ``t_lost`` (when the step's first loss happened;
-        None: mid-step). ``sent_into``: each flow's data in flight when the
-        lost data were sent (for ``lost_inflight``). A loss of data sent before the
-        flow's fast recovery began (it has sent nothing new since) belongs to
-        that recovery: repaired in it, with no further reduction (RFC 6582's
-        ``recover``, RFC 6675's RecoveryPoint) — the last step's growth, sent
-        before the detection, meets the overflow that caused it."""
+        clock. ``k_drop``: dropped at the queue as they arrived, sent now, so
+        found an RTT after ``t_lost`` (when the step's first loss happened;
+        None: mid-step). ``k_loss``: lost on a link among the step's
+        departures, which the fluid's ACK clock acknowledges as they leave —
+        data sent an RTT ago — so found as soon as the ``dupthresh``
+        segments sent after it are acknowledged, ``dupthresh/x`` later at the
+        flow's rate ``x`` (RFC 5681 §3.2, RFC 6675; at most an RTT):
+        detection an RTT after sending in both cases, as in the packet engine.
+        ``sent_into``: each flow's data in flight when the lost data were sent
+        (for ``lost_inflight``). A loss of data sent before the flow's fast
+        recovery began belongs to that recovery: repaired in it, with no
+        further reduction (RFC 6582's ``recover``, RFC 6675's RecoveryPoint)
+        — a link loss among the departures of the recovery's first RTT
+        (``rec_point``); a drop while the flow has sent nothing new since
+        (the last step's growth, sent before the detection, meets the
+        overflow that caused it)."""
         scen = self.scen
+        if k_loss is not None and any_(self.rec_point > tf):
+            late = (k_loss > 0) & (tf < self.rec_point)
+            if any_(late):  # of the window the recovery repairs: resent in it
+                self._absorb(late, k_loss, tau)
+                self.resent[late] += k_loss[late]
+                self.losses += np.bincount(scen, np.where(late, k_loss, 0.0), self.S)
+                k_loss = np.where(late, 0.0, k_loss)
         k = (0.0 if k_drop is None else k_drop) + (0.0 if k_loss is None else k_loss)
         hit = k > 0
         if self.rec_old_any:
@@ -1246,9 +1268,15 @@ class FluidEngine:
                 self._absorb(old, k, tau)
                 hit &= ~old
                 k = np.where(old, 0.0, k)
-        first = hit & ~self.pending
         when = tf + 0.5 * hf if t_lost is None else t_lost
-        self.t_detect[first] = (when + tau)[first]
+        if k_loss is None:
+            first = hit & ~self.pending
+            self.t_detect[first] = (when + tau)[first]
+        else:  # a link loss is found sooner than a drop of the same step
+            link = hit & (k_loss > 0)
+            found = when + np.where(link, np.minimum(self.dup_acks / x, tau), tau)
+            first = hit & (~self.pending | (link & (found < self.t_detect)))
+            self.t_detect[first] = found[first]
         self.pending |= hit
         self.lost += k
         np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
@@ -1314,6 +1342,7 @@ class FluidEngine:
         self.ssthresh[newly] = np.inf
         self.pacing[newly] = np.inf
         self.rec_until[newly] = 0.0
+        self.rec_point[newly] = -np.inf
         self.rec_timeout[newly] = np.inf
         self.jump_at[newly] = np.inf
         self.resent[newly] = 0.0
@@ -1410,6 +1439,9 @@ class FluidEngine:
             # began (Reno's partial ACKs end it: each further loss is another)
             self.rec_old[fi] = ~self.multi_halve[fi]
             self.rec_old_any = True
+            # data leaving the link for the next RTT was sent before it began
+            # (Reno's partial ACKs end it: each further loss is another)
+            self.rec_point[fi] = np.where(self.multi_halve[fi], -np.inf, tff + tau)
         if ti.size:
             rto = self._rto(ti)
             # the window never recovered from the previous timeout: back off
@@ -1504,6 +1536,7 @@ class FluidEngine:
         self.rto_flight[hit] = self.outstanding[hit]
         self.timeouts[hit] += 1
         self.rec_timeout[hit] = np.inf
+        self.rec_point[hit] = -np.inf  # the timeout repairs what is lost meanwhile
 
     @staticmethod
     def _newreno_flight(k, tau, rto, flight, ssthresh):
@@ -1589,6 +1622,7 @@ class FluidEngine:
         self.timeouts[late] += 1
         self.rec_timeout[late] = np.inf
         self.rec_until[late] = tf[late]
+        self.rec_point[late] = -np.inf
         self.resent[late] = 0.0
 
     def _queue(self, inflight: np.ndarray) -> np.ndarray:
