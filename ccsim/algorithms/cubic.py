@@ -343,7 +343,9 @@ class CubicFluid(FluidLaw):
         if any_(fresh):  # the first ACK in congestion avoidance begins an epoch
             f.epoch[fresh] = f.now[fresh]
             np.copyto(f.w_max, np.where(fresh & (f.cwnd >= f.w_max), f.cwnd, f.w_max))
-            f.k[fresh] = np.cbrt(np.maximum(f.w_max - f.cwnd, 0.0) / cc.c)[fresh]
+            fi = fresh.nonzero()[0]  # (a cube root is dear: of those flows alone)
+            c = cc.c[fi] if isinstance(cc.c, np.ndarray) else cc.c
+            f.k[fi] = np.cbrt(np.maximum(f.w_max[fi] - f.cwnd[fi], 0.0) / c)
             f.w_est[fresh] = f.cwnd[fresh]
         rtt = f.min_rtt if cc.rtt == "delay_min" else f.srtt
         rtt = np.where(np.isfinite(rtt), rtt, f.rtt)
@@ -362,9 +364,12 @@ class CubicFluid(FluidLaw):
         lag = np.where(rounds > 0, (target - before_t) / np.where(rounds > 0, rounds, 1.0), 0.0)
         cubic = target - lag - (before_t - lag - f.cwnd) * decay
         # before a loss is known: at least 5 % per RTT (Linux's cnt <= 20)
-        cubic = np.where(f.last_max == 0.0,
-                         np.maximum(cubic, f.cwnd * np.exp(rounds * NO_LOSS_MIN_STEP)), cubic)
-        alpha = np.where(cc.rfc9438_friendly & (f.w_est >= f.cwnd_prior), 1.0, cc.alpha_cubic)
+        no_loss = f.last_max == 0.0
+        if any_(no_loss):
+            cubic = np.where(no_loss,
+                             np.maximum(cubic, f.cwnd * np.exp(rounds * NO_LOSS_MIN_STEP)), cubic)
+        alpha = (np.where(f.w_est >= f.cwnd_prior, 1.0, cc.alpha_cubic) if cc.rfc9438_friendly
+                 else cc.alpha_cubic)
         w_est = f.w_est + alpha * rounds
         friendly = (w_cubic < w_est) & cc.tcp_friendliness
         np.copyto(f.cwnd, np.where(ca, np.where(friendly, np.maximum(cubic, w_est), cubic),

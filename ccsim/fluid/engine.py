@@ -420,6 +420,7 @@ class FluidEngine:
         self.nic_ratio = per_flow(lambda sc, j: math.inf if sc.flows[j].access_rate is None
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
+        self.no_nic = not any_(np.isfinite(self.nic_ratio))  # every burst at once
         self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
         self.restart_burst = np.zeros(F)       # segments a go-back-N restart sends at once
 
@@ -754,14 +755,16 @@ class FluidEngine:
         # flows open or stop, timers fire, losses are detected (in live scenarios:
         # a finished one's pending wake-ups would call this at every step)
         if any_((t >= self.wake_s) & live):
-            self._events(tf, hf)
+            self._events(tf, h)
 
         # the bottleneck: the queue that the data physically in flight implies
         inflight = self.outstanding
         target = self._window()
         if self.rec_old_any:  # a recovery's window: until the flow sends new data
-            self.rec_old &= (target * self.sending <= inflight) & (tf < self.rec_until)
-            self.rec_old_any = bool(any_(self.rec_old))
+            ri = _indices(self.rec_old)
+            keep = (target[ri] * self.sending[ri] <= inflight[ri]) & (tf[ri] < self.rec_until[ri])
+            self.rec_old[ri] = keep
+            self.rec_old_any = bool(any_(keep))
         np.maximum(inflight, target * self.sending, out=inflight)
         red_p = self._red_probability(h) if self.red else None
         if red_p is not None:
@@ -939,12 +942,24 @@ class FluidEngine:
             self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
-    def _window(self) -> np.ndarray:
+    def _window(self, i: np.ndarray | None = None) -> np.ndarray:
         """What each flow keeps in flight while it sends (segments): its
         window within the path's cap; a paced flow no more than rate × RTT of
         data physically in flight, beside what it lost unseen (pacing spaces
-        sending; only cwnd counts those)."""
+        sending; only cwnd counts those). ``i``: of those flows only (indices)."""
+        if i is not None:
+            window = np.minimum(self.cwnd[i], self.path_cap[i])
+            np.copyto(window, np.floor(window), where=window >= 1.0)
+            if self.nr_any:
+                on, done = self._newreno_rounds(i)
+                window = np.maximum(window - np.where(on, np.maximum(self.nr_holes[i] - done,
+                                                                      0.0), 0.0), 0.0)
+            if self.paced:
+                window = np.minimum(window, self.pacing[i] * self.tau[i] + self.ghost[i])
+            return window
         window = np.minimum(self.cwnd, self.path_cap)
+        # whole segments: a sender transmits while snd_nxt − snd_una + 1 ≤ cwnd
+        np.copyto(window, np.floor(window), where=window >= 1.0)
         if self.nr_any:  # a NewReno recovery's holes hold part of its window
             window = np.maximum(window - self._holes_left(), 0.0)
         if self.paced:
@@ -965,13 +980,14 @@ class FluidEngine:
             return 0.0
         return np.where(on, np.maximum(self.nr_holes - done, 0.0), 0.0)
 
-    def _newreno_rounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """Which flows are in a NewReno recovery of several holes (a mask),
-        and the whole RTTs since it began: the holes repaired so far, one
-        per partial ACK (RFC 6582)."""
-        tf = self.t[self.scen]
-        on = (self.nr_holes > 0) & (tf < self.rec_until)
-        return on, np.floor(np.maximum(tf - self.nr_start, 0.0) / self.nr_tau)
+    def _newreno_rounds(self, i: np.ndarray | slice = slice(None)
+                        ) -> tuple[np.ndarray, np.ndarray]:
+        """Which flows (of ``i``, indices; default all) are in a NewReno
+        recovery of several holes (a mask), and the whole RTTs since it
+        began: the holes repaired so far, one per partial ACK (RFC 6582)."""
+        tf = self.t[self.scen[i]]
+        on = (self.nr_holes[i] > 0) & (tf < self.rec_until[i])
+        return on, np.floor(np.maximum(tf - self.nr_start[i], 0.0) / self.nr_tau[i])
 
     def _arrivals(self, physical: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Each flow's arrival rate at the queue, into ``x`` (packets/s): what
@@ -1086,8 +1102,9 @@ class FluidEngine:
         calm = self.long_ok & (in_ss == 0)
         if not any_(calm):
             return h
-        if any_(self.rec_s <= self.t):  # a recovery has ended: the next one's end
-            self._recoveries_end()
+        stale = self.rec_s <= self.t
+        if any_(stale):  # a recovery has ended: the next one's end
+            self._recoveries_end(stale)
         C = self.C
         # in flight as the step will begin: the whole window (a long step's
         # deliveries exceed what was in flight at its start)
@@ -1138,27 +1155,36 @@ class FluidEngine:
                         & (np.bincount(self.scen, open_, self.S) > 0))
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
-    def _events(self, tf: np.ndarray, hf: np.ndarray) -> None:
-        # only live scenarios with a flow that woke: alone, no other would be here
-        # (a scenario that has reached its end is not, whatever its wake-up times)
-        live = hf > 0
-        woke = (np.bincount(self.scen, live & (tf >= self.wake), self.S) > 0)[self.scen]
-        newly = ~self.started & (tf >= self.start) & live
+    def _events(self, tf: np.ndarray, h: np.ndarray) -> None:
+        # only live scenarios with a flow that woke, and only their flows (by
+        # index): a batch of a thousand scenarios has some event at nearly
+        # every step, in a few of its scenarios (a scenario that has reached
+        # its end is not here, whatever its wake-up times)
+        woke_s = (h > 0) & (self.t >= self.wake_s)
+        wi = _indices(woke_s[self.scen])
+        tw = tf[wi]
+        started = self.started[wi]
+        newly = ~started & (tw >= self.start[wi])
         if any_(newly):
-            self._open(newly)
-        stopping = woke & self.started & ~self.done & (tf >= self.stop)
+            self._open(self._mask(wi[newly]))
+            started = self.started[wi]
+        done = self.done[wi]
+        stopping = started & ~done & (tw >= self.stop[wi])
         if any_(stopping):
-            self.done |= stopping
-            self.end_time[stopping] = self.stop[stopping]
-        active = self.started & ~self.done & woke
+            si = wi[stopping]
+            self.done[si] = True
+            self.end_time[si] = self.stop[si]
+            done = self.done[wi]
+        active = started & ~done
         # a sending flow has its whole window out: that is its FlightSize
-        window = self._window()
-        inflight = self.outstanding
-        np.copyto(inflight, np.where(active & ~np.isfinite(self.rto_until),
-                                     np.maximum(inflight, window), inflight))
+        window = self._window(wi)
+        out = self.outstanding[wi]
+        self.outstanding[wi] = np.where(active & ~np.isfinite(self.rto_until[wi]),
+                                        np.maximum(out, window), out)
         # retransmission timers that fire now: a timeout reduction, the loss window
-        fire = active & (tf >= self.rto_until)
+        fire = active & (tw >= self.rto_until[wi])
         if any_(fire):
+            fire = self._mask(wi[fire])
             # FlightSize at the timeout: nothing was cumulatively ACKed past
             # the first hole, so it is what was out when the loss was detected
             self.outstanding[fire] = self.rto_flight[fire]
@@ -1179,38 +1205,55 @@ class FluidEngine:
             # the timer's silence (an RTO and more) exceeds the receiver's
             # quick-ACK gap (its RTT plus min_rto): quick ACKs again
             self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
-        jump = active & (tf >= self.jump_at)
+        jump = active & (tw >= self.jump_at[wi])
         if any_(jump):
-            self._restart_burst(jump)
+            self._restart_burst(self._mask(wi[jump]))
         # recoveries that end now: were any of their retransmissions lost?
-        ended = active & (self.resent > 0) & (tf >= self.rec_until)
+        ended = active & (self.resent[wi] > 0) & (tw >= self.rec_until[wi])
         if any_(ended):
-            self._retransmissions_lost(ended, tf)
+            self._retransmissions_lost(self._mask(wi[ended]), tf)
         # recoveries that outlast the retransmission timer end in a timeout
-        late = active & (tf >= self.rec_timeout)
+        late = active & (tw >= self.rec_timeout[wi])
         if any_(late):
-            self._recovery_timeout(late, tf)
+            self._recovery_timeout(self._mask(wi[late]), tf)
         # losses detected now (one RTT after the first drop of a window)
-        due = self.pending & active & (tf >= self.t_detect) & (tf >= self.rec_until) \
-            & ~np.isfinite(self.rto_until)
+        due = self.pending[wi] & active & (tw >= self.t_detect[wi]) \
+            & (tw >= self.rec_until[wi]) & ~np.isfinite(self.rto_until[wi])
         if any_(due):
-            self._detect(due, tf)
-        self._update_flags()
+            self._detect(self._mask(wi[due]), tf)
+        self._update_flags(wi)
 
-    def _update_flags(self) -> None:
-        """Recompute the per-flow flags and wake-up times after events."""
-        active = self.started & ~self.done
-        self.sending = active & ~np.isfinite(self.rto_until)
-        self.floor = np.where(active, self.min_cwnd, -np.inf)
+    def _mask(self, idx: np.ndarray) -> np.ndarray:
+        """A mask over the batch's flows, true at the indices ``idx``."""
+        m = np.zeros(self.F, bool)
+        m[idx] = True
+        return m
+
+    def _update_flags(self, i: np.ndarray | None = None) -> None:
+        """Recompute the per-flow flags and wake-up times after events, of
+        the flows ``i`` (indices; None: all), the only ones whose state the
+        events changed; then every scenario's next event."""
+        if i is None:
+            i = slice(None)
+            self.sending = np.zeros(self.F, bool)
+            self.floor = np.zeros(self.F)
+            self.wake = np.zeros(self.F)
+        started = self.started[i]
+        active = started & ~self.done[i]
+        rto_until = self.rto_until[i]
+        waiting = np.isfinite(rto_until)
+        self.sending[i] = active & ~waiting
+        self.floor[i] = np.where(active, self.min_cwnd[i], -np.inf)
         # (a flow waiting for its timer detects nothing: the timeout repairs it)
-        detect = np.where(self.pending & ~np.isfinite(self.rto_until),
-                          np.maximum(self.t_detect, self.rec_until), np.inf)
-        timed = np.minimum(np.minimum(self.stop, self.rto_until), self.rec_timeout)
-        np.minimum(timed, self.jump_at, out=timed)
-        np.minimum(timed, np.where(self.resent > 0, self.rec_until, np.inf), out=timed)
+        rec_until = self.rec_until[i]
+        detect = np.where(self.pending[i] & ~waiting,
+                          np.maximum(self.t_detect[i], rec_until), np.inf)
+        timed = np.minimum(np.minimum(self.stop[i], rto_until), self.rec_timeout[i])
+        np.minimum(timed, self.jump_at[i], out=timed)
+        np.minimum(timed, np.where(self.resent[i] > 0, rec_until, np.inf), out=timed)
         # a flow not yet open wakes at its start (it is not active)
-        wake = np.where(active, timed, np.where(self.started, np.inf, self.start))
-        self.wake = np.minimum(wake, detect, out=wake)
+        wake = np.where(active, timed, np.where(started, np.inf, self.start[i]))
+        self.wake[i] = np.minimum(wake, detect, out=wake)
         self.wake_s = self._scenario_min(self.wake)  # each scenario's next event
         self._recoveries_end()
 
@@ -1228,11 +1271,21 @@ class FluidEngine:
         """The greatest of each scenario's flows' ``values`` (one per scenario)."""
         return -self._scenario_min(-values)
 
-    def _recoveries_end(self) -> None:
-        """Each scenario's next end of a recovery (s; inf if none is under way)."""
-        active = self.started & ~self.done
-        self.rec_s = self._scenario_min(
-            np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
+    def _recoveries_end(self, stale: np.ndarray | None = None) -> None:
+        """Each scenario's next end of a recovery (s; inf if none is under
+        way), of the scenarios in the mask ``stale`` (None: all)."""
+        if stale is None:
+            active = self.started & ~self.done
+            self.rec_s = self._scenario_min(
+                np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
+            return
+        i = _indices(stale[self.scen])
+        s, until = self.scen[i], self.rec_until[i]
+        on = self.started[i] & ~self.done[i] & (until > self.t[s])
+        rec_s = self.rec_s.copy()
+        rec_s[stale] = np.inf
+        np.minimum.at(rec_s, s, np.where(on, until, np.inf))
+        self.rec_s = rec_s
 
     def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into, t_lost=None, x=None) -> None:
         """Whole lost packets this step: a flow's first starts its detection
@@ -1416,16 +1469,17 @@ class FluidEngine:
             # NewReno (RFC 6582, the "Impatient" variant the packet engine and
             # Linux follow) restarts the timer at the first partial ACK only:
             # a recovery of one RTT per hole that outlasts it ends in a timeout
-            rto = self._rto(fi)
-            outlast = rtts & ((rounds - 1.0) * tau > rto)
-            oi = fi[outlast]
-            self.rec_timeout[oi] = (tff + tau + rto)[outlast]
-            self.rec_until[oi] = self.rec_timeout[oi]
-            # that timeout's FlightSize and holes left (_recovery_timeout)
-            left, flight = self._newreno_flight(lf, tau, rto, self.outstanding[fi],
-                                                self.ssthresh[fi])
-            self.rto_lost[oi] = left[outlast]
-            self.rto_flight[oi] = flight[outlast]
+            if any_(rtts):
+                rto = self._rto(fi)
+                outlast = rtts & ((rounds - 1.0) * tau > rto)
+                oi = fi[outlast]
+                self.rec_timeout[oi] = (tff + tau + rto)[outlast]
+                self.rec_until[oi] = self.rec_timeout[oi]
+                # that timeout's FlightSize and holes left (_recovery_timeout)
+                left, flight = self._newreno_flight(lf, tau, rto, self.outstanding[fi],
+                                                    self.ssthresh[fi])
+                self.rto_lost[oi] = left[outlast]
+                self.rto_flight[oi] = flight[outlast]
             self.recoveries[fi] += np.where(self.multi_halve[fi], np.maximum(lf, 1.0), 1.0)
             # the holes hold part of a NewReno window until repaired (_holes_left)
             self.nr_holes[fi] = np.where(rtts & (lf >= 2.0), lf, 0.0)
@@ -1768,8 +1822,14 @@ class FluidEngine:
         of drops puts them about uniformly between 1 and ``1/p_b`` packets
         apart, so the effective probability is ``2 p_b / (1 + p_b)``.
         """
-        arrivals = np.maximum(self.arrived, self.C) * h
-        self.avg = self.q + (self.avg - self.q) * (1.0 - self.red_w) ** arrivals
+        seen, arrived = self.q, self.arrived
+        trains = self._red_trains()
+        if trains is not None:  # the queue slow start's trains raise on a link not yet full
+            extra, grown = trains
+            arrived = arrived + grown
+            seen = seen + extra / np.maximum(arrived, self.C)
+        arrivals = np.maximum(arrived, self.C) * h
+        self.avg = seen + (self.avg - seen) * (1.0 - self.red_w) ** arrivals
         avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
         above = avg >= hi
@@ -1777,6 +1837,40 @@ class FluidEngine:
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
+
+    def _red_trains(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """What the trains of ACK-clocked flows on a link not yet full add to
+        the queue RED's arrivals see (None if nothing): per scenario, the
+        queue summed over those arrivals (packets²/s) and the arrivals the
+        windows' growth adds (packets/s).
+
+        RED updates its average at each arrival (Floyd & Jacobson 1993, §4),
+        so it samples the queue when packets come, not over time. A window
+        ``W`` that does not fill the link crosses the bottleneck once per RTT
+        as a train spaced by the link, its ACKs come back at the link's rate,
+        and each releases what it acknowledges plus the window's growth: the
+        round's ``W + g`` segments arrive faster than they drain and raise
+        the queue by ``g`` (slow start: ``g`` about ``W``, Hoe, SIGCOMM 1996;
+        a NIC ``r`` times the bottleneck's rate caps the rise at ``(W + g)(1 −
+        1/r)``). Its arrivals see that queue rise evenly, ``g/2`` on average,
+        where the fluid queue is empty; the rest of the RTT, as RED's idle
+        rule counts it, sees none. On a full link the fluid queue already
+        grows as the window does. Without this a slow start's average stayed
+        at 0 until the link was full, and its window overshot (YeAH behind RED
+        at 100 ms: 400 segments against the packet engine's 146)."""
+        live = self.sending & ~self.queued & (self.growth > 0)
+        if self.paced:
+            live &= self.pacing == np.inf
+        if not any_(live):
+            return None
+        cap, cwnd, tau = self.path_cap, self.cwnd, self.tau
+        sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        h_last = self.h_last[self.scen]
+        g = np.where(live & (h_last > 0), sent * tau / np.where(h_last > 0, h_last, 1.0), 0.0)
+        w = self.rate * tau
+        rise = np.maximum(np.minimum(g, (w + g) * (1.0 - 1.0 / self.nic_ratio)), 0.0)
+        return (np.bincount(self.scen, (w + g) * rise / (2.0 * tau), self.S),
+                np.bincount(self.scen, g / tau, self.S))
 
     def _burst_drops(self, q_need, physical, x, A, hf, tau, overflowed=None) -> np.ndarray | None:
         """Drops per flow (packets) from the bursts an ACK-clocked sender puts
@@ -1830,6 +1924,8 @@ class FluidEngine:
             room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
 
         def rise(b):  # how far a burst of b segments raises the queue
+            if self.no_nic:  # (the whole burst: no NIC paces it out)
+                return b
             return b - np.floor(np.maximum(b - 1.0, 0.0) / r)
 
         n_ack = np.where(clocked, x * hf / a, 0.0)  # ACKs this step
@@ -1904,12 +2000,16 @@ class FluidEngine:
         tuning set (docs/fluid.md), this beats sharing by window growth
         (which split every law's link by 1/RTT) and by plain rate.
         """
-        burst = self.sending & (self.cwnd < self.ssthresh)
+        i = _indices((overflow > 0)[self.scen])  # the flows of scenarios that overflow
+        s = self.scen[i]
+        burst = self.sending[i] & (self.cwnd[i] < self.ssthresh[i])
         if self.paced:
-            burst &= self.pacing == np.inf
-        w = x * (1.0 + burst)
-        W = np.bincount(self.scen, w, self.S)
-        return np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[self.scen] * w
+            burst &= self.pacing[i] == np.inf
+        w = x[i] * (1.0 + burst)
+        W = np.bincount(s, w, self.S)
+        out = np.zeros(self.F)
+        out[i] = np.where(W > 0, overflow / np.where(W > 0, W, 1.0), 0.0)[s] * w
+        return out
 
     def _overflow_time(self, overflow: np.ndarray, t: np.ndarray,
                        hf: np.ndarray) -> np.ndarray:
