@@ -341,7 +341,7 @@ class CDGFluid(FluidLaw):
     mean: backoffs that come in runs (a queue still rising in the window's
     sum after a backoff) cut the window twice or three times in a row, as in
     the packet engine (alone in 4 BDP, 10 Mbit/s, 40 ms, means over seeds
-    1–5: 0.86 of the link in both; 0.92 when the fluid backed off at the
+    1–5: 0.85 of the link in both; 0.92 when the fluid backed off at the
     mean). A backoff cuts ``cwnd`` and ``ssthresh`` to
     ``backoff_beta/1024`` of the window and holds growth until the data then
     outstanding is acknowledged (Linux's CWR); that round then becomes the
