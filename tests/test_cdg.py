@@ -300,3 +300,14 @@ def test_fluid_alone_in_a_deep_buffer_within_the_published_agreement(delayed_ack
                                             delayed_ack=delayed_ack), mode=mode)
                    .metrics["utilisation"] for s in (1, 2, 3)) / 3
     assert abs(mean_util("fluid") - mean_util("packet")) <= 0.046
+
+
+def test_fluid_draws_do_not_depend_on_the_batch():
+    # the backoffs' draws are keyed by the law's seed and the flow's opening time (its start
+    # jitter included), not by the flow's place in a batch or the step it opened in
+    sc = ccsim.dumbbell(bandwidth="10Mbps", rtt="40ms", buffer="4BDP", flows=["cdg", "cdg"],
+                        duration="10s", seed=3)
+    other = ccsim.dumbbell(bandwidth="20Mbps", rtt="20ms", buffer="1BDP",
+                           flows=["cubic", "cdg"], duration="10s", seed=5)
+    alone = ccsim.run(sc, mode="fluid").summary
+    assert alone.equals(ccsim.run_many([other, sc], mode="fluid")[1].summary)
