@@ -414,13 +414,12 @@ class CDGFluid(FluidLaw):
             f.cwr_end[done] = -1.0
             f.backing[done] = 0.0
             f.round_end[done] = (f.delivered + f.inflight)[done]
-            # CA_EVENT_COMPLETE_CWR: the CWR round becomes the previous one. Its
-            # largest RTT is the queue the backoff found, its smallest the queue
-            # drained by the backoff's pause (the segments sent after the pause
-            # are acknowledged before the round ends: it lasts until the data
-            # then outstanding is, an RTT with that queue), so the next round's
-            # gradient of the minimum shows no fall and the sum of the window's
-            # minima stays as the rise before the backoff left it
+            # CA_EVENT_COMPLETE_CWR: the CWR round becomes the previous one, with
+            # the RTTs its ACKs carried (set at the backoff, below): its largest
+            # the queue the backoff found, its smallest that too or, where the
+            # round ended on the ACK of data sent after the pause, the drained
+            # queue; then the next round's gradient of the minimum shows no fall
+            # and the window's sum of minima stays as the rise left it
             seen = done & (f.rtt_lo > 0)
             f.prev[seen] = np.where(f.cwr_drained > 0, f.rtt_lo, f.cwr_lo)[seen]
             f.prev_hi[seen] = f.rtt_hi[seen]
