@@ -8,8 +8,9 @@ own time step at once. Model (``docs/fluid.md`` says more, and where it is
 wrong):
 
 * **Sources.** A window-limited flow is ACK-clocked: it keeps its whole
-  window ``min(cwnd, rwnd)`` in flight, refilled as ACKs free room, and sends
-  nothing while a reduction drains it; a paced flow keeps rate × RTT.
+  window ``min(cwnd, rwnd)`` in flight, in whole segments (``floor``),
+  refilled as ACKs free room, and sends nothing while a reduction drains
+  it; a paced flow keeps rate × RTT.
 * **Bottleneck.** The queue ``q`` (packets) at the slowest link is the one
   the data physically in flight implies: where the flows' rates
   ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
@@ -26,8 +27,10 @@ wrong):
   flow's drop counter passes a whole number; RED's drop probability (from
   its average queue) and random link loss give Poisson counts drawn from the
   scenario's seeded counter-based generator (:mod:`ccsim.fluid.draws`).
-* **Reaction.** A flow learns of its first loss one RTT later; losses in
-  that RTT belong to the same window. It then reduces once (its law's
+* **Reaction.** A flow learns of its first loss one RTT after the lost
+  segment was sent (a drop at the queue an RTT after it, a loss on the link
+  among the departures ``dupthresh`` segments after it); losses in that
+  RTT belong to the same window. It then reduces once (its law's
   :meth:`~ccsim.algorithms.fluid.FluidLaw.on_loss`), stays in recovery (no
   growth) for one RTT — one per lost segment for NewReno, one per further
   halving for Reno — or, where the packet engine would (fewer than
