@@ -10,7 +10,6 @@ segments sent after it are acknowledged (three duplicate ACKs, RFC 5681
 §3.2; RFC 6675). Packet runs here take a fraction of a second each.
 """
 
-import pytest
 
 import ccsim
 from ccsim.algorithms import CongestionControl
