@@ -18,6 +18,7 @@ import ccsim
 from ccsim import algorithms
 from ccsim.algorithms import Ack, Loss, cdg
 from ccsim.testing import check_algorithm
+from fluid_arrays import flow_arrays
 
 MSS = 1000
 BASE = 0.1  # s
@@ -239,3 +240,74 @@ def test_same_scenario_same_result_and_seed_matters():
                         flows=[ccsim.Flow("cdg", params={"seed": 7}), "cdg"])
     c = ccsim.run(sc)
     assert not a.summary["goodput_bps"].equals(c.summary["goodput_bps"])
+
+
+# -- the fluid law's draws -------------------------------------------------------------------
+def _fluid_flows(n, ack_segs):
+    import numpy as np
+    law = algorithms.get("cdg").fluid(algorithms.get("cdg")())
+    f = flow_arrays(law, n, cwnd=40.0, ack_segs=ack_segs)
+    f.start = np.arange(n) * 1e-3  # distinct openings: distinct draws
+    return law, f
+
+
+def test_fluid_backoffs_come_at_exponential_thresholds_of_summed_hazard():
+    # Linux draws once per round and backs off when u < 1 − exp(−H): the first round where
+    # the hazards H summed since the last backoff pass an exponential variable of mean 1.
+    # Over 4000 flows the thresholds' mean is within 3 standard errors (3/√4000) of 1 and
+    # the share below H = 0.2 within 3 binomial standard errors of 1 − e^(−0.2) (a fluid
+    # law that backs off at the mean, threshold 1, has none below).
+    import numpy as np
+    law, f = _fluid_flows(4000, 2.0)
+    law._draw_thresholds(f, np.ones(4000, bool))
+    assert abs(f.threshold.mean() - 1.0) <= 3 / math.sqrt(4000)
+    p = 1 - math.exp(-0.2)
+    assert abs((f.threshold < 0.2).mean() - p) <= 3 * math.sqrt(p * (1 - p) / 4000)
+    first = f.threshold.copy()
+    law._draw_thresholds(f, np.ones(4000, bool))  # the next backoff's: a fresh draw
+    assert not np.array_equal(first, f.threshold)
+    again, g = _fluid_flows(4000, 2.0)  # the same flows: the same draws
+    again._draw_thresholds(g, np.ones(4000, bool))
+    assert np.array_equal(first, g.threshold)
+
+
+def test_fluid_cwr_round_sees_the_drained_queue_only_behind_delayed_acks():
+    # The ACK that ends a backoff's CWR round is the post-pause data's only when the
+    # round's last segment is the odd one of a delayed-ACK pair: one time in two (4000
+    # flows, 3 binomial standard errors); never with an ACK per segment.
+    import numpy as np
+    law, f = _fluid_flows(4000, 2.0)
+    law._draw_parity(f, np.ones(4000, bool))
+    assert abs(f.cwr_drained.mean() - 0.5) <= 3 * math.sqrt(0.25 / 4000)
+    law, f = _fluid_flows(4000, 1.0)
+    law._draw_parity(f, np.ones(4000, bool))
+    assert f.cwr_drained.max() == 0.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delayed_ack", [True, False])
+def test_fluid_alone_in_a_deep_buffer_within_the_published_agreement(delayed_ack):
+    # Alone in 4 BDP the packet engine's CDG fills 0.85 of the link behind delayed ACKs
+    # (seeds 1-3: 0.83-0.88; its CWR rounds end on the post-pause data's ACK one time in
+    # two, so the window's sum of minima keeps the rise and backoffs come in runs) and 0.94
+    # without. The fluid law's mean over the same seeds is held within the fluid engine's
+    # published held-out 90th percentile of the utilisation gap (docs/fluid.md: 4.6
+    # points). Backing off at the mean threshold with the round before the backoff
+    # standing for the CWR round, the fluid read 0.92 behind delayed ACKs.
+    def mean_util(mode):
+        return sum(ccsim.run(ccsim.dumbbell(bandwidth="10Mbps", rtt="40ms", buffer="4BDP",
+                                            flows=["cdg"], duration="30s", seed=s,
+                                            delayed_ack=delayed_ack), mode=mode)
+                   .metrics["utilisation"] for s in (1, 2, 3)) / 3
+    assert abs(mean_util("fluid") - mean_util("packet")) <= 0.046
+
+
+def test_fluid_draws_do_not_depend_on_the_batch():
+    # the backoffs' draws are keyed by the law's seed and the flow's opening time (its start
+    # jitter included), not by the flow's place in a batch or the step it opened in
+    sc = ccsim.dumbbell(bandwidth="10Mbps", rtt="40ms", buffer="4BDP", flows=["cdg", "cdg"],
+                        duration="10s", seed=3)
+    other = ccsim.dumbbell(bandwidth="20Mbps", rtt="20ms", buffer="1BDP",
+                           flows=["cubic", "cdg"], duration="10s", seed=5)
+    alone = ccsim.run(sc, mode="fluid").summary
+    assert alone.equals(ccsim.run_many([other, sc], mode="fluid")[1].summary)

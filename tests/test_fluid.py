@@ -665,6 +665,25 @@ def test_random_batches_give_sane_and_batch_independent_results(batch):
 
 
 @pytest.mark.slow
+def test_a_newreno_recovery_that_absorbs_losses_keeps_its_result_in_any_batch():
+    """A loss of data sent before a NewReno recovery began lengthens that
+    recovery by an RTT per hole, and so moves its flow's next event. Its
+    scenario's next event and next end of a recovery must move at once: they
+    were refreshed only at the next event of any scenario in the batch, so
+    six staggered NewReno flows (slow-start overshoots into long
+    recoveries) gave other step sizes, and other results, beside scenarios
+    with events at nearly every step than alone."""
+    newreno = ccsim.dumbbell("10Mbps", "20ms", buffer=33, duration="30s", seed=1,
+                             flows=[ccsim.Flow("newreno", start=s)
+                                    for s in (0.0, 3.3, 4.2, 8.8, 8.9, 11.0)])
+    busy = [ccsim.dumbbell("100Mbps", "20ms", buffer="1BDP", duration="20s", seed=s,
+                           flows=["cubic", "cubic"]) for s in range(40)]
+    alone = ccsim.run(newreno, mode="fluid", traces=False)
+    for batch in ([newreno] + busy, busy + [newreno]):
+        same(ccsim.run_many(batch, mode="fluid", traces=False)[batch.index(newreno)], alone)
+
+
+@pytest.mark.slow
 def test_a_scenario_that_has_ended_takes_no_events_while_others_run():
     """Found by the test above: a batch went on handling a finished
     scenario's wake-ups (here a loss detection due 0.9 ms before its end,

@@ -92,8 +92,11 @@ _MOVED_BY_PRR: dict[str, float] = {"ssdr": 0.116}
 # Measured 2026-11-27 with drop-tail overflow shared by arrival rate (slow start
 # counted twice) instead of by window growth: these pairs against Reno moved past
 # their tolerances (the benchmark's tuning set improved, 4.6/15.7 -> 2.9/13.7).
-_MOVED_BY_ARRIVAL_RATE: dict[str, float] = {"bic": 0.154, "hybla": 0.132,
-                                            "highspeed": 0.120, "scalable": 0.138}
+# Whole-segment windows (floor(cwnd) in flight, as the packet engine sends)
+# brought HighSpeed back within its tolerance (0.078 against 0.08) and moved
+# the others (bic 0.155, hybla 0.077, scalable 0.104), still past theirs.
+_MOVED_BY_ARRIVAL_RATE: dict[str, float] = {"bic": 0.155, "hybla": 0.077,
+                                            "scalable": 0.104}
 
 
 @pytest.mark.parametrize("name", [

@@ -8,12 +8,14 @@ nv_pad; a congestion decision cuts (W − max_win)·38 >> 7 (at least 2) and set
 
 import math
 
+import numpy as np
 import pytest
 
 import ccsim
 from ccsim import algorithms
 from ccsim.algorithms import Ack, Loss
 from ccsim.testing import check_algorithm
+from fluid_arrays import flow_arrays
 
 MSS = 1000
 RTT = 0.125  # s: binary fractions keep the hand arithmetic exact
@@ -200,3 +202,35 @@ def test_same_scenario_same_result():
     a = _run(["nv", "nv"], "2BDP", "8s")
     b = _run(["nv", "nv"], "2BDP", "8s")
     assert a.summary.equals(b.summary)
+
+
+def _fluid_steps_until_growth(ack_segs: float, quick_left: float = 0.0) -> float:
+    """Segments delivered before the fluid NV, its growth stopped (after a
+    loss), finds room and grows again: steps of 2 segments acknowledged,
+    30 in flight, no queue."""
+    law = algorithms.get("nv").fluid(algorithms.get("nv")())
+    f = flow_arrays(law, cwnd=30.0, ssthresh=30.0, pacing=math.inf, h=0.005, now=1.0,
+                    rtt=RTT, base_rtt=RTT, min_rtt=RTT, srtt=RTT, rate=240.0, acked=2.0,
+                    delivered=0.0, inflight=30.0, lost=0.0, lost_inflight=0.0, marked=0.0,
+                    mss=float(MSS), capacity=1000.0, scenario=0.0)
+    f.scenario = f.scenario.astype(int)
+    f.ack_segs, f.quick_left = np.array([ack_segs]), np.array([quick_left])
+    f.allow[:] = 0.0  # a loss stopped growth
+    f.reset_at[:] = 100.0
+    while f.allow[0] == 0.0:
+        f.delivered += 2.0
+        f.quick_left = np.maximum(f.quick_left - 2.0, 0.0)
+        law.grow(f)
+        f.now += f.h
+        assert f.delivered[0] < 200
+    return float(f.delivered[0])
+
+
+def test_fluid_counts_acks_not_segments_behind_delayed_acks():
+    # tcpnv_acked runs once per ACK: growth resumes after nv_inc_eval_min_calls (20) ACKs,
+    # 40 segments when the receiver acknowledges every second one (counting segments
+    # resumed after 34, at the second round's end)
+    assert _fluid_steps_until_growth(ack_segs=2.0) >= 40
+    # one segment per ACK (no delayed ACKs, or Linux's quick ACKs): 20 segments are enough
+    assert _fluid_steps_until_growth(ack_segs=1.0) < 40
+    assert _fluid_steps_until_growth(ack_segs=2.0, quick_left=100.0) < 40

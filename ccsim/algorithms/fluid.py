@@ -109,6 +109,10 @@ class FlowArrays:
             at the rate it sent one RTT before (:meth:`ss_grown`).
         scenario: the flow's scenario's index in the batch (flows of one
             scenario share a bottleneck); read only.
+        start: when the flow opens (s; :meth:`Scenario.flow_start`, its
+            start jitter included): with the law's ``seed``, a key for a
+            law's random draws that neither the batch nor the step grid
+            changes.
 
     Attributes are views into the engine's arrays: update them in place
     (``f.cwnd[...] = ...``, ``f.cwnd += ...``, ``np.maximum(..., out=f.cwnd)``),
@@ -134,6 +138,7 @@ class FlowArrays:
     mss: np.ndarray
     capacity: np.ndarray
     scenario: np.ndarray
+    start: np.ndarray
     #: (set by the engine; a hand-built FlowArrays reads an empty link and
     #: one segment per ACK unless it sets them)
     queued: np.ndarray | bool = False

@@ -368,8 +368,10 @@ class NVFluid(FluidLaw):
     NV minimum RTT plus the allowed queue; ``rate = (inflight + acked)/rtt``,
     what was in flight when the step's acknowledged data left, over the RTT) and applies the window law's decisions
     (:func:`congestion_decrease`, ``ssthresh`` and the growth flag), with the
-    same round and ACK counts: ``eval`` counts acknowledged segments, one
-    per ACK (the fluid has no delayed ACKs). NV's minimum RTT is the smallest
+    same round and ACK counts: ``eval`` counts ACKs, as ``tcpnv_acked`` runs
+    once per ACK (one per ``ack_segs`` segments behind delayed ACKs, one per
+    segment in quick-ACK mode), so growth stopped by a loss resumes after
+    ``nv_inc_eval_min_calls`` ACKs, not segments. NV's minimum RTT is the smallest
     RTT since the last reset, reset every ``nv_reset_period`` s (the mean of
     Linux's random period, ±0.1 %) and at the first step after a loss (Linux
     takes the first sample after a recovery). Growth while allowed: slow
@@ -405,7 +407,10 @@ class NVFluid(FluidLaw):
             f.reset_at[due] = f.now[due] + cc.nv_reset_period * (384 + 127.5) / 512
         rate = (f.inflight + f.acked) / rtt  # in flight when the step's ACKed data left
         np.maximum(f.max_rate, np.where(live, rate, 0.0), out=f.max_rate)
-        f.eval_cnt += np.where(live, f.acked, 0.0)
+        # eval counts ACKs (tcpnv_acked runs once per ACK): behind delayed ACKs
+        # one per ack_segs segments, one per segment in quick-ACK mode
+        quick = np.minimum(f.acked, f.quick_left)
+        f.eval_cnt += np.where(live, quick + (f.acked - quick) / f.ack_segs, 0.0)
         np.minimum(f.eval_cnt, MAX_EVAL, out=f.eval_cnt)
         ended = live & (f.delivered > f.round_end)
         if ended.any():

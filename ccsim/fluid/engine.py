@@ -8,8 +8,9 @@ own time step at once. Model (``docs/fluid.md`` says more, and where it is
 wrong):
 
 * **Sources.** A window-limited flow is ACK-clocked: it keeps its whole
-  window ``min(cwnd, rwnd)`` in flight, refilled as ACKs free room, and sends
-  nothing while a reduction drains it; a paced flow keeps rate × RTT.
+  window ``min(cwnd, rwnd)`` in flight, in whole segments (``floor``),
+  refilled as ACKs free room, and sends nothing while a reduction drains
+  it; a paced flow keeps rate × RTT.
 * **Bottleneck.** The queue ``q`` (packets) at the slowest link is the one
   the data physically in flight implies: where the flows' rates
   ``inflight / (base RTT + q/C)`` add up to the link rate ``C`` (Newton's
@@ -26,8 +27,10 @@ wrong):
   flow's drop counter passes a whole number; RED's drop probability (from
   its average queue) and random link loss give Poisson counts drawn from the
   scenario's seeded counter-based generator (:mod:`ccsim.fluid.draws`).
-* **Reaction.** A flow learns of its first loss one RTT later; losses in
-  that RTT belong to the same window. It then reduces once (its law's
+* **Reaction.** A flow learns of its first loss one RTT after the lost
+  segment was sent (a drop at the queue an RTT after it, a loss on the link
+  among the departures ``dupthresh`` segments after it); losses in that
+  RTT belong to the same window. It then reduces once (its law's
   :meth:`~ccsim.algorithms.fluid.FluidLaw.on_loss`), stays in recovery (no
   growth) for one RTT — one per lost segment for NewReno, one per further
   halving for Reno — or, where the packet engine would (fewer than
@@ -593,7 +596,7 @@ class FluidEngine:
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
                          "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
-                         "delack_timeout", "quick_left"):
+                         "delack_timeout", "quick_left", "start"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
@@ -942,43 +945,34 @@ class FluidEngine:
             self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
-    def _window(self, i: np.ndarray | None = None) -> np.ndarray:
-        """What each flow keeps in flight while it sends (segments): its
-        window within the path's cap; a paced flow no more than rate × RTT of
-        data physically in flight, beside what it lost unseen (pacing spaces
-        sending; only cwnd counts those). ``i``: of those flows only (indices)."""
-        if i is not None:
-            window = np.minimum(self.cwnd[i], self.path_cap[i])
-            np.copyto(window, np.floor(window), where=window >= 1.0)
-            if self.nr_any:
-                on, done = self._newreno_rounds(i)
-                window = np.maximum(window - np.where(on, np.maximum(self.nr_holes[i] - done,
-                                                                      0.0), 0.0), 0.0)
-            if self.paced:
-                window = np.minimum(window, self.pacing[i] * self.tau[i] + self.ghost[i])
-            return window
-        window = np.minimum(self.cwnd, self.path_cap)
+    def _window(self, i: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """What each flow (of ``i``, indices; default all) keeps in flight
+        while it sends (segments): its window within the path's cap; a paced
+        flow no more than rate × RTT of data physically in flight, beside
+        what it lost unseen (pacing spaces sending; only cwnd counts those)."""
+        window = np.minimum(self.cwnd[i], self.path_cap[i])
         # whole segments: a sender transmits while snd_nxt − snd_una + 1 ≤ cwnd
         np.copyto(window, np.floor(window), where=window >= 1.0)
         if self.nr_any:  # a NewReno recovery's holes hold part of its window
-            window = np.maximum(window - self._holes_left(), 0.0)
+            window = np.maximum(window - self._holes_left(i), 0.0)
         if self.paced:
-            window = np.minimum(window, self.pacing * self.tau + self.ghost)
+            window = np.minimum(window, self.pacing[i] * self.tau[i] + self.ghost[i])
         return window
 
-    def _holes_left(self) -> np.ndarray:
-        """The holes each flow's NewReno recovery has not yet repaired
-        (segments; 0 outside one). NewReno (RFC 6582) repairs one hole per
-        partial ACK, one per RTT, and its window counts them: ``cwnd`` is
-        ``ssthresh`` inflated by one per duplicate ACK — per segment that
-        left the network — so new data goes out while ``snd_nxt − snd_una``,
-        which includes the holes, stays below it, and the data in transit is
-        ``ssthresh`` less the holes left."""
-        on, done = self._newreno_rounds()
+    def _holes_left(self, i: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """The holes each flow's (of ``i``) NewReno recovery has not yet
+        repaired (segments; 0 outside one). NewReno (RFC 6582) repairs one
+        hole per partial ACK, one per RTT, and its window counts them:
+        ``cwnd`` is ``ssthresh`` inflated by one per duplicate ACK — per
+        segment that left the network — so new data goes out while ``snd_nxt
+        − snd_una``, which includes the holes, stays below it, and the data
+        in transit is ``ssthresh`` less the holes left."""
+        on, done = self._newreno_rounds(i)
         if not any_(on):
-            self.nr_any = False  # until the next such recovery begins
+            if isinstance(i, slice):
+                self.nr_any = False  # until the next such recovery begins
             return 0.0
-        return np.where(on, np.maximum(self.nr_holes - done, 0.0), 0.0)
+        return np.where(on, np.maximum(self.nr_holes[i] - done, 0.0), 0.0)
 
     def _newreno_rounds(self, i: np.ndarray | slice = slice(None)
                         ) -> tuple[np.ndarray, np.ndarray]:
@@ -1352,7 +1346,11 @@ class FluidEngine:
         self.outstanding[old] -= self.ghost[old]
         self.ghost[old] = 0.0
         more = old & self.multi_rtts
-        self.rec_until[more] += (k * tau)[more]
+        if any_(more):
+            self.rec_until[more] += (k * tau)[more]
+            # its end, and so its flow's and scenario's next event, moved: now,
+            # not at the next event of whichever scenario of the batch has one
+            self._update_flags(_indices(more))
 
     def _complete(self, before, deliv, tf, hf) -> None:
         """Sized flows that delivered their last segment this step."""
