@@ -460,7 +460,13 @@ def test_vegas_started_together_hold_alpha_to_beta_per_flow(n):
     # samples, which take Reno's step (Linux's cntRTT <= 2 rule), unbounded by the band;
     # ten flows leaving slow start at 5 segments overshoot by that step (measured 3.6 % for
     # n = 10, 1.2 % before the rule).
-    assert diff.mean() == pytest.approx(2.0, rel=0.05)
+    # Whole segments: a flow keeps floor(cwnd) in flight (as the packet engine sends), so
+    # its queued data grows a segment at a time and the flows stop within one segment of
+    # queue above the edge: diff in [alpha, alpha + RTT/BaseRTT) (measured 2.56, 2.95,
+    # 2.30 for n = 2, 5, 10; at the edge, 2.0 within 5 %, when fractions of a segment
+    # were in flight).
+    rtt_over_base = 1.0 + settled.mean() / pps / base
+    assert 2.0 - 1e-6 <= diff.mean() < 2.0 + rtt_over_base
     assert res.summary["share"].max() / res.summary["share"].min() < 1.01
     assert res.metrics["utilisation"] > 0.99
 
