@@ -125,6 +125,9 @@ class FastSender(Sender):
             in_recovery = self.in_recovery
             if in_recovery:
                 self.recovery.on_ack(self, acked)
+                if self.exit_ack and not self.in_recovery:  # this ACK ended the recovery
+                    in_recovery = False
+                    acked = self.ack_delivered
             if self.loss_phase and ackno >= self.recover:  # the loss phase ends
                 self.loss_phase = False
                 self.tell_recovery("open")

@@ -110,7 +110,8 @@ class Sender:
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False,
                  tail_loss_probe: bool = False, law_rtt: str = "sample",
-                 loss_flight: str = "flight", reduction_window: str = "none") -> None:
+                 loss_flight: str = "flight", reduction_window: str = "none",
+                 exit_ack: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
         self.clock = clock
@@ -179,6 +180,9 @@ class Sender:
         self.window_any = reduction_window == "all"
         self.window_ecn = reduction_window in ("all", "ecn")
         self.timer_entry = False        # the recovery being entered began on a timer, not an ACK
+        # the ACK that ends a fast recovery reaches the law's on_ack (Scenario.exit_ack:
+        # Linux's tcp_cong_control runs cong_avoid after tcp_fastretrans_alert left it)
+        self.exit_ack = exit_ack
         self.recovery_high = -1         # high_tx when the last recovery began
 
     # -- what the estimator knows, under the names strategies and results read ----------
@@ -304,6 +308,9 @@ class Sender:
         in_recovery = self.in_recovery
         if in_recovery:
             self.recovery.on_ack(self, acked)
+            if self.exit_ack and not self.in_recovery:  # this ACK ended the recovery
+                in_recovery = False
+                acked = self.ack_delivered  # Linux's acked_sacked: SACKed before not again
         if self.loss_phase and ackno >= self.recover:  # the loss phase after a timeout ends
             self.loss_phase = False
             self.tell_recovery("open")
