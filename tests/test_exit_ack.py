@@ -72,3 +72,46 @@ def test_the_exit_ack_moves_the_result_and_the_knob_is_checked():
     assert not on.goodput_bps.equals(off.goodput_bps)
     with pytest.raises(ccsim.ScenarioTypeError, match="exit_ack"):
         _path(exit_ack="yes")
+
+
+@pytest.mark.parametrize("sender_class", [Sender, FastSender])
+def test_without_sack_the_duplicates_count_as_delivered(sender_class):
+    # Linux's Reno mode (no SACK): each duplicate ACK counts one segment delivered
+    # (tcp_add_reno_sack) and a cumulative ACK of k segments delivers
+    # max(k − sacked_out, 1), sacked_out shrinking by k − 1 (tcp_remove_reno_sacks):
+    # the exit ACK hands cong_avoid that, not the k segments it acknowledges.
+    sc = ccsim.dumbbell("10Mbps", "20ms", buffer=30, duration="4s", seed=2, sack=False,
+                        flows=[Flow("reno", recovery="newreno"),
+                               Flow("reno", recovery="newreno", start=0.5)])
+    engine = PacketEngine(sc, sender_class=sender_class)
+    sender = engine.senders[0]
+    on_ack, law_on_ack = sender.on_ack, sender.cc.on_ack
+    expected, seen = [], []
+    sacked = [0]
+
+    def ack_spy(ack):
+        una, was = sender.snd_una, sender.in_recovery
+        on_ack(ack)
+        k = sender.snd_una - una
+        if not was and sender.in_recovery:  # entered on this duplicate
+            sacked[0] = sender.dupacks
+        elif was and k == 0:
+            sacked[0] += 1
+        elif was and k > 0:
+            delivered = max(k - sacked[0], 1)
+            sacked[0] = max(sacked[0] - (k - 1), 0)
+            if not sender.in_recovery:
+                expected.append((sender.clock.now, delivered))
+
+    def law_spy(ack):
+        seen.append((ack.now, ack.acked))
+        law_on_ack(ack)
+
+    sender.on_ack, sender.cc.on_ack = ack_spy, law_spy
+    for r in engine.receivers[:1]:
+        r.deliver_ack = ack_spy
+    engine.run()
+    assert len(expected) >= 2
+    assert any(d < 5 for _, d in expected)  # far fewer than the window acknowledged
+    for t, delivered in expected:
+        assert (t, delivered) in seen
