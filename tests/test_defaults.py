@@ -41,9 +41,11 @@ DEFAULTS = {
     "highspeed": ("prr", {"low_window": 38.0, "high_window": 83000.0, "high_p": 1e-7,
                           "high_decrease": 0.1, "rule": "linux"},
                   ["RFC 3649", "tcp_highspeed.c"]),
-    # Leith & Shorten 2004: Delta_L 1 s, beta in [0.5, 0.8]; RTT scaling to 100 ms.
+    # Leith & Shorten 2004: Delta_L 1 s, beta in [0.5, 0.8]; RTT scaling to 100 ms;
+    # Linux tcp_htcp.c: use_bandwidth_switch 1, jiffies of CONFIG_HZ 250 (Kconfig.hz).
     "htcp": ("prr", {"delta_l": 1.0, "beta_min": 0.5, "beta_max": 0.8, "rtt_scaling": True,
-                     "rtt_ref": 0.1}, ["Leith", "Shorten"]),
+                     "rtt_ref": 0.1, "bandwidth_switch": True, "jiffy": 0.004,
+                     "rule": "linux"}, ["Leith", "Shorten", "tcp_htcp.c"]),
     # Caini & Firrincieli 2004, Linux tcp_hybla.c: RTT0 = 25 ms.
     "hybla": ("prr", {"rtt0": 0.025}, ["Caini", "Firrincieli", "tcp_hybla.c"]),
     # Linux tcp_bbr.c (v1): bbr_bw_rtts 10, bbr_min_rtt_win_sec 10,

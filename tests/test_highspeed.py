@@ -85,12 +85,44 @@ def test_linux_grows_by_the_next_rows_a_between_rows(w, a):
     assert cc.cwnd == pytest.approx(w + a * 3 / w, rel=1e-12)
 
 
+def _avoiding(w):
+    """Linux's law at window ``w`` after one ACK in congestion avoidance, which
+    sets the row (``ca->ai``) that ``hstcp_ssthresh`` reads."""
+    cc = make(w, ssthresh=w / 2, rule="linux")
+    cc.on_ack(ack())
+    return cc
+
+
 def test_linux_decrease_is_the_rows_md_in_256ths():
     # hstcp_ssthresh: cwnd - ((cwnd * md) >> 8). At 1000 (row 851 < w <= 1058, md 83):
     # 1000 - 83000 // 256 = 1000 - 324 = 676 (the formula: (1 - 0.3305) * 1000 = 669.5).
-    assert make(1000, rule="linux").ssthresh_after(loss(1000)) == 676
-    assert make(30, rule="linux").ssthresh_after(loss(30)) == 15  # md 128: Reno's half
-    assert make(3, rule="linux").ssthresh_after(loss(3)) == 2
+    assert _avoiding(1000).ssthresh_after(loss(1000)) == 676
+    assert _avoiding(30).ssthresh_after(loss(30)) == 15  # md 128: Reno's half
+    assert _avoiding(3).ssthresh_after(loss(3)) == 2
+
+
+def test_linux_decrease_reads_the_row_congestion_avoidance_left():
+    # ca->ai moves only in hstcp_cong_avoid's congestion-avoidance branch: a flow's
+    # first loss, in slow start, finds row 0 (md 128) and halves, whatever its window
+    cc = make(10, rule="linux")
+    for _ in range(990):
+        cc.on_ack(ack())
+    assert cc.cwnd == 1000.0 and cc.row == 0
+    assert cc.ssthresh_after(loss(1000)) == 500
+    # after a recovery (cwnd = ssthresh = 676) the row of 1000 holds until the next ACK
+    cc = _avoiding(1000)
+    cc.on_loss(loss(1000))
+    cc.cwnd = cc.ssthresh
+    assert cc.ssthresh_after(loss(676)) == 676 - 676 * 83 // 256
+    cc.on_ack(ack())  # 663 < 676 <= 851: the seventh row, md 86
+    assert cc.ssthresh_after(loss(676)) == 676 - 676 * 86 // 256
+
+
+def test_linux_slow_start_stops_at_ssthresh():
+    # tcp_slow_start's leftover is not carried into congestion avoidance
+    cc = make(99, ssthresh=100, rule="linux")
+    cc.on_ack(ack(acked=3.0))
+    assert cc.cwnd == 100.0
 
 
 @pytest.mark.parametrize("w,a,b", TABLE)

@@ -49,7 +49,7 @@ def loss(now, min_rtt=0.1):
 def test_defaults():
     assert algorithms.get("htcp")().params() == {
         "delta_l": 1.0, "beta_min": 0.5, "beta_max": 0.8, "rtt_scaling": True,
-        "rtt_ref": 0.1}
+        "rtt_ref": 0.1, "bandwidth_switch": True, "jiffy": 0.004, "rule": "linux"}
 
 
 # Hand arithmetic: Δ = 2 → 1 + 10 + 0.25; Δ = 5 → 1 + 40 + 4.
@@ -100,7 +100,8 @@ def test_beta(rtt_min, rtt_max):
 
 
 def test_loss_uses_measured_rtts():
-    cc = make()
+    # the paper's rule: β from the RTTs at the first loss (Linux waits one loss)
+    cc = make(rule="paper", bandwidth_switch=False)
     cc.cwnd, cc.ssthresh = 100.0, 1.0
     rtt = 0.1
     for i in range(60):  # RTT samples climbing 100 → 160 ms by 1 ms steps
@@ -113,13 +114,13 @@ def test_loss_uses_measured_rtts():
     cc.on_loss(loss(1.0))
     assert cc.beta == pytest.approx(expected_beta)
     assert cc.ssthresh == pytest.approx(expected_beta * cwnd)
-    assert cc.last_cong == 1.0
+    assert cc.last_loss == 1.0
     # RTT_max fades towards RTT_min by 5 % per loss (Linux htcp_param_update)
     assert cc.max_rtt == pytest.approx(0.1 + 0.95 * 0.059)
 
 
 def test_max_rtt_ignores_jumps_over_20ms():
-    cc = make()
+    cc = make(rule="paper")
     cc.cwnd, cc.ssthresh = 100.0, 1.0
     cc.on_ack(ack(now=0.0, rtt=0.1))
     cc.on_ack(ack(now=0.1, rtt=0.5))  # a 400 ms jump: an outlier, not queueing
@@ -127,7 +128,7 @@ def test_max_rtt_ignores_jumps_over_20ms():
 
 
 def test_per_ack_increase_follows_alpha_of_delta():
-    cc = make()
+    cc = make(rule="paper", bandwidth_switch=False)
     cc.cwnd, cc.ssthresh = 100.0, 50.0
     cc.on_loss(loss(now=10.0))  # Δ restarts here; no RTT_max measured yet: β = β_min
     assert cc.beta == 0.5

@@ -252,8 +252,10 @@ def test_flows_count_as_the_2011_kernels_did(monkeypatch):
         for flow in sc.flows:
             want = "segments" if flow.algorithm in per_segment else "acks"
             assert flow.ack_counting == want, (flow.algorithm, flow.ack_counting)
-            # CUBIC's Reno-friendly estimate alone counted ACKs (ca->ack_cnt++ before 4.1)
+            # CUBIC's Reno-friendly estimate alone counted ACKs (ca->ack_cnt++ before 4.1);
+            # Scalable's TCP_SCALABLE_AI_CNT was 50 ACKs (100 segments since 5.7)
             assert dict(flow.params).get("friendly_per_ack", False) == (flow.algorithm == "cubic")
+            assert dict(flow.params).get("a") == (0.02 if flow.algorithm == "scalable" else None)
     # a law outside Table I keeps the stack's counting, and the switch turns it off
     veno = _scenarios_of(monkeypatch, pairwise_matrix, ["veno", "reno"], **SMALL)
     assert [f.ack_counting for f in veno[0].flows] == [None, None]  # the pair veno, veno

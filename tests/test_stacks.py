@@ -53,6 +53,7 @@ def _observed(sender, receiver):
                         else "flight"),
         "reduction_window": ("all" if sender.window_any else "ecn" if sender.window_ecn
                              else "none"),
+        "exit_ack": sender.exit_ack,
     }
 
 
@@ -73,6 +74,8 @@ def test_every_setting_of_the_table_reaches_the_built_flow(stack, algorithm):
     expected["sack"] = expected["sack"] or uses_sack  # SACK strategies turn it on
     # a probe needs a scoreboard (SACK recovery)
     expected["tail_loss_probe"] = expected["tail_loss_probe"] and uses_sack
+    if recovery in profile.exit_ack:  # ns-2's Sack1 agent differs from its Reno agents
+        expected["exit_ack"] = profile.exit_ack[recovery].value
     assert _observed(sender, receiver) == expected
     assert type(sender.recovery) is ccsim.recovery.get(recovery)
     params = sender.cc.params()
@@ -117,6 +120,12 @@ def test_the_profiles_values_are_their_sources():
     # halving only after CWND_ACTION_ECN; ns-3's EnterRecovery and ReTxTimeout always
     assert [p.knobs["reduction_window"].value for p in (linux, ns2, ns3)] == [
         "all", "ecn", "none"]
+    # tcp_cong_control runs cong_avoid on the ACK tcp_fastretrans_alert ended the
+    # recovery with; ns-3's ProcessAck calls ExitRecovery without IncreaseWindow;
+    # ns-2's Reno agents call opencwnd on it (recv_newack_helper), its Sack1 agent not
+    assert [p.knobs["exit_ack"].value for p in (linux, ns2, ns3)] == [True, True, False]
+    assert {r: s.value for r, s in ns2.exit_ack.items()} == {"sack": False}
+    assert not linux.exit_ack and not ns3.exit_ack
     assert {k: s.value for k, s in ns3.params["vegas"].items()} == {
         "diff_rule": "ns3", "loss_rule": "ns3"}
     assert {k: s.value for k, s in ns3.params["westwood"].items()} == {

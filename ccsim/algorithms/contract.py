@@ -40,9 +40,11 @@ Two moments have no hook of their own (:data:`WITHOUT_A_HOOK`):
   sender's ``exit_recovery``, at its end (Reno, SACK and PRR: ``cwnd =
   ssthresh``; NewReno: ``min(ssthresh, FlightSize + 1)``; Vegas: its own
   window; Vegas and Rate-Halving also set ``ssthresh`` through the sender's
-  ``set_ssthresh``, as their sources do). The law hears of the end only by the next
-  ``on_ack``, which it sees again (a law with ``acks_in_recovery`` saw every
-  ACK anyway). The fluid engine sets ``cwnd`` as the strategy would end
+  ``set_ssthresh``, as their sources do). The law hears of the end by
+  ``on_ack``: under ``Scenario.exit_ack`` (the Linux stack's) that of the
+  very ACK that ended the recovery, with the segments it delivered (Linux's
+  ``acked_sacked``), else the next ACK's (a law with ``acks_in_recovery``
+  saw every ACK anyway). The fluid engine sets ``cwnd`` as the strategy would end
   (``ssthresh``, or the loss window for a strategy that restarts from it);
   the testing kit models Reno's end, ``cwnd = ssthresh``. A law that needs
   the recovery state itself (BBR's packet conservation and its restore of the
@@ -289,7 +291,8 @@ HOOKS: dict[str, Hook] = {h.name: h for h in (
          may_change="the law's own state; cwnd, ssthresh and pacing_rate"),
     Hook("on_ack", Ack,
          packet="every ACK that cumulatively acknowledges new data outside loss recovery "
-                "(in it too with acks_in_recovery, after the recovery strategy acted)",
+                "and, under Scenario.exit_ack, the one that ends a fast recovery (in it "
+                "too with acks_in_recovery, after the recovery strategy acted)",
          fluid="once per step in which the flow had data acknowledged and may grow "
                "(outside recovery, or always with acks_in_recovery): one Ack for the step's "
                "segments, ln 2 of them in slow start on a link not yet full (doubling per RTT)",
@@ -373,8 +376,9 @@ WITHOUT_A_HOOK: dict[str, str] = {
                "sets cwnd = loss_window without a hook (packet engine)",
     "recovery exit": "the recovery strategy sets cwnd (Reno, SACK, PRR: ssthresh) "
                      "and calls the sender's exit_recovery; a law that overrides "
-                     "on_recovery hears RecoveryState('open') there, others only see the "
-                     "next ACK through on_ack",
+                     "on_recovery hears RecoveryState('open') there; on_ack then sees "
+                     "the ACK that ended it under Scenario.exit_ack (Linux), else the "
+                     "next ACK",
 }
 """The moments a law might expect a hook for, and how they reach it."""
 

@@ -54,6 +54,15 @@ Differences from the source:
   the reason RFC 2581 replaced cwnd by FlightSize).
 * The window is a float growing continuously; Linux adds whole segments
   after cwnd / a ACKs.
+* With the default ``rule="linux"``, as ``hstcp_cong_avoid`` and
+  ``hstcp_ssthresh``: the row (``ca->ai``) moves only in congestion
+  avoidance, on each ACK before the increase, and a loss takes ``b`` from
+  the row held then: a loss in slow start (the row still 0 at a flow's
+  first overshoot) halves the window whatever its size, and a loss before
+  the first ACK after a recovery uses the row from before it. Slow start
+  stops at ``ssthresh`` (``tcp_slow_start``'s leftover is not carried into
+  congestion avoidance). The fluid law takes ``b`` at the window of the
+  loss.
 * Linux's ``hstcp_cong_avoid`` adds ``a + 1`` to its counter once per
   *ACK* in congestion avoidance, whatever the ACK covers (RFC 3649 §5 also
   states its rule per ACK). The law multiplies by ``acked``; the Linux
@@ -150,19 +159,31 @@ class HighSpeed(Reno):
         return max(w * w * p * 2.0 * b / (2.0 - b), 1.0)
 
     # -- hooks ---------------------------------------------------------------
+    def start(self, initial_window: float, mss: int) -> None:
+        super().start(initial_window, mss)
+        self.row = 0  # Linux's ca->ai: the table row as congestion avoidance last set it
+
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """RFC 3649 §5: ``a(w)`` segments per RTT."""
         return self.a(cwnd)
 
     def on_ack(self, ack: Ack) -> None:
+        if self.rule == "linux":
+            if self.cwnd < self.ssthresh:  # tcp_slow_start: up to ssthresh, no further
+                self.cwnd = min(self.cwnd + ack.acked, self.ssthresh)
+                return
+            self.row = _row(math.floor(self.cwnd))  # hstcp_cong_avoid moves ca->ai first
+            self.cwnd += (self.row + 1.0) * ack.acked / self.cwnd
+            return
         acked = self.slow_start(ack.acked)
         if acked:
             self.cwnd += self.a(self.cwnd) * acked / self.cwnd
 
     def ssthresh_after(self, loss: Loss) -> float:
         w = loss.inflight
-        if self.rule == "linux":  # cwnd - ((cwnd * md) >> 8)
-            return max(w - math.floor(math.floor(w) * _ROW_MD[_row(w)] / MD_SCALE), MIN_SSTHRESH)
+        if self.rule == "linux":  # cwnd - ((cwnd * md) >> 8), md of the row ca->ai holds
+            return max(w - math.floor(math.floor(w) * _ROW_MD[self.row] / MD_SCALE),
+                       MIN_SSTHRESH)
         return max((1.0 - self.b(w)) * w, MIN_SSTHRESH)
 
 

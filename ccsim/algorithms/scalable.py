@@ -36,9 +36,12 @@ Differences from the source:
   paper and Linux's ``tcp_scalable_ssthresh`` have it; RFC 5681's
   FlightSize with ``loss_flight="flight"``. The two agree when the sender
   is window-limited.
-* ``AI_CNT`` was 50 in Linux 2.6–3.x ("50 instead of 100 to account for
-  delayed ack"); ccsim takes current Linux's 100, which counts acknowledged
-  segments (``a = 0.01`` per segment, the paper's).
+* ``AI_CNT`` was 50 ACKs until Linux 5.7 ("50 instead of 100 to account
+  for delayed ack"; "tcp: fix stretch ACK bugs in Scalable", 2020, made it
+  100 segments); ccsim takes current Linux's 100, which counts acknowledged
+  segments (``a = 0.01`` per segment, the paper's). ``a = 1/50`` with
+  ``ack_counting="acks"`` is the older modules' (Esterhuizen & Krzesinski's
+  recipe runs so, :data:`ccsim.experiments.pairwise.LINUX_2011_COUNTING_PARAMS`).
 * Linux slow-starts while ``cwnd ≤ ssthresh``; ccsim, as its Reno, while
   ``cwnd < ssthresh``.
 * The window is a float growing continuously; Linux adds whole segments.

@@ -37,7 +37,8 @@ acknowledged (``snd_cwnd_cnt += pkts_acked``), and CUBIC and BIC scaled their
 count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
 they grew per segment, all but CUBIC's Reno-friendly estimate, which
 ``bictcp_update`` advanced once per ACK (``ca->ack_cnt++``, per segment only
-since 4.1). :data:`LINUX_2011_ACK_COUNTING` and
+since 4.1); Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
+segments since 5.7). :data:`LINUX_2011_ACK_COUNTING` and
 :data:`LINUX_2011_COUNTING_PARAMS` hold these; the recipe gives each flow
 its algorithm's (``Flow.ack_counting``, ``Flow.params``), and
 ``ack_counting_2011=False`` runs every flow with the stack's own. The fluid
@@ -157,9 +158,12 @@ LINUX_2011_ACK_COUNTING = {
 #: Esterhuizen & Krzesinski's 2011 kernels, with :data:`LINUX_2011_ACK_COUNTING`
 #: (packet engine, ``ack_counting_2011``): CUBIC's Reno-friendly estimate
 #: counted ACKs (``bictcp_update``'s ``ca->ack_cnt++`` before 4.1) while its
-#: cubic target counted segments.
-LINUX_2011_COUNTING_PARAMS: dict[str, dict[str, bool]] = {
+#: cubic target counted segments; Scalable added one segment per
+#: ``min(cwnd, 50)`` ACKs (``TCP_SCALABLE_AI_CNT`` 50, "to account for delayed
+#: ack", until Linux 5.7 made it 100 and counted segments), ``a = 1/50`` per ACK.
+LINUX_2011_COUNTING_PARAMS: dict[str, dict[str, bool | float]] = {
     "cubic": {"friendly_per_ack": True},
+    "scalable": {"a": 1 / 50},
 }
 
 #: Esterhuizen & Krzesinski's 2011 kernels: window-law parameters the testbed

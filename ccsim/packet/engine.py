@@ -211,7 +211,7 @@ class PacketEngine:
             ack_counting=st.ack_counting, rtt_granularity=sc.rtt_granularity,
             limited_transmit=st.limited_transmit, tail_loss_probe=st.tail_loss_probe,
             law_rtt=st.law_rtt, loss_flight=st.loss_flight,
-            reduction_window=st.reduction_window)
+            reduction_window=st.reduction_window, exit_ack=st.exit_ack)
         if accecn:
             sender.ecn = AccEcnResponse()
         receiver.deliver_ack = sender.on_ack  # the two ends know each other

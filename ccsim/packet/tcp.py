@@ -110,7 +110,8 @@ class Sender:
                  packet_bits: float = 0.0, ack_counting: str = "segments",
                  rtt_granularity: float = 0.0, limited_transmit: bool = False,
                  tail_loss_probe: bool = False, law_rtt: str = "sample",
-                 loss_flight: str = "flight", reduction_window: str = "none") -> None:
+                 loss_flight: str = "flight", reduction_window: str = "none",
+                 exit_ack: bool = False) -> None:
         self.cc = cc
         self.recovery = recovery
         self.clock = clock
@@ -179,6 +180,10 @@ class Sender:
         self.window_any = reduction_window == "all"
         self.window_ecn = reduction_window in ("all", "ecn")
         self.timer_entry = False        # the recovery being entered began on a timer, not an ACK
+        # the ACK that ends a fast recovery reaches the law's on_ack (Scenario.exit_ack:
+        # Linux's tcp_cong_control runs cong_avoid after tcp_fastretrans_alert left it)
+        self.exit_ack = exit_ack
+        self.reno_sacked = 0            # duplicates standing for delivered segments (no SACK)
         self.recovery_high = -1         # high_tx when the last recovery began
 
     # -- what the estimator knows, under the names strategies and results read ----------
@@ -303,7 +308,14 @@ class Sender:
             self.delivered_time = now
         in_recovery = self.in_recovery
         if in_recovery:
+            # without SACK, Linux counts each duplicate as a segment delivered, and a
+            # cumulative ACK delivers the rest (tcp_remove_reno_sacks)
+            reno_delivered = max(acked - self.reno_sacked, 1)
+            self.reno_sacked = max(self.reno_sacked - (acked - 1), 0)
             self.recovery.on_ack(self, acked)
+            if self.exit_ack and not self.in_recovery:  # this ACK ended the recovery
+                in_recovery = False  # what it delivered: Linux's acked_sacked
+                acked = self.ack_delivered if self.scoreboard is not None else reno_delivered
         if self.loss_phase and ackno >= self.recover:  # the loss phase after a timeout ends
             self.loss_phase = False
             self.tell_recovery("open")
@@ -339,6 +351,7 @@ class Sender:
         if self.scoreboard is None or newly_sacked:
             self.dupacks += 1
             if self.in_recovery:
+                self.reno_sacked += 1
                 self.recovery.on_dupack(self)
             elif self.recovery.triggered(self):
                 self.enter_recovery()
@@ -390,6 +403,7 @@ class Sender:
         reduce (:meth:`signal_loss`) and resends."""
         self.entered_in_loss_phase = self.snd_una < self.recover
         self.recovery_high = self.high_tx  # Linux's high_seq for the recovery (tcp_enter_loss)
+        self.reno_sacked = self.dupacks  # Linux's sacked_out without SACK (tcp_add_reno_sack)
         self.in_recovery = True
         if not self.tells_recovery:
             self.recovery.enter(self)

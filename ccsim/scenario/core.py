@@ -147,6 +147,18 @@ class Scenario:
             ``"all"``; ns-2: ``"ecn"``; ns-3: ``"none"``. The fluid engine
             reads ``"all"`` at a timeout that ends a fast recovery (it keeps
             the recovery's ``ssthresh``); the rest is the packet engine's.
+        exit_ack: whether the ACK that ends a fast recovery also reaches the
+            window law's ``on_ack``, with the segments it delivered (newly
+            acknowledged or SACKed), so the law grows on it. Linux: ``True``
+            (``tcp_ack`` runs ``tcp_fastretrans_alert``, which leaves the
+            recovery, before ``tcp_cong_control``, which then calls the
+            module's ``cong_avoid`` with that ACK's ``acked_sacked``); ns-3:
+            ``False`` (``ProcessAck`` leaving ``CA_RECOVERY`` calls
+            ``ExitRecovery``, not ``IncreaseWindow``); ns-2: ``True`` for the
+            Reno and NewReno agents (``recv_newack_helper`` opens the window),
+            ``False`` for flows with SACK recovery (``Sack1TcpAgent::recv``
+            calls only ``newack``). The end of a timeout's loss phase reaches
+            the law in every stack. Packet engine.
         start_jitter: the most each flow opens after its ``start`` (s): it
             opens at a random time uniform in ``[start, start + start_jitter)``,
             drawn from the seed and the flow's index (:meth:`flow_start`), so
@@ -188,6 +200,7 @@ class Scenario:
     handshake: bool | None = None
     loss_flight: str | None = None
     reduction_window: str | None = None
+    exit_ack: bool | None = None
 
     KNOBS: ClassVar[tuple[str, ...]] = KNOBS
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 STACK_KNOBS = ("initial_window", "min_rto", "initial_rto", "delayed_ack", "delayed_ack_timeout",
                "quick_ack", "sack", "ack_counting", "limited_transmit", "tail_loss_probe",
-               "law_rtt", "handshake", "loss_flight", "reduction_window")
+               "law_rtt", "handshake", "loss_flight", "reduction_window", "exit_ack")
 """The :class:`~ccsim.Scenario` knobs whose default (``None``) is the stack's."""
 
 
@@ -56,6 +56,8 @@ class Profile:
             from ``knobs["ack_counting"]``.
         params: per algorithm name, law parameters that differ from the
             law's own defaults.
+        exit_ack: per recovery strategy name, its ``exit_ack`` where it
+            differs from ``knobs["exit_ack"]`` (ns-2's agents differ).
     """
 
     name: str
@@ -64,6 +66,7 @@ class Profile:
     recovery: Mapping[str, Setting] = field(default_factory=dict)
     ack_counting: Mapping[str, Setting] = field(default_factory=dict)
     params: Mapping[str, Mapping[str, Setting]] = field(default_factory=dict)
+    exit_ack: Mapping[str, Setting] = field(default_factory=dict)
 
 
 _LINUX_RACK = ("Linux runs every window law (except those with their own `cong_control`, "
@@ -119,6 +122,11 @@ LINUX = Profile(
                                            "`snd_una` reaches `high_seq`, or in Loss after "
                                            "`snd_una` moved (`!icsk_retransmits`) "
                                            "(tcp_input.c)"),
+        "exit_ack": Setting(True, "`tcp_ack` calls `tcp_fastretrans_alert` (which leaves the "
+                                  "recovery at `snd_una ≥ high_seq`, `tcp_end_cwnd_reduction` "
+                                  "setting `cwnd = ssthresh`) before `tcp_cong_control`, which, "
+                                  "out of the reduction, hands that ACK's `acked_sacked` to the "
+                                  "module's `cong_avoid` (tcp_input.c)"),
     },
     recovery={
         "reno": Setting("prr", _LINUX_RACK),
@@ -197,6 +205,9 @@ NS3 = Profile(
                                             "and `ReTxTimeout` does unless the state is "
                                             "`CA_LOSS` with the head already resent "
                                             "(`IsHeadRetransmitted`) (tcp-socket-base.cc)"),
+        "exit_ack": Setting(False, "`ProcessAck` leaving `CA_RECOVERY` calls `PktsAcked` and "
+                                   "`ExitRecovery` but not `IncreaseWindow` (leaving `CA_LOSS` "
+                                   "it does) (tcp-socket-base.cc)"),
     },
     recovery={name: Setting("prr", "`TcpL4Protocol::RecoveryType` TcpPrrRecovery "
                                    "(tcp-l4-protocol.cc), whatever the class")
@@ -266,7 +277,13 @@ NS2 = Profile(
                                            "the window to one without halving while "
                                            "`highest_ack_ < recover_`; a timeout during a "
                                            "fast recovery halves again (tcp.cc)"),
+        "exit_ack": Setting(True, "the Reno and NewReno agents pass the ACK that ends fast "
+                                  "recovery to `recv_newack_helper`, which calls `opencwnd` "
+                                  "(tcp-reno.cc, tcp-newreno.cc, tcp.cc); the Vegas agent runs "
+                                  "its per-ACK increase on it (tcp-vegas.cc)"),
     },
+    exit_ack={"sack": Setting(False, "`Sack1TcpAgent::recv` ends fast recovery with "
+                                     "`newack` alone, no `opencwnd` (tcp-sack1.cc)")},
     params={
         "vegas": {
             "alpha": Setting(1.0, f"`Agent/TCP/Vegas set v_alpha_ 1` ({_NS2_DEFAULT})"),
@@ -307,6 +324,7 @@ class FlowStack:
     handshake: bool
     loss_flight: str
     reduction_window: str
+    exit_ack: bool
     recovery: str
     params: tuple[tuple[str, Any], ...]
 
@@ -332,6 +350,8 @@ def resolve(profile: Profile, algorithm: str, default_recovery: str, knobs: Mapp
         if entry is None and default_recovery == "reno":  # a law declaring Reno's recovery
             entry = profile.recovery.get("reno")
         recovery = default_recovery if entry is None else entry.value
+    if knobs.get("exit_ack") is None and recovery in profile.exit_ack:
+        values["exit_ack"] = profile.exit_ack[recovery].value  # the agent's own
     params = {k: s.value for k, s in profile.params.get(algorithm, {}).items()}
     params.update(flow_params)
     return FlowStack(recovery=recovery, params=tuple(sorted(params.items())), **values)
@@ -344,10 +364,11 @@ def table() -> list[dict[str, Any]]:
     for name in STACK_KNOBS:
         rows.append({"setting": name, "applies to": "every flow",
                      **{p.name: p.knobs[name] for p in STACKS.values()}})
-    for kind in ("recovery", "ack_counting"):
+    for kind in ("recovery", "ack_counting", "exit_ack"):
         algos = sorted({a for p in STACKS.values() for a in getattr(p, kind)})
         for algo in algos:
-            rows.append({"setting": kind, "applies to": algo,
+            rows.append({"setting": kind, "applies to": (f"{algo} recovery" if kind == "exit_ack"
+                                                         else algo),
                          **{p.name: getattr(p, kind).get(algo) for p in STACKS.values()}})
     pairs = sorted({(a, k) for p in STACKS.values() for a, ps in p.params.items() for k in ps})
     for algo, key in pairs:

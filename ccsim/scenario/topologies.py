@@ -29,7 +29,7 @@ KNOBS = ("mss", "header", "initial_window", "min_rto", "initial_rto", "max_rto",
          "delayed_ack", "delayed_ack_timeout", "sack", "rwnd", "trace_interval",
          "ack_counting", "rtt_granularity", "limited_transmit", "tail_loss_probe",
          "start_jitter", "ack_jitter", "stack", "quick_ack", "law_rtt",
-         "handshake", "loss_flight", "reduction_window")
+         "handshake", "loss_flight", "reduction_window", "exit_ack")
 """The stack knobs: the fields of :class:`~ccsim.Scenario` that every builder
 passes through as keywords (:attr:`Scenario.KNOBS`)."""
 

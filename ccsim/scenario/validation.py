@@ -123,7 +123,7 @@ def normalised(sc: "Scenario") -> dict[str, Any]:
         raise ScenarioError("min_rto", sc.min_rto, "at least 1 µs, the floor of Linux's "
                             "net.ipv4.tcp_rto_min_us (its default: 200 ms)")
     for name in ("delayed_ack", "sack", "limited_transmit", "tail_loss_probe", "quick_ack",
-                 "handshake"):
+                 "handshake", "exit_ack"):
         if getattr(sc, name) is not None and not isinstance(getattr(sc, name), bool):
             raise ScenarioTypeError(name, getattr(sc, name),
                                     f"True, False or None (the {sc.stack} stack's)")
