@@ -314,9 +314,14 @@ def test_share_against_reno_matches_the_packet_engine(name, params):
 
 
 def test_veno_share_against_reno_matches_the_packet_engine():
-    fluid = _vs_reno("veno", "fluid").summary["share"][0]
-    packet = _vs_reno("veno", "packet").summary["share"][0]
-    assert abs(fluid - packet) < 0.05, (fluid, packet)
+    # Means over seeds 1-5: one packet run's Veno share moves by 0.39-0.47 with the
+    # seed (the Linux stack's exit ACK took seed 1 from 0.42 to 0.39), a standard
+    # deviation of about 0.035, so the 5-seed mean's standard error is about 0.016
+    # and 0.04 is 2.5 of them.
+    seeds = range(1, 6)
+    fluid = np.mean([_vs_reno("veno", "fluid", seed=s).summary["share"][0] for s in seeds])
+    packet = np.mean([_vs_reno("veno", "packet", seed=s).summary["share"][0] for s in seeds])
+    assert abs(fluid - packet) < 0.04, (fluid, packet)
 
 
 @pytest.mark.slow
