@@ -58,7 +58,8 @@ def test_multiple_drops_plot(drops):
     "tcp-sack1.cc does not), and ns-2's other NewReno rules widen the gap or leave it (10 "
     "seeds): its exit window (exit_recovery_fix_ 0, now modelled) to 3.5 and 6.7 %, the "
     "pre-2003 partial ACKs (partial_window_deflation_ 0, newreno_changes1_ 0) 1.8 and "
-    "4.5 %, a whole-number ssthresh_ 4.5 and 5.5 % (docs/studies.md): open"))
+    "4.5 %, a whole-number ssthresh_ 4.5 and 5.5 %; ns-2's Sack1 pipe_ and hole rules move "
+    "SACK by under 1 % (docs/studies.md): open"))
 def test_link_errors_rank_order_matches_lai_and_yao():
     # In ns-2's stack, whose slowdown halves the window: at 5 % loss SACK 305 kbit/s,
     # NewReno 304 (SACK was 293 when the stack halved FlightSize), then NewReno 316 with
