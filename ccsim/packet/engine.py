@@ -182,7 +182,7 @@ class PacketEngine:
             self._add_source(i, flow, access / 2.0, n_bins, dt)
             return
         st = sc.flow_stack(i)  # the flow's stack, profile and knobs resolved
-        rec = get_recovery(st.recovery)()
+        rec = get_recovery(st.recovery)(**dict(st.recovery_params))  # the stack's keywords
         sack = st.sack or rec.uses_sack
         # two ways, an ACK's trip back is hops of its own after the receiver's
         # access delay; one way, it is the propagation delay, all at once

@@ -58,6 +58,8 @@ class Profile:
             law's own defaults.
         exit_ack: per recovery strategy name, its ``exit_ack`` where it
             differs from ``knobs["exit_ack"]`` (ns-2's agents differ).
+        recovery_params: per recovery strategy name, keyword arguments of
+            the strategy that differ from its own defaults.
     """
 
     name: str
@@ -67,6 +69,7 @@ class Profile:
     ack_counting: Mapping[str, Setting] = field(default_factory=dict)
     params: Mapping[str, Mapping[str, Setting]] = field(default_factory=dict)
     exit_ack: Mapping[str, Setting] = field(default_factory=dict)
+    recovery_params: Mapping[str, Mapping[str, Setting]] = field(default_factory=dict)
 
 
 _LINUX_RACK = ("Linux runs every window law (except those with their own `cong_control`, "
@@ -284,6 +287,12 @@ NS2 = Profile(
     },
     exit_ack={"sack": Setting(False, "`Sack1TcpAgent::recv` ends fast recovery with "
                                      "`newack` alone, no `opencwnd` (tcp-sack1.cc)")},
+    recovery_params={
+        "newreno": {"exit_window": Setting("ns2", "`NewRenoTcpAgent::recv` ends fast recovery "
+                                                  "with `dupwnd_ = 0`, leaving `cwnd_` as the "
+                                                  "partial ACKs left it (`exit_recovery_fix_ "
+                                                  f"0`, {_NS2_DEFAULT}; tcp-newreno.cc)")},
+    },
     params={
         "vegas": {
             "alpha": Setting(1.0, f"`Agent/TCP/Vegas set v_alpha_ 1` ({_NS2_DEFAULT})"),
@@ -307,7 +316,8 @@ class FlowStack:
 
     Attributes: the values of :data:`STACK_KNOBS` (units as the
     :class:`~ccsim.Scenario` fields), ``recovery`` (the strategy's name) and
-    ``params`` (the law's keyword arguments, profile's and flow's).
+    ``params`` (the law's keyword arguments, profile's and flow's) and
+    ``recovery_params`` (the strategy's, the profile's).
     """
 
     initial_window: float
@@ -327,6 +337,7 @@ class FlowStack:
     exit_ack: bool
     recovery: str
     params: tuple[tuple[str, Any], ...]
+    recovery_params: tuple[tuple[str, Any], ...] = ()
 
 
 def resolve(profile: Profile, algorithm: str, default_recovery: str, knobs: Mapping[str, Any],
@@ -354,7 +365,9 @@ def resolve(profile: Profile, algorithm: str, default_recovery: str, knobs: Mapp
         values["exit_ack"] = profile.exit_ack[recovery].value  # the agent's own
     params = {k: s.value for k, s in profile.params.get(algorithm, {}).items()}
     params.update(flow_params)
-    return FlowStack(recovery=recovery, params=tuple(sorted(params.items())), **values)
+    recovery_params = {k: s.value for k, s in profile.recovery_params.get(recovery, {}).items()}
+    return FlowStack(recovery=recovery, params=tuple(sorted(params.items())),
+                     recovery_params=tuple(sorted(recovery_params.items())), **values)
 
 
 def table() -> list[dict[str, Any]]:
@@ -374,6 +387,12 @@ def table() -> list[dict[str, Any]]:
     for algo, key in pairs:
         rows.append({"setting": f"params[{key!r}]", "applies to": algo,
                      **{p.name: p.params.get(algo, {}).get(key) for p in STACKS.values()}})
+    pairs = sorted({(r, k) for p in STACKS.values() for r, ps in p.recovery_params.items()
+                    for k in ps})
+    for rec, key in pairs:
+        rows.append({"setting": f"recovery_params[{key!r}]", "applies to": f"{rec} recovery",
+                     **{p.name: p.recovery_params.get(rec, {}).get(key)
+                        for p in STACKS.values()}})
     return rows
 
 
