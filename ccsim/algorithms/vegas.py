@@ -358,7 +358,6 @@ class VegasFluid(FluidLaw):
 
     scalar_params = ("alpha", "beta")  # Linux rounds them to whole segments
     holds = True  # inside the band at a steady queue, nothing moves the window
-    long_steps = True  # one segment per RTT towards the band, stopping at its edge
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
