@@ -137,19 +137,14 @@ class Bic(Reno):
 
 class BicFluid(FluidLaw):
     """BIC in the fluid engine: per ACK ``cwnd += inc(cwnd)·acked/cwnd`` is
-    ``dcwnd/dt = inc(cwnd)/RTT``, with ``inc`` the window law's
-    :meth:`Bic.increment` (vectorised and mirrored by value in
-    :meth:`increment`, constants from ``self.cc``). Between its breakpoints
-    ``inc`` is affine in ``cwnd`` (a constant, the binary search's ``(W_max −
-    cwnd)/b``, max probing's ``(cwnd − W_max)/(b − 1)``, or before any loss
-    ``cwnd/20``), so a step integrates it exactly, piece by piece
-    (:meth:`advance`), at the step's RTT: a step of several RTTs cannot
-    overshoot ``W_max``, and the engine may take long steps. Slow start is
-    Reno's. A loss sets ``ssthresh = max(β·cwnd, 2)`` (``cwnd/2`` at or below
-    ``low_window``) and ``W_max`` with fast convergence, as the window law.
+    ``dcwnd/dt = inc(cwnd)/RTT``, with ``inc`` (the window law's
+    :meth:`Bic.increment`, vectorised and mirrored by value, constants from
+    ``self.cc``) taken at the step's start; a step is a fraction of an RTT,
+    so the binary search (``1/b`` of the gap per RTT) cannot overshoot
+    ``W_max`` by more than that fraction. Slow start is Reno's. A loss sets
+    ``ssthresh = max(β·cwnd, 2)`` (``cwnd/2`` at or below ``low_window``) and
+    ``W_max`` with fast convergence, as the window law.
     """
-
-    long_steps = True  # the piecewise-affine growth integrated exactly (advance)
 
     state = {"w_max": 0.0}
 
@@ -165,70 +160,9 @@ class BicFluid(FluidLaw):
         inc = np.where(w_max == 0.0, np.maximum(inc, cwnd / _START_DIVISOR), inc)
         return np.where(cwnd <= cc.low_window, 1.0, inc)
 
-    def pieces(self, cwnd: np.ndarray, w_max: np.ndarray
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """:meth:`increment` near each ``cwnd`` as ``c0 + c1·cwnd`` segments
-        per RTT, and where that form ends (the next breakpoint above
-        ``cwnd``, segments; ``inf`` if none). The pieces are half-open,
-        ``[lo, hi)``: a breakpoint belongs to the piece above it."""
-        cc = self.cc
-        b, s_max = cc.b, cc.s_max
-        s_min = b / cc.smooth_part
-        zero = np.zeros_like(cwnd)
-        inf = np.full_like(cwnd, np.inf)
-
-        def piece(cond, c0, c1, hi, out):
-            for o, v in zip(out, (c0, c1, hi)):
-                np.copyto(o, np.broadcast_to(v, cwnd.shape), where=cond)
-
-        c0, c1, hi = zero + s_max, zero.copy(), inf.copy()  # beyond max probing
-        out = (c0, c1, hi)
-        top = w_max + s_max * (b - 1)
-        piece(cwnd < top, -w_max / (b - 1), 1.0 / (b - 1), top, out)  # max probing
-        piece(cwnd < w_max + b, s_min, 0.0, w_max + b, out)  # around W_max
-        piece(cwnd < w_max - b, w_max / b, -1.0 / b, w_max - b, out)  # binary search
-        piece(cwnd < w_max - b * s_max, s_max, 0.0, w_max - b * s_max, out)  # additive
-        if (w_max == 0.0).any():  # before any loss: cwnd/20 where it is the larger
-            slope = 1.0 / _START_DIVISOR
-            with np.errstate(divide="ignore", invalid="ignore"):
-                cross = np.where(c1 != slope, c0 / (slope - c1), np.inf)  # the two meet
-            nxt = np.where(cross > cwnd, cross, np.inf)  # ... above cwnd: the other leads
-            piece(w_max == 0.0, c0, c1, np.minimum(hi, nxt), out)
-            region, start = c0 + c1 * cwnd, slope * cwnd  # (at a tie: the one that leads above)
-            leads = (start > region) | ((start == region) & (slope > c1))
-            piece((w_max == 0.0) & leads, 0.0, slope, hi, out)
-        piece(cwnd < cc.low_window, 1.0, 0.0, cc.low_window, out)  # Reno below it
-        return c0, c1, hi
-
-    def advance(self, cwnd: np.ndarray, w_max: np.ndarray, rounds: np.ndarray
-                ) -> np.ndarray:
-        """``cwnd`` after ``rounds`` RTTs of ``dcwnd/dn = increment(cwnd)``
-        (``n`` in RTTs), piece by piece (:meth:`pieces`): on ``c0 + c1·w``
-        the window moves to ``(w + c0/c1)·e^(c1·n) − c0/c1`` (``w + c0·n`` if
-        ``c1 = 0``). The growth only rises, so the pieces come in order:
-        at most one pass per piece."""
-        w, left = cwnd.astype(float), np.asarray(rounds, dtype=float).copy()
-        for _ in range(8):
-            go = left > 0
-            if not go.any():
-                break
-            c0, c1, hi = self.pieces(w, w_max)
-            flat = c1 == 0.0
-            k = np.where(flat, 0.0, c0 / np.where(flat, 1.0, c1))  # the fixed point, -k
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                # RTTs to the piece's end
-                to_end = np.where(flat, (hi - w) / c0, np.log((hi + k) / (w + k)) / c1)
-                to_end = np.where(np.isfinite(hi), to_end, np.inf)
-                n = np.where(go, np.minimum(left, np.maximum(to_end, 0.0)), 0.0)
-                moved = np.where(flat, w + c0 * n, (w + k) * np.exp(c1 * n) - k)
-            ends = go & (to_end <= left)
-            w = np.where(ends, hi, np.where(go, moved, w))  # a piece's end: exactly there
-            left = np.where(go, left - n, 0.0)
-        return w
-
     def grow(self, f: FlowArrays) -> None:
         h_ca = f.slow_start()
-        np.copyto(f.cwnd, self.advance(f.cwnd, f.w_max, h_ca / f.rtt))
+        f.cwnd += self.increment(f.cwnd, f.w_max) * h_ca / f.rtt
 
     def ssthresh_after(self, f: FlowArrays, m: np.ndarray, kind: str) -> np.ndarray:
         cwnd = f.cwnd[m]
