@@ -88,6 +88,27 @@ def jiffies(rtt, jiffy: float):
     return -(-us // tick) * tick / 1e6
 
 
+def filter_once(ns, est, sample, gain: float):
+    """One bandwidth sample through Westwood+'s two cascaded EWMAs (Linux
+    ``westwood_filter``): ``bw_ns`` towards the sample, then ``bw_est``
+    towards the new ``bw_ns``, each by ``gain``. Returns (``bw_ns``,
+    ``bw_est``)."""
+    ns = (1.0 - gain) * ns + gain * sample
+    return ns, (1.0 - gain) * est + gain * ns
+
+
+def filtered(ns, est, sample, k, gain: float):
+    """``k`` (≥ 1; whole, an array or a number) samples of the same value
+    through :func:`filter_once`, in closed form: with ``a = 1 − gain``,
+    ``bw_ns = s + aᵏ(ns − s)`` and ``bw_est = s + aᵏ((est − s) + k·gain·(ns −
+    s))``. Where ``k`` is 1 the result is :func:`filter_once`'s, bit for bit."""
+    ns1, est1 = filter_once(ns, est, sample, gain)
+    ak = (1.0 - gain) ** k
+    nsk = sample + ak * (ns - sample)
+    estk = sample + ak * ((est - sample) + k * gain * (ns - sample))
+    return np.where(k > 1, nsk, ns1), np.where(k > 1, estk, est1)
+
+
 def _window_from_estimate(before: dict, event: object, after: dict) -> str | None:
     """Mascolo et al. §3: at a loss ``ssthresh = max(BWE·RTTmin/MSS, 2)``,
     no more than ``cwnd`` after three duplicate ACKs; 2 segments while there
@@ -204,9 +225,12 @@ class WestwoodFluid(RenoFluid):
     fills both). Over a step: the step's deliveries (``delivered`` since the
     last step, so data acknowledged in recovery counts at the next step,
     as in the class) join the interval, which closes at the end of the step
-    (``now + h``) if it is then longer than ``max(rtt, min_interval)`` — one
-    sample at most per step, as steps are a fraction of the RTT. The first
-    step with deliveries opens the first interval (the class's first ACK).
+    (``now + h``) if it is then longer than ``max(rtt, min_interval)``. A
+    step ``k ≥ 2`` such intervals long (a long step between losses) closes
+    ``k`` of them, each a sample of the interval's mean rate: the filters'
+    ``k`` updates at once (:func:`filtered`); a shorter step closes one. The
+    first step with deliveries opens the first interval (the class's first
+    ACK).
 
     On loss, as :meth:`Westwood.ssthresh_after`: ``ssthresh =
     max(BWE · RTT_min, 2)`` segments (no more than ``cwnd`` after a fast
@@ -217,7 +241,7 @@ class WestwoodFluid(RenoFluid):
     """
 
     scalar_params = ("jiffy",)  # the RTT tick
-    long_steps = False  # one bandwidth sample per step: long steps slow its estimate
+    long_steps = True  # a long step takes a sample per interval it spans (filtered)
 
     state = {"bw_est": 0.0, "bw_ns": 0.0, "int_start": math.nan, "int_acked": 0.0,
              "last_delivered": 0.0, "rtt_min": math.inf, "reset_rtt_min": 0.0}
@@ -240,16 +264,20 @@ class WestwoodFluid(RenoFluid):
             f.int_acked[counting] += (f.delivered - f.last_delivered)[counting]
             f.last_delivered[counting] = f.delivered[counting]
             elapsed = end - f.int_start
-            close = counting & (elapsed > np.maximum(rtt, cc.min_interval))
+            interval = np.maximum(rtt, cc.min_interval)
+            close = counting & (elapsed > interval)
             if any_(close):
                 sample = f.int_acked / np.where(close, elapsed, 1.0)   # segments/s
-                g = cc.gain
+                # a step several intervals long takes as many samples, each
+                # the interval's mean rate (Linux samples once per interval)
+                k = np.maximum(np.floor(f.h / interval), 1.0)
                 fresh = close & (f.bw_ns == 0) & (f.bw_est == 0)
                 old = close & ~fresh
                 f.bw_ns[fresh] = sample[fresh]
                 f.bw_est[fresh] = sample[fresh]
-                f.bw_ns[old] = ((1.0 - g) * f.bw_ns + g * sample)[old]
-                f.bw_est[old] = ((1.0 - g) * f.bw_est + g * f.bw_ns)[old]
+                ns, est = filtered(f.bw_ns, f.bw_est, sample, k, cc.gain)
+                f.bw_ns[old] = ns[old]
+                f.bw_est[old] = est[old]
                 f.int_acked[close] = 0.0
                 f.int_start[close] = end[close]
         super().grow(f)
