@@ -807,6 +807,23 @@ def test_bursts_overflow_a_one_packet_buffer_as_in_the_packet_engine():
     assert roomy.metrics["utilisation"] > 0.9
 
 
+@pytest.mark.parametrize("buffer, rtt", [(5, "10ms"), (8, "16ms")])
+def test_a_full_links_first_loss_comes_at_the_packet_engines_whole_segment_window(buffer, rtt):
+    """A lone Reno behind delayed ACKs on a full drop-tail link: its queue's
+    sawtooth peaks at ``W − C·d`` for a window of ``W`` whole segments (each
+    ACK's burst replaces what it acknowledged; a growth segment is the
+    window's own), and the receiving delay's spread brings a burst up to one
+    packet time early: the first loss comes at ``W`` about ``C·d + B``, and
+    the mean queue (the mean RTT) follows. With the peak put a burst above
+    the fluid queue the fluid lost two segments early: mean RTT 0.6-0.7 ms
+    short of the packet engine's (half a packet time at 10 Mbit/s)."""
+    sc = ccsim.dumbbell("10Mbps", rtt, buffer=buffer, duration="12s", seed=1, flows=["reno"])
+    packet = ccsim.run(sc, mode="packet").summary.mean_rtt.iloc[0]
+    fluid = ccsim.run(sc, mode="fluid", traces=False).summary.mean_rtt.iloc[0]
+    # a quarter of a packet time (1.2 ms): a quarter segment of mean queue
+    assert fluid == pytest.approx(packet, abs=0.3e-3)
+
+
 def test_an_initial_window_overflows_a_small_buffer_at_once():
     """Ten segments leave the NIC back to back, ten times faster than the
     bottleneck drains them: a 2-packet buffer (plus one in service) keeps
