@@ -103,8 +103,14 @@ _MOVED_BY_PRR: dict[str, float] = {"ssdr": 0.116}
 # Whole-segment windows (floor(cwnd) in flight, as the packet engine sends)
 # brought HighSpeed back within its tolerance (0.078 against 0.08) and moved
 # the others (bic 0.155, hybla 0.077, scalable 0.104), still past theirs.
-_MOVED_BY_ARRIVAL_RATE: dict[str, float] = {"bic": 0.155, "hybla": 0.077,
-                                            "scalable": 0.104}
+# The full link's bursts in whole segments (the sawtooth peaks at the fluid queue;
+# without the receiving delay's spread, as here, the first loss comes at pipe and
+# buffer, not a burst and a half below): measured 2026-11-27, the law's share in
+# fluid (before -> after) against the packet engine: HighSpeed 0.578 -> 0.541
+# against 0.636 (past its tolerance), BIC 0.534 -> 0.546 against 0.673, Hybla
+# 0.692 -> 0.700 against 0.794, Scalable 0.734 -> 0.723 against 0.845.
+_MOVED_BY_ARRIVAL_RATE: dict[str, float] = {"bic": 0.127, "hybla": 0.094,
+                                            "scalable": 0.122, "highspeed": 0.095}
 
 
 @pytest.mark.parametrize("name", [

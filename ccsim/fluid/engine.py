@@ -424,6 +424,9 @@ class FluidEngine:
                                   else sc.flows[j].access_rate
                                   / sc.links[sc.bottleneck].rate)
         self.no_nic = not any_(np.isfinite(self.nic_ratio))  # every burst at once
+        # per scenario: the bound of the receiving delay (s), whose mean the
+        # base RTT holds and whose spread brings a burst early (_burst_drops)
+        self.ack_wait = np.array([sc.ack_wait for sc in scs])
         self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
         self.restart_burst = np.zeros(F)       # segments a go-back-N restart sends at once
 
@@ -1896,10 +1899,20 @@ class FluidEngine:
           drains (Hoe, SIGCOMM 1996); the ACKs that meet the part of that
           ramp above the buffer each lose their growth. A flow that opens
           sends its initial window as one burst.
-        * A full link holds the fluid queue ``q`` as the mean of a sawtooth:
-          an ACK's burst lands ``a/2`` below it and peaks ``b'`` above that,
-          so pipe and buffer hold ``b' − a/2`` packets less than the fluid
-          model's; what goes beyond is dropped as the overflow is.
+        * A full link: a window of ``W`` whole segments puts its queue's
+          sawtooth at ``W − C·d`` (the fluid ``q``) at its peak, not above:
+          each ACK's burst replaces the segments the ACK took out of flight,
+          and a growth segment is the window's own increment, already in
+          ``W`` (in the packet engine without the receiving delay's spread,
+          ``ack_jitter=0``: mean queue ``W − C·d − (a − 1)/2``, peak ``W −
+          C·d``, the first loss at ``W > C·d + B``). Two things move the
+          peak: a NIC drains ``b − b'`` of a burst of ``b`` as it sends it,
+          and the receiving delay, uniform up to ``ack_wait`` (its mean in
+          ``d``), brings an ACK and its burst up to ``ack_wait`` early, onto
+          ``C·ack_wait`` packets more (default one packet time: the first
+          loss at ``W`` about ``C·d + B``, a segment earlier, as measured).
+          So pipe and buffer hold ``b' − b + C·ack_wait`` packets less than
+          the fluid model's; what goes beyond is dropped as the overflow is.
 
         On an empty queue a burst loses its own tail (it arrives faster than
         the bottleneck interleaves others' packets); at a full link what the
@@ -1977,10 +1990,13 @@ class FluidEngine:
             drops = np.maximum(drops, lost)
             self.restart_burst[:] = 0.0
         # a full link: pipe and buffer hold the largest burst's peak less
+        # (whole segments: the sawtooth peaks at q, less what the NIC drains,
+        # plus what an early ACK's burst finds)
         busy = clocked & full_f
         if any_(busy):
             b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - 0.5 * a, -np.inf)), 0.0)
+            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - b, -np.inf))
+                               + self.C * self.ack_wait, 0.0)
             held = np.minimum(q_need, self.B)
             level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
