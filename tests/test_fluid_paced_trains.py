@@ -87,3 +87,15 @@ def test_a_lone_copa_flow_reads_its_standing_rtt_without_its_trains_queue():
     # 0.95 leaves the packet engine's own 3 points below full
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="4BDP", flows=["copa"], duration="30s", seed=1)
     assert ccsim.run(sc, mode="fluid").metrics["utilisation"] > 0.95
+
+
+def test_a_scenario_s_trains_do_not_depend_on_its_batch():
+    # the phases of a scenario's trains are those of its own count of trains,
+    # whatever count another scenario of the batch has
+    def sc(n):
+        return ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", flows=["copa"] * n,
+                              duration="5s", seed=3, loss=0.01)
+    alone = ccsim.run_many([sc(2)], mode="fluid", traces=False)[0]
+    beside = ccsim.run_many([sc(3), sc(2)], mode="fluid", traces=False)[1]
+    assert alone.summary["goodput_bps"].tolist() == beside.summary["goodput_bps"].tolist()
+    assert alone.summary["mean_rtt"].tolist() == beside.summary["mean_rtt"].tolist()

@@ -1825,16 +1825,20 @@ class FluidEngine:
         fi, sid, count, drain = fi[keep], sid[room], count[room], drain[room]
         row = np.repeat(np.arange(sid.size), count)
         col = np.arange(fi.size) - np.repeat(np.cumsum(count) - count, count)
-        n = int(count.max())
-        rate = np.zeros((sid.size, n))
-        duty = np.zeros((sid.size, n))
-        rate[row, col] = peak[fi]
-        duty[row, col] = x[fi] / peak[fi]
         period = (np.bincount(row, x[fi] * self.tau[fi], sid.size)
                   / np.bincount(row, x[fi], sid.size))
-        queue = _periodic_queue(rate, duty, drain, _phases(n)) * period  # packets
+        queue = np.zeros(sid.size)
+        for n in np.unique(count):  # by count of trains: the phases of n trains
+            rows = np.nonzero(count == n)[0]
+            at = np.isin(row, rows)
+            rate = np.zeros((sid.size, n))
+            duty = np.zeros((sid.size, n))
+            rate[row[at], col[at]] = peak[fi[at]]
+            duty[row[at], col[at]] = x[fi[at]] / peak[fi[at]]
+            queue[rows] = _periodic_queue(rate[rows], duty[rows], drain[rows],
+                                          _phases(int(n)))
         out = np.zeros(self.S)
-        out[sid] = np.minimum(queue, self.B[sid])
+        out[sid] = np.minimum(queue * period, self.B[sid])  # packets
         return out
 
     def _aqm_signals(self, t, h, hf, physical):
