@@ -72,6 +72,7 @@ when first read (:mod:`ccsim.fluid.results`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from typing import Any, Sequence
@@ -134,12 +135,13 @@ TRAIN_PHASES = 16
 """Relative phases of paced trains averaged over (:meth:`FluidEngine._paced_trains`)."""
 
 
+@functools.lru_cache(maxsize=None)
 def _phases(n: int) -> np.ndarray:
     """:data:`TRAIN_PHASES` phase vectors of ``n`` trains (fractions of a
     period, shape ``(TRAIN_PHASES, n)``): the first train at 0, the others on
     the low-discrepancy sequence of Roberts (2018), ``frac(½ + m·α)`` with
     ``α_k = φ_d^−k`` and ``φ_d`` the root of ``x^(d+1) = x + 1``, ``d = n − 1``
-    (for two trains, the golden ratio's)."""
+    (for two trains, the golden ratio's). Cached: read it, never write it."""
     d = max(n - 1, 1)
     g = 2.0
     for _ in range(60):  # φ_d by fixed-point iteration
@@ -160,8 +162,9 @@ def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
     link drains ``drain[i]`` (packets/s). The queue of piecewise-constant
     rates is integrated exactly over two periods, the second counted: from
     empty it meets the periodic queue where that empties, which it does
-    once per period when the trains' mean rate is below ``drain``. Mean
-    over the phase vectors ``j``."""
+    once per period when the trains' mean rate is below ``drain``. The
+    queue at each segment's start is Reich's: the net input since the start
+    less its least value so far. Mean over the phase vectors ``j``."""
     on = phases[None, :, :]                                  # (rows, phases, trains)
     off = np.mod(on + duty[:, None, :], 1.0)
     cuts = np.sort(np.concatenate([np.broadcast_to(on, off.shape), off,
@@ -173,16 +176,14 @@ def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
                 * rate[:, None, None, :]).sum(axis=3)
     slope = arriving - drain[:, None, None]                  # packets/s (period 1 s)
     length = np.diff(cuts, axis=2)
-    q = np.zeros(slope.shape[:2])
-    area = np.zeros_like(q)
-    for lap in range(2):
-        for k in range(slope.shape[2]):
-            s, L = slope[..., k], length[..., k]
-            # rising, or falling until empty: the time with a queue in the segment
-            busy = np.where(s >= 0, L, np.minimum(L, q / np.where(s < 0, -s, 1.0)))
-            if lap:
-                area += q * busy + 0.5 * s * busy * busy
-            q = np.maximum(q + s * L, 0.0)
+    # Reich's formula over two periods from empty: the queue at each segment's
+    # start is the net input since then less its least value so far
+    rise = np.concatenate([slope * length] * 2, axis=2)
+    net = np.concatenate([np.zeros(rise.shape[:2] + (1,)), np.cumsum(rise, axis=2)], axis=2)
+    q = (net - np.minimum.accumulate(net, axis=2))[..., slope.shape[2]:-1]  # the second lap
+    # rising, or falling until empty: the time with a queue in each segment
+    busy = np.where(slope >= 0, length, np.minimum(length, q / np.where(slope < 0, -slope, 1.0)))
+    area = (q * busy + 0.5 * slope * busy * busy).sum(axis=2)
     return area.mean(axis=1)
 
 
