@@ -533,8 +533,11 @@ class BbrFluid(FluidLaw):
             return
         # -- RTprop (on_rtt): a new low, or an expired one replaced ----------------
         expired = act & (now - f.rt_prop_stamp > cc.min_rtt_window)
-        new = act & ((f.rtt < f.rt_prop) | expired)  # strictly lower, as Linux
-        np.copyto(f.rt_prop, f.rtt, where=new)
+        # the least sample: the step's floor (a paced train's first packet
+        # finds no train's queue: FlowArrays.rtt_floor)
+        floor = f.rtt if f.rtt_floor is None else f.rtt_floor
+        new = act & ((floor < f.rt_prop) | expired)  # strictly lower, as Linux
+        np.copyto(f.rt_prop, floor, where=new)
         np.copyto(f.rt_prop_stamp, now, where=new)
         np.copyto(f.expired, 1.0, where=expired)
         # -- rounds and the windowed max of delivery-rate samples -------------------

@@ -603,8 +603,9 @@ class Bbr3Fluid(BbrFluid):
             return
         # -- on_rtt: the 5-s ProbeRTT minimum and the 10-s RTprop -------------------
         p_exp = act & (now - f.prt_stamp > cc.probe_rtt_window)
-        new = act & ((f.rtt < f.prt_min) | p_exp)
-        np.copyto(f.prt_min, f.rtt, where=new)
+        floor = f.rtt if f.rtt_floor is None else f.rtt_floor  # the least sample (Bbr1Fluid)
+        new = act & ((floor < f.prt_min) | p_exp)
+        np.copyto(f.prt_min, floor, where=new)
         np.copyto(f.prt_stamp, now, where=new)
         take = act & ((f.prt_min <= f.rt_prop) | (now - f.rt_prop_stamp > cc.min_rtt_window))
         np.copyto(f.rt_prop, f.prt_min, where=take)

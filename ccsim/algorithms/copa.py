@@ -189,7 +189,8 @@ class Copa(CongestionControl):
 class CopaFluid(FluidLaw):
     """Copa in the fluid engine, with its mode switch.
 
-    ``RTTstanding`` is the step's RTT, ``RTTmin`` the smallest the flow has
+    ``RTTstanding`` is the step's smallest RTT (``rtt_floor``: without the
+    queue its paced trains build below full load), ``RTTmin`` the smallest the flow has
     seen (ccsim's paths keep their propagation delay). The window moves
     ``v/δ`` segments per RTT towards the target window ``λ_t·RTT`` and stops
     there (the window law oscillates about it by a step); slow start doubles
@@ -225,7 +226,10 @@ class CopaFluid(FluidLaw):
         fresh = np.isnan(f.inv_delta)
         if fresh.any():
             f.inv_delta[fresh] = self._default_inv_delta(f)[fresh]
-        dq = f.rtt - np.minimum(f.min_rtt, f.rtt)
+        # RTTstanding, the least sample of half an RTT: the step's floor (the
+        # first packet of a paced train finds no train's queue)
+        standing = f.rtt if f.rtt_floor is None else f.rtt_floor
+        dq = standing - np.minimum(f.min_rtt, standing)
         held = np.where(f.h > 0, f.rate * dq, 0.0)  # this flow's packets in the queue
         n = int(f.scenario.max()) + 1
         copa_dq = np.bincount(f.scenario, weights=held, minlength=n)[f.scenario] / f.capacity
@@ -237,7 +241,7 @@ class CopaFluid(FluidLaw):
             self._end_round(f, ended)
         inv_delta = f.inv_delta
         with np.errstate(divide="ignore"):
-            target_w = np.where(dq > 0, inv_delta / np.where(dq > 0, dq, 1.0), np.inf) * f.rtt
+            target_w = np.where(dq > 0, inv_delta / np.where(dq > 0, dq, 1.0), np.inf) * standing
         below = f.cwnd <= target_w
         ss = live & (f.cwnd < f.ssthresh)
         leave = ss & ~below
@@ -255,7 +259,7 @@ class CopaFluid(FluidLaw):
         np.copyto(f.cwnd, np.where(ca, np.where(below, up, down), f.cwnd))
         fell = ca & ~below  # slow start stays over: ssthresh follows the window down
         f.ssthresh[fell] = np.maximum(np.minimum(f.ssthresh, f.cwnd), MIN_SSTHRESH)[fell]
-        np.copyto(f.pacing, np.where(live, PACING_GAIN * f.cwnd / f.rtt, f.pacing))
+        np.copyto(f.pacing, np.where(live, PACING_GAIN * f.cwnd / standing, f.pacing))
 
     def _default_inv_delta(self, f: FlowArrays) -> np.ndarray:
         """``1/delta`` per flow (packets: the target rate is ``(1/δ)/d_q``),

@@ -82,6 +82,9 @@ class FlowArrays:
         base_rtt: two-way propagation delay (s).
         min_rtt: smallest ``rtt`` seen since the flow started (s).
         srtt: smoothed RTT (s), an RFC 6298 average over the ACKs.
+        rtt_floor: the step's smallest RTT sample (s): ``rtt`` without the
+            queue that paced trains build on a link they do not fill (the
+            first packet of a train finds it empty); ``None`` reads ``rtt``.
         rate: sending rate (segments/s).
         acked: segments acknowledged during the step (delivered ones).
         delivered: segments delivered since the flow started.
@@ -145,6 +148,7 @@ class FlowArrays:
     ack_segs: np.ndarray | float = 1.0
     delack_timeout: np.ndarray | float = 0.0
     quick_left: np.ndarray | float = 0.0
+    rtt_floor: np.ndarray | None = None
 
     def ss_grown(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
         """The window after this step of growth by ``gain`` per acknowledged

@@ -17,7 +17,9 @@ wrong):
   method where base RTTs differ). Departures are shared by those rates.
   Other links add their propagation delay and their random loss. The base
   RTT is an empty path's: propagation, the packet's time at the NICs and at
-  every link, half the receiving delay.
+  every link, half the receiving delay. Below full load the trains of
+  window-limited paced flows still queue where they overlap
+  (:meth:`FluidEngine._paced_trains`); that queue adds to the RTTs.
 * **Delayed ACKs** slow the ACK clock of a window that does not fill the
   link: pairs a packet time apart, an odd window's last segment held by the
   receiver's timer (:meth:`FluidEngine._held_acks`).
@@ -70,6 +72,7 @@ when first read (:mod:`ccsim.fluid.results`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import time
 from typing import Any, Sequence
@@ -126,6 +129,62 @@ def _indices(mask: np.ndarray) -> np.ndarray:
 class FluidLawError(CcsimError):
     """A fluid law (or a class's hooks, run by the fluid engine) left a
     window that is not a finite number at or above the law's floor."""
+
+
+TRAIN_PHASES = 16
+"""Relative phases of paced trains averaged over (:meth:`FluidEngine._paced_trains`)."""
+
+
+@functools.lru_cache(maxsize=None)
+def _phases(n: int) -> np.ndarray:
+    """:data:`TRAIN_PHASES` phase vectors of ``n`` trains (fractions of a
+    period, shape ``(TRAIN_PHASES, n)``): the first train at 0, the others on
+    the low-discrepancy sequence of Roberts (2018), ``frac(½ + m·α)`` with
+    ``α_k = φ_d^−k`` and ``φ_d`` the root of ``x^(d+1) = x + 1``, ``d = n − 1``
+    (for two trains, the golden ratio's). Cached: read it, never write it."""
+    d = max(n - 1, 1)
+    g = 2.0
+    for _ in range(60):  # φ_d by fixed-point iteration
+        g = (1.0 + g) ** (1.0 / (d + 1))
+    alpha = g ** -np.arange(1, d + 1)
+    m = np.arange(1, TRAIN_PHASES + 1)[:, None]
+    out = np.zeros((TRAIN_PHASES, n))
+    out[:, 1:] = np.mod(0.5 + m * alpha[None, :n - 1], 1.0)
+    return out
+
+
+def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
+                    phases: np.ndarray) -> np.ndarray:
+    """The time-average queue, as a multiple of the period's packets at rate
+    1 (multiply by the period, s, for packets), of trains that repeat every
+    period: train ``k`` of row ``i`` arrives at ``rate[i, k]`` (packets/s)
+    for the fraction ``duty[i, k]`` of the period from ``phases[j, k]``, the
+    link drains ``drain[i]`` (packets/s). The queue of piecewise-constant
+    rates is integrated exactly over two periods, the second counted: from
+    empty it meets the periodic queue where that empties, which it does
+    once per period when the trains' mean rate is below ``drain``. The
+    queue at each segment's start is Reich's: the net input since the start
+    less its least value so far. Mean over the phase vectors ``j``."""
+    on = phases[None, :, :]                                  # (rows, phases, trains)
+    off = np.mod(on + duty[:, None, :], 1.0)
+    cuts = np.sort(np.concatenate([np.broadcast_to(on, off.shape), off,
+                                   np.zeros(off.shape[:2] + (1,)),
+                                   np.ones(off.shape[:2] + (1,))], axis=2), axis=2)
+    mid = 0.5 * (cuts[..., 1:] + cuts[..., :-1])             # (rows, phases, segments)
+    since = np.mod(mid[..., None] - on[:, :, None, :], 1.0)  # (.., segments, trains)
+    arriving = (np.where(since < duty[:, None, None, :], 1.0, 0.0)
+                * rate[:, None, None, :]).sum(axis=3)
+    slope = arriving - drain[:, None, None]                  # packets/s (period 1 s)
+    length = np.diff(cuts, axis=2)
+    # Reich's formula over two periods from empty: the queue at each segment's
+    # start is the net input since then less its least value so far
+    rise = np.concatenate([slope * length] * 2, axis=2)
+    net = np.concatenate([np.zeros(rise.shape[:2] + (1,)), np.cumsum(rise, axis=2)], axis=2)
+    q = (net - np.minimum.accumulate(net, axis=2))[..., slope.shape[2]:-1]  # the second lap
+    # rising, or falling until empty: the time with a queue in each segment
+    busy = np.where(slope >= 0, length, np.minimum(length, q / np.where(slope < 0, -slope, 1.0)))
+    area = (q * busy + 0.5 * slope * busy * busy).sum(axis=2)
+    return area.mean(axis=1)
 
 
 def _ack_share(stack, phase: str) -> float:
@@ -539,6 +598,7 @@ class FluidEngine:
         # per-step signals laws read (kept as arrays so that group views stay valid)
         self.outstanding = np.zeros(F)         # data sent, not yet ACKed (segments)
         self.queued = np.zeros(F, bool)        # the bottleneck held a queue in the step
+        self.rtt_floor = np.zeros(F)           # the step's RTT without paced trains' queue
         self.growth = np.zeros(F)              # window growth in the last step (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
         # accumulated expected queue drops, from a random phase in [0, 1)
@@ -599,7 +659,7 @@ class FluidEngine:
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
                          "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
-                         "delack_timeout", "quick_left", "start"):
+                         "delack_timeout", "quick_left", "start", "rtt_floor"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
@@ -794,7 +854,11 @@ class FluidEngine:
         q_new = np.minimum(q_need, self.B)
         np.take(q_new > 0, scen, out=self.queued)
         tau = self.tau
+        trains = self._paced_trains(physical) if self.paced else None
         np.add(self.d, (q_new / C)[scen], out=tau)
+        np.copyto(self.rtt_floor, tau)
+        if trains is not None:  # a link below full load still queues overlapping trains
+            np.add(self.d, (np.maximum(q_new, trains) / C)[scen], out=tau)
         x = np.empty_like(physical)
         if self.delack:
             self._held_acks(q_need, tau, tf)
@@ -1717,6 +1781,69 @@ class FluidEngine:
             step = np.where(slope > 0, (rate - C) / slope, 0.0)
             q = np.maximum(q + np.where(move, step, 0.0), 0.0)
         return q
+
+    def _paced_trains(self, physical: np.ndarray) -> np.ndarray | None:
+        """The time-average queue (packets, per scenario; None if no
+        scenario has one) that the trains of window-limited paced flows
+        build on a link they do not fill.
+
+        A paced flow whose window, not its pacing rate ``r``, limits it sends
+        its window as one train at ``r`` each RTT: on for ``x/r`` of the RTT
+        (``x`` its mean rate) and silent for the rest, whatever spacing its
+        ACKs came back with (pacing sets the spacing anew each round; Copa,
+        paced at twice its rate, sends its window in half an RTT). Where such
+        trains overlap they arrive faster than the link drains them and
+        queue, though their mean rates fall short of it. ACK-clocked flows
+        take the spacing the bottleneck gave their ACKs, so their trains
+        merge with the others' (Jacobson 1988): their arrivals count as a
+        steady rate ``b`` and leave ``C − b`` to drain the trains. The queue
+        is that of the periodic arrivals of the trains over one period ``T``
+        (the trains' rate-weighted RTT, each on for its share ``x/r`` of
+        it), exact for piecewise-constant rates, averaged over
+        :data:`TRAIN_PHASES` phases of the trains to each other: the phases
+        are independent of the flows' rates, so every relative phase is
+        equally likely. Rates are the last step's (``tau``), so that the
+        queue does not enter its own computation. Deviations: one period for
+        all trains (RTTs differ by their base RTTs alone); a train's peak is
+        its pacing rate, or its NIC's rate if slower."""
+        scen, C = self.scen, self.C
+        x = physical / self.tau
+        paced = self.pacing < np.inf  # (ACK-clocked flows' trains merge: steady)
+        peak = np.minimum(self.pacing, self.nic_ratio * C[scen])
+        bursty = self.sending & paced & (x > 0) & (x < peak * (1.0 - 1e-9))
+        if not any_(bursty):
+            return None
+        bursty &= ~self.queued  # (a full link's queue already holds them)
+        fi = np.nonzero(bursty)[0]
+        if fi.size == 0:
+            return None
+        fi = fi[np.argsort(scen[fi], kind="stable")]  # grouped by scenario
+        sid, count = np.unique(scen[fi], return_counts=True)
+        steady = np.bincount(scen, np.where(self.sending & ~bursty, x, 0.0), self.S)
+        drain = (C - steady)[sid]  # what the link leaves the trains (packets/s)
+        room = np.bincount(np.searchsorted(sid, scen[fi]), peak[fi], sid.size) > drain
+        if not any_(room):  # the trains together never outrun the link
+            return None
+        # per scenario with room, its trains as rows: peak rate, duty (x/r)
+        keep = room[np.searchsorted(sid, scen[fi])]
+        fi, sid, count, drain = fi[keep], sid[room], count[room], drain[room]
+        row = np.repeat(np.arange(sid.size), count)
+        col = np.arange(fi.size) - np.repeat(np.cumsum(count) - count, count)
+        period = (np.bincount(row, x[fi] * self.tau[fi], sid.size)
+                  / np.bincount(row, x[fi], sid.size))
+        queue = np.zeros(sid.size)
+        for n in np.unique(count):  # by count of trains: the phases of n trains
+            rows = np.nonzero(count == n)[0]
+            at = np.isin(row, rows)
+            rate = np.zeros((sid.size, n))
+            duty = np.zeros((sid.size, n))
+            rate[row[at], col[at]] = peak[fi[at]]
+            duty[row[at], col[at]] = x[fi[at]] / peak[fi[at]]
+            queue[rows] = _periodic_queue(rate[rows], duty[rows], drain[rows],
+                                          _phases(int(n)))
+        out = np.zeros(self.S)
+        out[sid] = np.minimum(queue * period, self.B[sid])  # packets
+        return out
 
     def _aqm_signals(self, t, h, hf, physical):
         """The active queues' selections of this step's arrivals (each flow at
