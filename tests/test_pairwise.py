@@ -302,3 +302,27 @@ def test_westwood_reads_the_2011_kernels_estimated_clock(monkeypatch):
     # no Westwood in the pairs: no parameters for it, and no error
     assert all(dict(f.params) == {} for sc in
                _scenarios_of(monkeypatch, pairwise_matrix, ["reno"], **SMALL) for f in sc.flows)
+
+
+def test_the_2011_recovery_is_an_option(monkeypatch):
+    # Linux 2.6.x-3.1 (before PRR in 3.2): tcp_cwnd_down in fast recovery, and
+    # tcp_cong_avoid ran before tcp_fastretrans_alert, gated off in Recovery
+    # (tcp_may_raise_cwnd), so the ACK that ended a recovery never reached the
+    # law. The recipe keeps the stack's (PRR, the exit ACK) unless asked.
+    names = ["reno", "bic", "newreno"]
+    default = _scenarios_of(monkeypatch, pairwise_matrix, names, **SMALL)
+    assert all(f.recovery is None for sc in default for f in sc.flows)
+    assert all(sc.exit_ack is None for sc in default)
+    old = _scenarios_of(monkeypatch, pairwise_matrix, names, recovery_2011=True, **SMALL)
+    for sc in old:
+        assert sc.exit_ack is False
+        for flow in sc.flows:
+            # a preset (Reno's law with NewReno recovery) keeps its own
+            want = None if flow.algorithm == "newreno" else "linux-rate-halving"
+            assert flow.recovery == want, (flow.algorithm, flow.recovery)
+    mine = _scenarios_of(monkeypatch, pairwise_matrix, ["reno"], recovery_2011=True,
+                         exit_ack=True, **SMALL)
+    assert mine[0].exit_ack is True  # a knob passed wins
+    fluid = _scenarios_of(monkeypatch, pairwise_matrix, ["reno"], recovery_2011=True,
+                          mode="fluid", **SMALL)
+    assert fluid[0].flows[0].recovery is None and fluid[0].exit_ack is None

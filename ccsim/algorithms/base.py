@@ -247,6 +247,15 @@ class CongestionControl:
         """
         return max(loss.inflight / 2.0, MIN_SSTHRESH)
 
+    def rate_halving_floor(self) -> float:
+        """How far Linux 2.6.x–3.1's rate halving lowers ``cwnd`` in a fast
+        recovery (segments; :mod:`ccsim.recovery.linux_rate_halving`): the
+        module's ``min_cwnd`` op in those kernels, read by ``tcp_cwnd_min``,
+        which falls back on ``ssthresh`` for a module without one (the
+        default here). :class:`~ccsim.algorithms.reno.Reno` and the laws whose
+        modules took ``tcp_reno_min_cwnd`` return ``ssthresh/2``."""
+        return self.ssthresh
+
     def on_loss(self, loss: Loss) -> None:
         """Apply the law's reaction: new ``ssthresh``; on a timeout the window
         falls to the loss window (RFC 5681 §3.1: one segment)."""

@@ -122,6 +122,11 @@ class Bic(Reno):
         if acked:
             self.cwnd += self.increment(self.cwnd) * acked / self.cwnd
 
+    def rate_halving_floor(self) -> float:
+        """``ssthresh`` (segments): Linux 2.6.x–3.1's ``tcp_bic.c`` had no
+        ``min_cwnd`` op, so ``tcp_cwnd_min`` fell back on it."""
+        return self.ssthresh
+
     def ssthresh_after(self, loss: Loss) -> float:
         if self.cwnd <= self.low_window:
             return max(self.cwnd / 2.0, MIN_SSTHRESH)

@@ -264,6 +264,11 @@ class Cubic(Reno):
             cubic = w_est  # Reno-friendly region
         self.cwnd = cubic
 
+    def rate_halving_floor(self) -> float:
+        """``ssthresh`` (segments): Linux 2.6.x–3.1's ``tcp_cubic.c`` had no
+        ``min_cwnd`` op, so ``tcp_cwnd_min`` fell back on it."""
+        return self.ssthresh
+
     def ssthresh_after(self, loss: Loss) -> float:
         """RFC 9438 §4.6 with cwnd for flight_size: ``max(β·cwnd, 2)``."""
         return max(self.cwnd * self.beta, MIN_SSTHRESH)

@@ -292,6 +292,11 @@ class Htcp(Reno):
         else:
             self.count += 1 if leaving else ack.acked
 
+    def rate_halving_floor(self) -> float:
+        """``ssthresh`` (segments): Linux 2.6.x–3.1's ``tcp_htcp.c`` had no
+        ``min_cwnd`` op, so ``tcp_cwnd_min`` fell back on it."""
+        return self.ssthresh
+
     def ssthresh_after(self, loss: Loss) -> float:
         beta, beta_fp, _ = self.next_beta()
         if self.linux:  # max((snd_cwnd * beta) >> 7, 2U)

@@ -202,6 +202,11 @@ class Illinois(CongestionControl):
         if acked:
             self.cwnd += self.alpha * acked / self.cwnd
 
+    def rate_halving_floor(self) -> float:
+        """``tcp_reno_min_cwnd``, this law's ``min_cwnd`` op in Linux
+        2.6.x–3.1: ``ssthresh/2`` (segments)."""
+        return self.ssthresh / 2.0
+
     def ssthresh_after(self, loss: Loss) -> float:
         return max((1.0 - self.beta) * self.cwnd, MIN_SSTHRESH)
 

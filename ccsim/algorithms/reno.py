@@ -81,6 +81,11 @@ class Reno(CongestionControl):
         # RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd per ACK, at most one segment per RTT.
         return 1.0
 
+    def rate_halving_floor(self) -> float:
+        """``tcp_reno_min_cwnd``, this law's ``min_cwnd`` op in Linux
+        2.6.x–3.1: ``ssthresh/2`` (segments)."""
+        return self.ssthresh / 2.0
+
     def on_ack(self, ack: Ack) -> None:
         if self.cwnd >= self.ssthresh:  # congestion avoidance (slow_start would pass it all)
             self.cwnd += ack.acked / self.cwnd

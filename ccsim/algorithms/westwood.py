@@ -200,6 +200,12 @@ class Westwood(Reno):
             self.bw_ns_est = (1.0 - g) * self.bw_ns_est + g * sample
             self.bw_est = (1.0 - g) * self.bw_est + g * self.bw_ns_est
 
+    def rate_halving_floor(self) -> float:
+        """Linux 2.6.x–3.1's ``min_cwnd`` op, ``tcp_westwood_bw_rttmin``:
+        the bandwidth estimate times the minimum RTT, the ``ssthresh`` this
+        law sets at a loss (segments)."""
+        return self.ssthresh
+
     def ssthresh_after(self, loss: Loss) -> float:
         if self.bw_est <= 0.0 or not math.isfinite(self.rtt_min):
             return MIN_SSTHRESH  # no estimate yet: Linux's westwood_bw_rttmin floor, max(0, 2)

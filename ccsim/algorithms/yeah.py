@@ -193,6 +193,11 @@ class YeAH(CongestionControl):
             return max(min(self.last_q, half), self.cwnd / 2.0 ** self.delta)
         return half
 
+    def rate_halving_floor(self) -> float:
+        """``tcp_reno_min_cwnd``, this law's ``min_cwnd`` op in Linux
+        2.6.x–3.1: ``ssthresh/2`` (segments)."""
+        return self.ssthresh / 2.0
+
     def ssthresh_after(self, loss: Loss) -> float:
         return max(self.cwnd - self.loss_reduction(), MIN_SSTHRESH)
 

@@ -181,13 +181,29 @@ LINUX_2011_PARAMS: dict[str, dict[str, float]] = {
     "westwood": {"jiffy": 0.004},
 }
 
+#: Esterhuizen & Krzesinski's 2011 kernels: the fast-recovery window rule.
+#: Linux 2.6.x–3.1 lowered ``cwnd`` by one segment per two ACKs down to the
+#: module's ``min_cwnd`` (``tcp_cwnd_down``, ``tcp_cwnd_min``) and took
+#: ``min(cwnd, ssthresh)`` at the end (``tcp_complete_cwr``); PRR replaced it
+#: in 3.2, released in January 2012, the month of Esterhuizen's report
+#: (:mod:`ccsim.recovery.linux_rate_halving`).
+LINUX_2011_RECOVERY = "linux-rate-halving"
+
+#: Esterhuizen & Krzesinski's 2011 kernels: the stack knobs of their recovery
+#: that differ from mainline's. ``exit_ack``: ``tcp_ack`` called the module's
+#: ``cong_avoid`` before ``tcp_fastretrans_alert``, and only outside the
+#: Recovery and CWR states (``tcp_may_raise_cwnd``), so the ACK that ended a
+#: recovery did not reach the law (mainline's ``tcp_cong_control`` runs after
+#: ``tcp_fastretrans_alert`` has ended the recovery, so it does).
+LINUX_2011_RECOVERY_KNOBS = {"exit_ack": False}
+
 
 def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mbps",
                     rtt="1ms", buffer=100, delay="10s", duration="60s", seed: int = 1,
                     order_threshold: float = 0.15, mode: str = "packet",
                     progress: bool = False, workers: int | None = None, executor=None,
                     store=None, ack_counting_2011: bool = True,
-                    params: dict | None = None,
+                    recovery_2011: bool = False, params: dict | None = None,
                     **knobs) -> ExperimentResult:
     """Run every ordered pair (``first``, ``second``) of ``algorithms``.
 
@@ -211,6 +227,11 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
             (:data:`LINUX_2011_ACK_COUNTING`, :data:`LINUX_2011_COUNTING_PARAMS`;
             algorithms not in them keep the stack's); ``False``: every flow
             as the stack counts.
+        recovery_2011: in the packet engine, every flow's fast recovery is
+            the 2011 kernels' rate halving (:data:`LINUX_2011_RECOVERY`)
+            instead of the stack's PRR, and the ACK that ends it does not
+            reach the law (:data:`LINUX_2011_RECOVERY_KNOBS`; a knob passed
+            here wins); ``False``: the stack's.
         params: per algorithm name, keyword arguments for its law in every
             run (``{"westwood": {"jiffy": 0.01}}`` for a ``CONFIG_HZ = 100``
             kernel's clock), over the testbed's estimated
@@ -238,7 +259,8 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
                   rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
                   order_threshold=order_threshold, mode=mode, progress=progress,
                   workers=workers, executor=executor, store=store,
-                  ack_counting_2011=ack_counting_2011, params=params, **knobs)
+                  ack_counting_2011=ack_counting_2011, recovery_2011=recovery_2011,
+                  params=params, **knobs)
 
 
 def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="100Mbps",
@@ -246,7 +268,7 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
                 order_threshold: float = 0.15, mode: str = "packet",
                 progress: bool = False, workers: int | None = None, executor=None,
                 store=None, ack_counting_2011: bool = True,
-                params: dict | None = None,
+                recovery_2011: bool = False, params: dict | None = None,
                 **knobs) -> ExperimentResult:
     """Each pair in both orders: does the outcome depend on who starts first?
 
@@ -272,7 +294,8 @@ def start_order(pairs: Iterable[tuple[str, str]] | None = None, *, bandwidth="10
                  rtt=rtt, buffer=buffer, delay=delay, duration=duration, seed=seed,
                  order_threshold=order_threshold, mode=mode, progress=progress,
                  workers=workers, executor=executor, store=store,
-                 ack_counting_2011=ack_counting_2011, params=params, **knobs)
+                 ack_counting_2011=ack_counting_2011, recovery_2011=recovery_2011,
+                 params=params, **knobs)
     share = {(r.first, r.second): r.first_share for r in res.table.itertuples()}
     rows = []
     for a, b in pairs:
@@ -314,7 +337,7 @@ def _draw_order(result: ExperimentResult):
 
 def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order_threshold,
            mode, progress, workers, executor, store, ack_counting_2011=True,
-           params=None, **knobs) -> ExperimentResult:
+           recovery_2011=False, params=None, **knobs) -> ExperimentResult:
     """Run the ordered ``pairs``; the table, matrix and agreement of
     :func:`pairwise_matrix`."""
     from .. import algorithms as registry
@@ -331,10 +354,17 @@ def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order
     counted = LINUX_2011_COUNTING_PARAMS if old_kernel else {}
     params = {name: {**LINUX_2011_PARAMS.get(name, {}), **counted.get(name, {}),
                      **params.get(name, {})} for name in names}
+    # a preset names its own recovery (Reno's law with NewReno, ...): it keeps it
+    old_recovery = {name: LINUX_2011_RECOVERY for name in names
+                    if recovery_2011 and mode == "packet" and not registry.get(name).preset}
+    if recovery_2011 and mode == "packet":
+        knobs = {**LINUX_2011_RECOVERY_KNOBS, **knobs}
     scenarios = [dumbbell(bandwidth, rtt, buffer=buffer, duration=duration, seed=seed,
                           flows=[Flow(first, ack_counting=counting.get(first),
+                                      recovery=old_recovery.get(first),
                                       params=dict(params.get(first, {}))),
                                  Flow(second, start=delay, ack_counting=counting.get(second),
+                                      recovery=old_recovery.get(second),
                                       params=dict(params.get(second, {})))],
                           **knobs)
                  for first, second in pairs]
