@@ -1833,8 +1833,9 @@ class FluidEngine:
                   / np.bincount(row, x[fi], sid.size))
         queue = np.zeros(sid.size)
         for n in np.unique(count):  # by count of trains: the phases of n trains
-            rows = np.nonzero(count == n)[0]
-            at = np.isin(row, rows)
+            of_n = count == n
+            rows = np.nonzero(of_n)[0]
+            at = of_n[row]  # the trains of those scenarios
             rate = np.zeros((sid.size, n))
             duty = np.zeros((sid.size, n))
             rate[row[at], col[at]] = peak[fi[at]]
