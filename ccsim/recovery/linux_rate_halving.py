@@ -31,7 +31,10 @@ RACK's marks). Differences from the source: Linux 2.6.x–3.1 marked losses by
 the duplicate-ACK threshold and FACK, not RACK; the ``tcp_moderate_cwnd``
 after the recovery (``cwnd ≤ pipe + 3``) is not applied; ``cwnd`` is a float.
 A law that sets its own window in recovery (``controls_recovery_window``)
-keeps it, as with PRR.
+keeps it, as with PRR. The fluid engine, which represents a strategy by what
+it costs (:class:`~ccsim.recovery.base.Recovery`'s ``fluid_*``),
+runs it as PRR: the undershoot to the floor and the slow start back to
+``ssthresh`` are not in the fluid model.
 """
 
 from __future__ import annotations
