@@ -1845,23 +1845,23 @@ class FluidEngine:
         keep = room[group]
         fi, sid, count, drain = fi[keep], sid[room], count[room], drain[room]
         row = np.arange(sid.size).repeat(count)
-        col = np.arange(fi.size) - (count.cumsum() - count).repeat(count)
         period = (np.bincount(row, x[fi] * self.tau[fi], sid.size)
                   / np.bincount(row, x[fi], sid.size))
         queue = np.zeros(sid.size)
-        for n in sorted(set(count.tolist())):  # by count of trains: the phases of n trains
+        sizes = sorted(set(count.tolist()))
+        for n in sizes:  # by count of trains: the phases of n trains
             of_n = count == n
             rows = _indices(of_n)
-            at = of_n[row]  # the trains of those scenarios
-            rate = np.zeros((sid.size, n))
-            duty = np.zeros((sid.size, n))
-            rate[row[at], col[at]] = peak[fi[at]]
-            duty[row[at], col[at]] = x[fi[at]] / peak[fi[at]]
+            # those scenarios' trains, grouped by scenario: n to a row, in order
+            fn = fi[of_n[row]] if len(sizes) > 1 else fi
+            rate = peak[fn]
+            duty = (x[fn] / rate).reshape(rows.size, n)
+            rate = rate.reshape(rows.size, n)
             # one train has no phase to another: its TRAIN_PHASES vectors are
             # all zero, and the first alone gives their mean bit for bit
             # (numpy's pairwise sum of 16 equal terms is exact; tested)
             phases = _phases(n) if n > 1 else _phases(1)[:1]
-            queue[rows] = _periodic_queue(rate[rows], duty[rows], drain[rows], phases)
+            queue[rows] = _periodic_queue(rate, duty, drain[rows], phases)
         out = np.zeros(self.S)
         out[sid] = np.minimum(queue * period, self.B[sid])  # packets
         return out
