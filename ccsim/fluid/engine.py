@@ -176,7 +176,8 @@ def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
     cuts.sort(axis=2)
     mid = 0.5 * (cuts[..., 1:] + cuts[..., :-1])             # (rows, phases, segments)
     since = np.mod(mid[..., None] - on[:, :, None, :], 1.0)  # (.., segments, trains)
-    arriving = np.where(since < duty[:, None, None, :], rate[:, None, None, :], 0.0).sum(axis=3)
+    arriving = np.add.reduce(np.where(since < duty[:, None, None, :], rate[:, None, None, :], 0.0),
+                             axis=3)
     slope = arriving - drain[:, None, None]                  # packets/s (period 1 s)
     length = cuts[..., 1:] - cuts[..., :-1]
     # Reich's formula over two periods from empty: the queue at each segment's
@@ -187,13 +188,13 @@ def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
     rise[..., seg:] = rise[..., :seg]
     net = np.empty((rows, phase_n, 2 * seg + 1))
     net[..., 0] = 0.0
-    rise.cumsum(axis=2, out=net[..., 1:])
+    np.add.accumulate(rise, axis=2, out=net[..., 1:])
     least = np.minimum.accumulate(net, axis=2)
     q = net[..., seg:-1] - least[..., seg:-1]                # the second lap
     # rising, or falling until empty: the time with a queue in each segment
     busy = np.where(slope >= 0, length, np.minimum(length, q / np.where(slope < 0, -slope, 1.0)))
-    area = (q * busy + 0.5 * slope * busy * busy).sum(axis=2)
-    return area.mean(axis=1)
+    area = np.add.reduce(q * busy + 0.5 * slope * busy * busy, axis=2)
+    return np.add.reduce(area, axis=1) / phase_n  # (ndarray.mean's sum and division)
 
 
 def _ack_share(stack, phase: str) -> float:
