@@ -66,6 +66,20 @@ def test_the_phases_spread_over_the_period():
     assert gaps.min() > 1.0 / (2 * TRAIN_PHASES)
 
 
+def test_one_train_s_first_phase_gives_the_mean_over_all_phases_bit_for_bit():
+    # the engine computes a lone train with its first phase vector only (one
+    # train has no phase to another): that must equal the mean over all
+    # TRAIN_PHASES identical vectors exactly, not merely closely
+    rng = np.random.default_rng(7)
+    drain = rng.uniform(100.0, 1e5, 500)
+    rate = (drain * rng.uniform(1.0001, 5.0, 500))[:, None]
+    duty = rng.uniform(1e-4, 0.9999, (500, 1))
+    for rows in (slice(0, 1), slice(1, 3), slice(3, 500)):
+        full = _periodic_queue(rate[rows], duty[rows], drain[rows], _phases(1))
+        one = _periodic_queue(rate[rows], duty[rows], drain[rows], _phases(1)[:1])
+        assert (full > 0).all() and np.array_equal(one, full)
+
+
 @pytest.mark.slow
 def test_two_copa_flows_under_loss_wait_as_long_as_in_the_packet_engine():
     # Copa paces at twice its rate: two flows' trains overlap and queue at

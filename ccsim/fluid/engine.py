@@ -165,26 +165,36 @@ def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
     once per period when the trains' mean rate is below ``drain``. The
     queue at each segment's start is Reich's: the net input since the start
     less its least value so far. Mean over the phase vectors ``j``."""
+    rows, phase_n, n = rate.shape[0], phases.shape[0], phases.shape[1]
     on = phases[None, :, :]                                  # (rows, phases, trains)
     off = np.mod(on + duty[:, None, :], 1.0)
-    cuts = np.sort(np.concatenate([np.broadcast_to(on, off.shape), off,
-                                   np.zeros(off.shape[:2] + (1,)),
-                                   np.ones(off.shape[:2] + (1,))], axis=2), axis=2)
+    cuts = np.empty((rows, phase_n, 2 * n + 2))
+    cuts[..., :n] = on
+    cuts[..., n:2 * n] = off
+    cuts[..., 2 * n] = 0.0
+    cuts[..., 2 * n + 1] = 1.0
+    cuts.sort(axis=2)
     mid = 0.5 * (cuts[..., 1:] + cuts[..., :-1])             # (rows, phases, segments)
     since = np.mod(mid[..., None] - on[:, :, None, :], 1.0)  # (.., segments, trains)
-    arriving = (np.where(since < duty[:, None, None, :], 1.0, 0.0)
-                * rate[:, None, None, :]).sum(axis=3)
+    arriving = np.add.reduce(np.where(since < duty[:, None, None, :], rate[:, None, None, :], 0.0),
+                             axis=3)
     slope = arriving - drain[:, None, None]                  # packets/s (period 1 s)
-    length = np.diff(cuts, axis=2)
+    length = cuts[..., 1:] - cuts[..., :-1]
     # Reich's formula over two periods from empty: the queue at each segment's
     # start is the net input since then less its least value so far
-    rise = np.concatenate([slope * length] * 2, axis=2)
-    net = np.concatenate([np.zeros(rise.shape[:2] + (1,)), np.cumsum(rise, axis=2)], axis=2)
-    q = (net - np.minimum.accumulate(net, axis=2))[..., slope.shape[2]:-1]  # the second lap
+    seg = slope.shape[2]
+    rise = np.empty((rows, phase_n, 2 * seg))
+    np.multiply(slope, length, out=rise[..., :seg])
+    rise[..., seg:] = rise[..., :seg]
+    net = np.empty((rows, phase_n, 2 * seg + 1))
+    net[..., 0] = 0.0
+    np.add.accumulate(rise, axis=2, out=net[..., 1:])
+    least = np.minimum.accumulate(net, axis=2)
+    q = net[..., seg:-1] - least[..., seg:-1]                # the second lap
     # rising, or falling until empty: the time with a queue in each segment
     busy = np.where(slope >= 0, length, np.minimum(length, q / np.where(slope < 0, -slope, 1.0)))
-    area = (q * busy + 0.5 * slope * busy * busy).sum(axis=2)
-    return area.mean(axis=1)
+    area = np.add.reduce(q * busy + 0.5 * slope * busy * busy, axis=2)
+    return np.add.reduce(area, axis=1) / phase_n  # (ndarray.mean's sum and division)
 
 
 def _ack_share(stack, phase: str) -> float:
@@ -678,6 +688,7 @@ class FluidEngine:
         self.end_of_run = self.duration * (1 - 1e-12)
         self.shortest = self.min_step * self.duration
         self.paced = any(g.law.paces for g in self.groups)
+        self.by_scen = np.argsort(self.scen, kind="stable")  # flows grouped by scenario
         for g in self.groups:
             self.ack_clocked[g.lo:g.hi] = not g.law.paces
         # scenarios with a flow whose law paces (their overflow persists)
@@ -1814,34 +1825,44 @@ class FluidEngine:
         if not any_(bursty):
             return None
         bursty &= ~self.queued  # (a full link's queue already holds them)
-        fi = np.nonzero(bursty)[0]
+        fi = self.by_scen[bursty[self.by_scen]]  # grouped by scenario, flow order within
         if fi.size == 0:
             return None
-        fi = fi[np.argsort(scen[fi], kind="stable")]  # grouped by scenario
-        sid, count = np.unique(scen[fi], return_counts=True)
+        first = np.empty(fi.size, bool)  # each scenario's first train
+        first[0] = True
+        np.not_equal(scen[fi[1:]], scen[fi[:-1]], out=first[1:])
+        start = _indices(first)
+        sid = scen[fi[start]]
+        count = np.empty_like(start)  # trains per scenario
+        np.subtract(start[1:], start[:-1], out=count[:-1])
+        count[-1] = fi.size - start[-1]
+        group = first.cumsum() - 1  # each train's scenario, as an index into sid
         steady = np.bincount(scen, np.where(self.sending & ~bursty, x, 0.0), self.S)
         drain = (C - steady)[sid]  # what the link leaves the trains (packets/s)
-        room = np.bincount(np.searchsorted(sid, scen[fi]), peak[fi], sid.size) > drain
+        room = np.bincount(group, peak[fi], sid.size) > drain
         if not any_(room):  # the trains together never outrun the link
             return None
         # per scenario with room, its trains as rows: peak rate, duty (x/r)
-        keep = room[np.searchsorted(sid, scen[fi])]
+        keep = room[group]
         fi, sid, count, drain = fi[keep], sid[room], count[room], drain[room]
-        row = np.repeat(np.arange(sid.size), count)
-        col = np.arange(fi.size) - np.repeat(np.cumsum(count) - count, count)
+        row = np.arange(sid.size).repeat(count)
         period = (np.bincount(row, x[fi] * self.tau[fi], sid.size)
                   / np.bincount(row, x[fi], sid.size))
         queue = np.zeros(sid.size)
-        for n in np.unique(count):  # by count of trains: the phases of n trains
+        sizes = sorted(set(count.tolist()))
+        for n in sizes:  # by count of trains: the phases of n trains
             of_n = count == n
-            rows = np.nonzero(of_n)[0]
-            at = of_n[row]  # the trains of those scenarios
-            rate = np.zeros((sid.size, n))
-            duty = np.zeros((sid.size, n))
-            rate[row[at], col[at]] = peak[fi[at]]
-            duty[row[at], col[at]] = x[fi[at]] / peak[fi[at]]
-            queue[rows] = _periodic_queue(rate[rows], duty[rows], drain[rows],
-                                          _phases(int(n)))
+            rows = _indices(of_n)
+            # those scenarios' trains, grouped by scenario: n to a row, in order
+            fn = fi[of_n[row]] if len(sizes) > 1 else fi
+            rate = peak[fn]
+            duty = (x[fn] / rate).reshape(rows.size, n)
+            rate = rate.reshape(rows.size, n)
+            # one train has no phase to another: its TRAIN_PHASES vectors are
+            # all zero, and the first alone gives their mean bit for bit
+            # (numpy's pairwise sum of 16 equal terms is exact; tested)
+            phases = _phases(n) if n > 1 else _phases(1)[:1]
+            queue[rows] = _periodic_queue(rate, duty, drain[rows], phases)
         out = np.zeros(self.S)
         out[sid] = np.minimum(queue * period, self.B[sid])  # packets
         return out
