@@ -124,8 +124,7 @@ class FastSender(Sender):
                 self.delivered_time = now
             in_recovery = self.in_recovery
             if in_recovery:
-                reno_delivered = max(acked - self.reno_sacked, 1)  # tcp_remove_reno_sacks
-                self.reno_sacked = max(self.reno_sacked - (acked - 1), 0)
+                reno_delivered = self.remove_reno_sacks(acked)
                 self.recovery.on_ack(self, acked)
                 if self.exit_ack and not self.in_recovery:  # this ACK ended the recovery
                     in_recovery = False

@@ -308,10 +308,7 @@ class Sender:
             self.delivered_time = now
         in_recovery = self.in_recovery
         if in_recovery:
-            # without SACK, Linux counts each duplicate as a segment delivered, and a
-            # cumulative ACK delivers the rest (tcp_remove_reno_sacks)
-            reno_delivered = max(acked - self.reno_sacked, 1)
-            self.reno_sacked = max(self.reno_sacked - (acked - 1), 0)
+            reno_delivered = self.remove_reno_sacks(acked)
             self.recovery.on_ack(self, acked)
             if self.exit_ack and not self.in_recovery:  # this ACK ended the recovery
                 in_recovery = False  # what it delivered: Linux's acked_sacked
@@ -394,6 +391,16 @@ class Sender:
         self.local_reductions += 1
 
     # -- loss recovery: the state this sender owns ----------------------------------------
+    def remove_reno_sacks(self, acked: int) -> int:
+        """Without SACK, Linux counts each duplicate ACK in recovery as a
+        segment delivered (``tcp_add_reno_sack``); a cumulative ACK of
+        ``acked`` segments delivers the rest, at least one, and takes
+        ``acked − 1`` duplicates off the count (``tcp_remove_reno_sacks``).
+        Returns the segments it delivered."""
+        delivered = max(acked - self.reno_sacked, 1)
+        self.reno_sacked = max(self.reno_sacked - (acked - 1), 0)
+        return delivered
+
     def enter_recovery(self) -> None:
         """Fast retransmit (RFC 5681 §3.2 step 2): the one place a recovery
         starts. The sender calls it when the strategy's :meth:`triggered`
