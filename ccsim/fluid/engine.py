@@ -2086,8 +2086,13 @@ class FluidEngine:
         idle = clocked & ~full_f
         fresh = any_(self.fresh)
         if fresh or any_(idle):
-            rho = np.minimum(A / self.C, 1.0)
-            room = (self.B + 1.0 - rho)[scen]   # what a burst may add to an empty queue
+            # what a burst may add to an empty queue: the buffer and the
+            # server, less the work its flow's last burst leaves there when
+            # the receiving delay's spread brings this ACK early (the link's
+            # clock: no other flow's packet at random phase)
+            room = (self.B + 1.0 - self.C * self.ack_wait / 6.0)[scen]
+        if fresh:  # an initial window, clocked by nothing: the server busy for the load
+            room_fresh = (self.B + 1.0 - np.minimum(A / self.C, 1.0))[scen]
 
         def rise(b):  # how far a burst of b segments raises the queue
             if self.no_nic:  # (the whole burst: no NIC paces it out)
@@ -2126,7 +2131,7 @@ class FluidEngine:
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if fresh:  # an initial window, on the wire at once
             f = self.fresh
-            first = _clip(rise(self.cwnd) - room, 0.0, self.cwnd)
+            first = _clip(rise(self.cwnd) - room_fresh, 0.0, self.cwnd)
             drops = np.where(f & ~full_f, first, drops)
             self.fresh[:] = False
         if restart:  # a go-back-N restart's burst, into the buffer the queue left
