@@ -2038,16 +2038,31 @@ class FluidEngine:
         segments raises the queue by ``b' = b − ⌊(b − 1)/r⌋`` while the link
         serves the rest. The buffer holds ``B`` waiting and one in service.
 
-        * A link not yet full (no fluid queue; load ``ρ``) meets each burst
-          with the queue empty and the server free for the share ``1 − ρ``
-          of the time: a burst drops ``b' − (B + 1 − ρ)`` (with a buffer of
-          one or two packets every increase is a loss, as in the packet
-          engine). In congestion avoidance the share of ACKs that carries
-          the growth sends one segment more. In slow start the RTT's growth
-          also queues, as a train arriving ``1 + i`` times as fast as it
-          drains (Hoe, SIGCOMM 1996); the ACKs that meet the part of that
-          ramp above the buffer each lose their growth. A flow that opens
-          sends its initial window as one burst.
+        * A link not yet full (no fluid queue), in congestion avoidance:
+          an ACK-clocked burst comes as the link's departures clock it, one
+          burst per burst served, with the queue empty and the server freed
+          by the burst ahead of it, not at random phase to the other flows'
+          packets. The receiving delay, uniform up to
+          ``ack_wait`` (its mean in ``d``), moves each ACK: the burst comes
+          early by the difference of two such delays when that is
+          positive, onto the work its flow's last burst still has at the
+          server, ``C·ack_wait·E[(U − U')⁺] = C·ack_wait/6`` packets on
+          average (``U, U'`` uniform on [0, 1]). A burst drops ``b' − (B + 1
+          − C·ack_wait/6)``. Without the spread (``ack_jitter=0``) a pair or
+          a growth segment's three fit two packets of buffer, as in the
+          packet engine (a lone NewReno behind 2 packets at 10 Mbit/s, 40
+          ms: utilisation 0.735, against 0.19 while the server was taken as
+          busy for the link's load); behind delayed ACKs and one packet
+          every growth segment is lost. The share of ACKs that carries the
+          growth sends one segment more.
+        * A link not yet full in slow start, whose train arrives ``1 + i``
+          times as fast as it drains (Hoe, SIGCOMM 1996), and a flow that
+          opens, which sends its initial window as one burst clocked by
+          nothing: a burst finds the server busy for the share ``ρ`` of the
+          time the link's load keeps it so, and drops ``b' − (B + 1 − ρ)``;
+          the RTT's growth also queues as that train, and the ACKs that
+          meet the part of its ramp above the buffer each lose their
+          growth.
         * A full link: a window of ``W`` whole segments puts its queue's
           sawtooth at ``W − C·d`` (the fluid ``q``) at its peak, not above:
           each ACK's burst replaces the segments the ACK took out of flight,
@@ -2087,12 +2102,14 @@ class FluidEngine:
         fresh = any_(self.fresh)
         if fresh or any_(idle):
             # what a burst may add to an empty queue: the buffer and the
-            # server, less the work its flow's last burst leaves there when
-            # the receiving delay's spread brings this ACK early (the link's
-            # clock: no other flow's packet at random phase)
-            room = (self.B + 1.0 - self.C * self.ack_wait / 6.0)[scen]
-        if fresh:  # an initial window, clocked by nothing: the server busy for the load
-            room_fresh = (self.B + 1.0 - np.minimum(A / self.C, 1.0))[scen]
+            # server, busy for the link's load where the flow's data outruns
+            # the link (slow start, an initial window); in congestion
+            # avoidance freed by the burst ahead but for the work its flow's
+            # last burst leaves there when the receiving delay's spread
+            # brings this ACK early (the link's clock)
+            room_load = (self.B + 1.0 - np.minimum(A / self.C, 1.0))[scen]
+            room = np.where(self.cwnd < self.ssthresh, room_load,
+                            (self.B + 1.0 - self.C * self.ack_wait / 6.0)[scen])
 
         def rise(b):  # how far a burst of b segments raises the queue
             if self.no_nic:  # (the whole burst: no NIC paces it out)
@@ -2131,7 +2148,7 @@ class FluidEngine:
             drops = np.where(ss, np.maximum(drops, grow * above), drops)
         if fresh:  # an initial window, on the wire at once
             f = self.fresh
-            first = _clip(rise(self.cwnd) - room_fresh, 0.0, self.cwnd)
+            first = _clip(rise(self.cwnd) - room_load, 0.0, self.cwnd)
             drops = np.where(f & ~full_f, first, drops)
             self.fresh[:] = False
         if restart:  # a go-back-N restart's burst, into the buffer the queue left
