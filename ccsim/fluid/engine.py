@@ -1606,18 +1606,24 @@ class FluidEngine:
         RTTs per hole already.) A flow whose rate had fallen (most of its
         window lost) still resends ``ssthresh`` per RTT once its pipe is
         below ``ssthresh``: PRR's slow-start reduction bound (RFC 6937 §3.1,
-        PRR-SSRB). The proportional part lasts only while the pipe (what is
-        out and not lost) exceeds ``ssthresh``: its ``RecoverFS − lost −
-        ssthresh`` deliveries let out ``ssthresh/RecoverFS`` segments each,
-        and the rest go out at ``x`` (a window that lost most of itself to a
-        RED queue dropping all it got spends no more than those deliveries
-        at the reduced rate)."""
+        PRR-SSRB). The proportional part lasts only while the pipe exceeds
+        ``ssthresh``: RFC 6675's pipe counts what is out, not yet SACKed nor
+        marked lost, and the holes (spread through the window) are marked as
+        the SACKs pass them, so the pipe falls from ``RecoverFS`` as the
+        window's ``RecoverFS − lost`` deliveries come, below ``ssthresh``
+        after ``(1 − ssthresh/RecoverFS)`` of them; each lets out
+        ``ssthresh/RecoverFS`` segments, and the rest go out at ``x`` (a
+        window that lost most of itself to a RED queue dropping all it got
+        waits on no more than those deliveries)."""
         x = np.maximum(self.rate[fi], self.ssthresh[fi] / self.tau[fi])
         recover_fs = self.outstanding[fi]          # FlightSize at the loss's detection
         ssthresh = np.maximum(self.ssthresh[fi], 1.0)
-        excess = np.maximum(recover_fs - lost - ssthresh, 0.0)  # deliveries while pipe > ssthresh
-        share = ssthresh / np.maximum(recover_fs, ssthresh)     # PRR's sends per delivery then
-        slow = np.minimum((lost - 1.0) / share, excess)         # deliveries the resends wait on
+        share = np.minimum(ssthresh / np.maximum(recover_fs, 1.0), 1.0)  # sends per delivery
+        # deliveries while the pipe exceeds ssthresh (none if what is left of the
+        # window is no more than ssthresh: PRR-SSRB from the start)
+        slow_max = np.where(recover_fs - lost > ssthresh,
+                            (1.0 - share) * (recover_fs - lost), 0.0)
+        slow = np.minimum((lost - 1.0) / share, slow_max)       # deliveries the resends wait on
         segments = slow + (lost - 1.0 - slow * share)            # ... and the rest, at x
         free = ~(rtts | self.multi_halve[fi]) & (x > 0) & (lost > 1.0)
         return np.where(free, segments / np.where(x > 0, x, 1.0), 0.0)
