@@ -155,3 +155,15 @@ def test_red_drops_a_slow_start_windows_growth_too():
     # nothing enters, the link serves C·h: the queue falls by about that much
     # (within a tenth: the step's length is the engine's, close to the estimate)
     assert float(e.q[0]) < q - 0.9 * float(e.C[0]) * h
+
+
+def test_red_marking_ecn_flows_lets_them_in_so_the_idle_decay_does_not_compound():
+    # RED with ECN marks an ECN-capable flow's selected packets and queues
+    # them: the link is busy, no idle period compounds
+    sc = ccsim.dumbbell("5Mbps", "200ms", flows=[ccsim.Flow("reno", ecn=True)],
+                        queue=ccsim.RED(83, ecn=True), duration="1s")
+    e = FluidEngine([sc], traces=False)
+    C, w, h = float(e.C[0]), float(e.red_w[0]), 0.005
+    e.t[0], e.q[0], e.avg[0], e.red_p_last[0], e.red_idle[0] = 1.0, 0.0, 30.0, 1.0, 0.5
+    e._red_probability(np.array([h]), np.array([2.0]))
+    assert e.avg[0] == pytest.approx(30.0 * (1.0 - w) ** (C * h), rel=1e-12)

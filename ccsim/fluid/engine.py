@@ -2001,8 +2001,11 @@ class FluidEngine:
         # an empty queue dropping every arrival: each decays the average by
         # the whole idle time since the link emptied (F & J's Fig. 2: q_time
         # is set when the queue empties, and a dropped packet does not end
-        # the idle period), so the decays compound over the arrivals
+        # the idle period), so the decays compound over the arrivals — not
+        # where RED marks ECN-capable flows' packets, which enter the queue
         shut = (self.red_p_last >= 1.0) & (self.q <= 0.0)
+        if self.ecn_on:
+            shut &= np.bincount(self.scen, self.ect & self.red_ecn[self.scen], self.S) == 0
         if any_(shut):
             idle = self.C * n * (self.t + 0.5 * h - self.red_idle)
             arrivals = np.where(shut, np.maximum(arrivals, idle), arrivals)
