@@ -126,3 +126,28 @@ def test_a_recovery_resends_at_least_ssthresh_per_rtt_when_its_rate_has_fallen()
     # (lost - 1) / (ssthresh / RTT): with 22 of 1677 left in flight, PRR is below ssthresh
     assert extra == pytest.approx((1655 - 1) / (838 / 0.2))
     assert extra < 1.0
+
+
+def test_prr_proportional_phase_lasts_only_while_the_pipe_exceeds_ssthresh():
+    # RFC 6937: PRR sends ssthresh/RecoverFS per delivery only while RFC 6675's
+    # pipe is above ssthresh; then the slow-start reduction bound sends at the
+    # delivery rate, or ssthresh per RTT. The pipe falls from RecoverFS as the
+    # SACKs pass the window (the holes marked lost on the way), below ssthresh
+    # after 1 - ssthresh/RecoverFS of its deliveries. A window RED emptied (242
+    # of 283 lost, Westwood's ssthresh 17.9 from its fallen rate): 38.4 of the
+    # 41 deliveries at the reduced rate (2.4 resends), the other 238.6 resends
+    # at ssthresh/RTT: 3.1 s, where scaling the whole recovery by
+    # RecoverFS/ssthresh gave 43.5 s (Westwood then sent nothing for 40 s)
+    sc = ccsim.dumbbell("5Mbps", "200ms", buffer=83, flows=["westwood"], duration="1s")
+    eng = FluidEngine([sc], traces=False)
+    fi = np.array([0])
+    eng.rate[fi], eng.tau[fi], eng.ssthresh[fi], eng.outstanding[fi] = 0.0, 0.2, 17.9, 283.0
+    extra = eng._resend_time(fi, np.array([242.0]), np.array([False]))[0]
+    share = 17.9 / 283.0
+    slow = (1.0 - share) * (283.0 - 242.0)
+    assert extra == pytest.approx((slow + 241.0 - slow * share) / (17.9 / 0.2))
+    assert extra < 3.5
+    # few losses: the resends all go out in the proportional phase, as before
+    eng.rate[fi], eng.ssthresh[fi], eng.outstanding[fi] = 100.0, 50.0, 100.0
+    extra = eng._resend_time(fi, np.array([5.0]), np.array([False]))[0]
+    assert extra == pytest.approx(4.0 / 250.0 * 2.0)  # x = 50/0.2; RecoverFS/ssthresh = 2

@@ -727,6 +727,7 @@ class FluidEngine:
         self.hold_live = bool(any_(self.hold_ok))
         self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
+        self.red_idle = np.zeros(S)            # ... and since when it has let nothing in (s)
         self.h_last = np.ones(S)
         self.long_live = bool(any_(self.long_ok))  # some such scenario still runs
         self.ecn_on = bool(any_(self.ect & marking[self.scen]))
@@ -843,12 +844,13 @@ class FluidEngine:
             self.rec_old[ri] = keep
             self.rec_old_any = bool(any_(keep))
         np.maximum(inflight, target * self.sending, out=inflight)
-        red_p = self._red_probability(h) if self.red else None
+        red_in = self._red_arrivals(hf) if self.red else None
+        red_p = self._red_probability(h, red_in) if self.red else None
         if red_p is not None:
             self.red_p_last = red_p
         physical = inflight - self.ghost
         if red_p is not None:  # RED drops (or marks) that share of the step's arrivals
-            red_sel = self.rate * hf * red_p[scen]
+            red_sel = red_in * red_p[scen]
             if self.ecn_on:
                 red_mark = red_sel * (self.ect & self.red_ecn[scen])
                 self.marked_at_queue += red_mark
@@ -1604,13 +1606,27 @@ class FluidEngine:
         RTTs per hole already.) A flow whose rate had fallen (most of its
         window lost) still resends ``ssthresh`` per RTT once its pipe is
         below ``ssthresh``: PRR's slow-start reduction bound (RFC 6937 §3.1,
-        PRR-SSRB)."""
+        PRR-SSRB). The proportional part lasts only while the pipe exceeds
+        ``ssthresh``: RFC 6675's pipe counts what is out, not yet SACKed nor
+        marked lost, and the holes (spread through the window) are marked as
+        the SACKs pass them, so the pipe falls from ``RecoverFS`` as the
+        window's ``RecoverFS − lost`` deliveries come, below ``ssthresh``
+        after ``(1 − ssthresh/RecoverFS)`` of them; each lets out
+        ``ssthresh/RecoverFS`` segments, and the rest go out at ``x`` (a
+        window that lost most of itself to a RED queue dropping all it got
+        waits on no more than those deliveries)."""
         x = np.maximum(self.rate[fi], self.ssthresh[fi] / self.tau[fi])
         recover_fs = self.outstanding[fi]          # FlightSize at the loss's detection
         ssthresh = np.maximum(self.ssthresh[fi], 1.0)
-        scale = np.where(recover_fs - lost > ssthresh, recover_fs / ssthresh, 1.0)
+        share = np.minimum(ssthresh / np.maximum(recover_fs, 1.0), 1.0)  # sends per delivery
+        # deliveries while the pipe exceeds ssthresh (none if what is left of the
+        # window is no more than ssthresh: PRR-SSRB from the start)
+        slow_max = np.where(recover_fs - lost > ssthresh,
+                            (1.0 - share) * (recover_fs - lost), 0.0)
+        slow = np.minimum((lost - 1.0) / share, slow_max)       # deliveries the resends wait on
+        segments = slow + (lost - 1.0 - slow * share)            # ... and the rest, at x
         free = ~(rtts | self.multi_halve[fi]) & (x > 0) & (lost > 1.0)
-        return np.where(free, (lost - 1.0) / np.where(x > 0, x, 1.0) * scale, 0.0)
+        return np.where(free, segments / np.where(x > 0, x, 1.0), 0.0)
 
     def _rto(self, i: np.ndarray) -> np.ndarray:
         """The retransmission timeout now of the flows ``i`` (indices), before
@@ -1963,14 +1979,16 @@ class FluidEngine:
             self.ecn_reductions[react] += 1
             self.h_f[react] = 0.0  # no growth in the reduction's RTT
 
-    def _red_probability(self, h: np.ndarray) -> np.ndarray:
+    def _red_probability(self, h: np.ndarray, arrivals_f: np.ndarray) -> np.ndarray:
         """RED's drop probability per scenario (Floyd & Jacobson 1993).
 
         The average queue follows the per-arrival EWMA (gain ``weight``) over
-        the step's arrivals — at least ``C·h`` of them, which is also how
-        RED decays its average over an idle period. The count-based spreading
-        of drops puts them about uniformly between 1 and ``1/p_b`` packets
-        apart, so the effective probability is ``2 p_b / (1 + p_b)``.
+        the step's arrivals (``arrivals_f``, packets per flow: every arrival,
+        those RED or the buffer then drops too) — at least ``C·h`` of them,
+        which is also how RED decays its average over an idle period. The
+        count-based spreading of drops puts them about uniformly between 1
+        and ``1/p_b`` packets apart, so the effective probability is ``2 p_b
+        / (1 + p_b)``.
         """
         seen, arrived = self.q, self.arrived
         trains = self._red_trains()
@@ -1978,7 +1996,19 @@ class FluidEngine:
             extra, grown = trains
             arrived = arrived + grown
             seen = seen + extra / np.maximum(arrived, self.C)
-        arrivals = np.maximum(arrived, self.C) * h
+        n = np.bincount(self.scen, arrivals_f, self.S)
+        arrivals = np.maximum(n, self.C * h)
+        # an empty queue dropping every arrival: each decays the average by
+        # the whole idle time since the link emptied (F & J's Fig. 2: q_time
+        # is set when the queue empties, and a dropped packet does not end
+        # the idle period), so the decays compound over the arrivals — not
+        # where RED marks ECN-capable flows' packets, which enter the queue
+        shut = (self.red_p_last >= 1.0) & (self.q <= 0.0)
+        if self.ecn_on:
+            shut &= np.bincount(self.scen, self.ect & self.red_ecn[self.scen], self.S) == 0
+        if any_(shut):
+            idle = self.C * n * (self.t + 0.5 * h - self.red_idle)
+            arrivals = np.where(shut, np.maximum(arrivals, idle), arrivals)
         self.avg = seen + (self.avg - seen) * (1.0 - self.red_w) ** arrivals
         avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
@@ -1986,7 +2016,30 @@ class FluidEngine:
         gentle = self.red_gentle & (avg < 2.0 * hi)
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
+        # the idle period that compounds: from the end of the last step that
+        # let anything into the queue
+        np.copyto(self.red_idle, self.t + h, where=(p < 1.0) | (self.q > 0.0))
         return np.where(self.is_red, p, 0.0)
+
+    def _red_arrivals(self, hf: np.ndarray) -> np.ndarray:
+        """Each flow's arrivals at the queue in this step (packets), of which
+        RED selects its share: the ACK clock's, at the flow's rate ``x``
+        (which on a full link is its part of the departures, ``C`` in all),
+        and the window's growth of the last step, sent now on top of them.
+
+        RED decides on every arriving packet (Floyd & Jacobson 1993, Fig. 2),
+        growth included: a slow start's window sends two segments per ACK,
+        arrivals twice the departures, and with the average above ``max_th``
+        RED drops both, so the queue drains at the link's rate (as in the
+        packet engine) instead of holding while half the arrivals pass.
+        A paced flow arrives at its pacing rate, already its ``x``."""
+        arrivals = self.rate * hf
+        if not any_(self.growth > 0):
+            return arrivals
+        cap, cwnd = self.path_cap, self.cwnd
+        sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        clocked = self.sending & (self.pacing == np.inf) if self.paced else self.sending
+        return arrivals + np.where(clocked, sent, 0.0)
 
     def _red_trains(self) -> tuple[np.ndarray, np.ndarray] | None:
         """What the trains of ACK-clocked flows on a link not yet full add to
