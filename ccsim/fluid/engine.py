@@ -25,9 +25,8 @@ wrong):
   receiver's timer (:meth:`FluidEngine._held_acks`).
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
   arrives, shared by the flows' arrival rates (slow start's back-to-back
-  pairs counting twice) and dropped as whole packets when the
-  queue's drop counter passes a whole number, each packet one flow's (drawn
-  by those shares); RED's drop probability (from
+  pairs counting twice) and dropped as whole packets when a
+  flow's drop counter passes a whole number; RED's drop probability (from
   its average queue) and random link loss give Poisson counts drawn from the
   scenario's seeded counter-based generator (:mod:`ccsim.fluid.draws`).
 * **Reaction.** A flow learns of its first loss one RTT after the lost
@@ -612,11 +611,9 @@ class FluidEngine:
         self.rtt_floor = np.zeros(F)           # the step's RTT without paced trains' queue
         self.growth = np.zeros(F)              # window growth in the last step (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
-        # accumulated expected queue drops of each scenario, from a random
-        # phase in [0, 1) (its first flow's draw: a lone flow's as before)
-        self.drop_credit = draws.uniforms(self.key, draws.STREAMS["drops"],
-                                          np.zeros(S, np.int64), np.zeros(S, np.int64))
-        self.n_flows = np.bincount(self.scen, minlength=S)
+        # accumulated expected queue drops, from a random phase in [0, 1)
+        self.drop_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["drops"],
+                                          np.zeros(F, np.int64), self.jidx)
         self.h_f, self.now_f = np.zeros(F), np.zeros(F)
         self.tau, self.rate = self.d.copy(), np.zeros(F)
         self.acked = np.zeros(F)
@@ -2200,56 +2197,19 @@ class FluidEngine:
         return np.where(grew[self.scen], first[self.scen], t[self.scen] + 0.5 * hf)
 
     def _queue_drops(self, mean: np.ndarray) -> np.ndarray | None:
-        """Whole queue drops per flow (None if none). A full drop-tail queue
-        (and RED, which spaces its drops by its count) drops regularly, not
-        as a Poisson process: the scenario drops a packet whenever its
-        accumulated expected drops pass a whole number, from a random phase
-        drawn once. Each such packet is one arrival that found the queue
-        full, so it is one flow's: drawn among the flows in proportion to
-        their shares of the step's drops (``mean``; the hybrid models'
-        rate-proportional split, Bohacek, Hespanha, Lee & Obraczka,
-        SIGMETRICS 2003), independently for each packet. A flow's drops
-        then come in runs and some flows see none in a congestion event, as
-        at a real drop-tail queue (Shorten, Wirth & Leith's unsynchronised
-        AIMD, IEEE/ACM ToN 2006), where spreading each event's drops evenly
-        over the flows (one each) would hit every flow in every event and
-        hold equal windows in lockstep."""
-        live = _indices(np.bincount(self.scen, mean > 0, self.S) > 0)
-        if live.size == 0:
+        """Whole queue drops per flow (None if none): each flow drops a packet
+        whenever its accumulated expected drops pass a whole number, from a
+        random phase drawn once per flow. A full drop-tail queue (and RED,
+        which spaces its drops by its count) drops regularly, not as a Poisson
+        process: a flow whose share of the overflow is one packet per RTT loses
+        one packet per RTT, and which flows lose one in a given RTT follows
+        their shares and phases."""
+        if not any_(mean > 0):
             return None
-        flows, share = self._scenario_shares(live, mean)
-        total = share[:, -1]
-        before = np.floor(self.drop_credit[live])
-        self.drop_credit[live] += total
-        n = (np.floor(self.drop_credit[live]) - before).astype(np.int64)
-        if not any_(n):
-            return None
-        hit = n > 0
-        flows, share, n, rows = flows[hit], share[hit], n[hit], live[hit]
-        # one uniform per dropped packet: (scenario, step, its number in the step)
-        r = np.repeat(np.arange(rows.size), n)
-        m = np.arange(r.size) - np.repeat(np.cumsum(n) - n, n)
-        u = draws.stream_uniforms(self.stream_keys["owners"][rows[r]], self.steps[rows[r]], m)
-        # the first flow whose cumulative share exceeds u·total (never a flow
-        # with no share: the cumulative sum rises only where a share is)
-        pos = (share[r] <= (u * total[hit][r])[:, None]).sum(axis=1)
-        pos = np.minimum(pos, self.n_flows[rows[r]] - 1)
-        k = np.zeros(self.F)
-        np.add.at(k, flows[r, pos], 1.0)
-        return k
-
-    def _scenario_shares(self, rows: np.ndarray, mean: np.ndarray
-                         ) -> tuple[np.ndarray, np.ndarray]:
-        """The flows of the scenarios ``rows`` in their own order (a row each,
-        padded with the last), and the cumulative sums of ``mean`` over them
-        (added in that order, whatever the batch)."""
-        n = self.n_flows[rows]
-        cols = np.arange(int(n.max()))
-        valid = cols[None, :] < n[:, None]
-        at = self.scen_first[rows][:, None] + np.minimum(cols[None, :], (n - 1)[:, None])
-        flows = self.by_scen[at]
-        share = np.cumsum(np.where(valid, mean[flows], 0.0), axis=1)
-        return flows, share
+        before = np.floor(self.drop_credit)
+        self.drop_credit += mean
+        k = np.floor(self.drop_credit) - before
+        return k if any_(k) else None
 
     def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
         """Poisson counts per flow with the given means (None if all are 0)."""
