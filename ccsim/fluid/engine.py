@@ -496,6 +496,7 @@ class FluidEngine:
         # per scenario: the bound of the receiving delay (s), whose mean the
         # base RTT holds and whose spread brings a burst early (_burst_drops)
         self.ack_wait = np.array([sc.ack_wait for sc in scs])
+        self.ack_wait_f = per_flow(lambda sc, j: sc.ack_wait)  # the same, per flow (laws')
         self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
         self.restart_burst = np.zeros(F)       # segments a go-back-N restart sends at once
 
@@ -670,8 +671,9 @@ class FluidEngine:
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
                          "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
-                         "delack_timeout", "quick_left", "start", "rtt_floor"):
+                         "delack_timeout", "quick_left", "start", "rtt_floor", "ack_wait"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
+                          "ack_wait": self.ack_wait_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
                           "lost_inflight": self.loss_flight}.get(name, getattr(self, name, None))
