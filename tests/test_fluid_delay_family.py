@@ -179,12 +179,61 @@ def test_westwood_sets_ssthresh_to_its_bandwidth_times_min_rtt():
     assert f.ssthresh.tolist() == pytest.approx([R * 0.052, 10.0], rel=1e-3)
 
 
+def test_westwood_rtt_min_is_the_smallest_sample_not_the_mean():
+    """A flow's smallest RTT sample is a segment's acknowledged at once: the
+    step's RTT less the mean receiving delay (half its bound). 5 Mb/s, 200 ms
+    and 50 Mb/s NICs: 200.48 ms of propagation and NICs, 2.4 ms at the link,
+    a receiving delay of up to 2.4 ms; the mean RTT, 204.08 ms, reads 208 ms
+    in whole 4-ms jiffies, the smallest sample, 202.88 ms, 204 ms."""
+    law = Westwood.fluid(Westwood())
+    f = _with_state(law, _arrays(1, rtt=0.20408, min_rtt=0.20408, acked=5.0,
+                                 delivered=5.0))
+    f.ack_wait = np.array([0.0024])
+    law.grow(f)
+    assert f.rtt_min[0] == pytest.approx(0.204, abs=1e-9)
+    f.ack_wait = 0.0  # a receiver that answers at once: the mean RTT is the smallest
+    law.on_loss(f, np.ones(1, bool), "timeout")  # RTT_min afresh from the next step
+    f.delivered += 5.0
+    law.grow(f)
+    assert f.rtt_min[0] == pytest.approx(0.208, abs=1e-9)
+
+
+def test_westwood_rtt_min_as_the_packet_engines():
+    """Two Westwood+ flows, 5 Mb/s, 200 ms, 1 % random loss (the agreement
+    set's path): the packet engine's smallest sample reads 204 ms in jiffies,
+    and so does the fluid's RTT_min (it read the mean RTT's 208 ms)."""
+    sc = ccsim.dumbbell("5Mbps", "200ms", buffer="1BDP", duration="3s", seed=1,
+                        flows=["westwood", "westwood"], loss=0.01)
+    seen = {}
+    for mode in ("packet", "fluid"):
+        law = Westwood.fluid if mode == "fluid" else Westwood
+        hook = "ssthresh_after"
+        original = getattr(law, hook)
+
+        def spy(self, *args, _original=original, _mode=mode):
+            rtt = self.rtt_min if _mode == "packet" else args[0].rtt_min[args[1]]
+            seen.setdefault(_mode, []).extend(np.atleast_1d(rtt).tolist())
+            return _original(self, *args)
+
+        setattr(law, hook, spy)
+        try:
+            ccsim.run(sc, mode=mode)
+        finally:
+            setattr(law, hook, original)
+    assert seen["packet"] and seen["fluid"]
+    # the smallest over the run's losses (an early one, or one after a
+    # timeout's reset, may come before the smallest sample)
+    assert min(seen["packet"]) == pytest.approx(0.204, abs=1e-9), seen["packet"]
+    assert min(seen["fluid"]) == pytest.approx(0.204, abs=1e-9), seen["fluid"]
+
+
 def test_westwood_alone_sets_ssthresh_to_the_bdp():
     """Alone on 10 Mb/s, 40 ms: the link is saturated, BWE ≈ C and RTT_min
     the path's smallest RTT, so every ssthresh after the first (slow start's
     losses come before an estimate) is C × RTT_min; within 5 % (the filter's
-    lag). RTT_min is 40 ms plus the link's packet time and half the receiving
-    delay, which Westwood+ reads in whole 4-ms jiffies: 44 ms, 36.7 segments
+    lag). RTT_min is 40 ms plus the link's packet time (the smallest sample
+    has no receiving delay), which Westwood+ reads in whole 4-ms jiffies:
+    44 ms, 36.7 segments
     (measured 35.2–36.7; packet engine 33.7–34.3, its delivery-rate
     estimate a few percent below C)."""
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
@@ -192,9 +241,9 @@ def test_westwood_alone_sets_ssthresh_to_the_bdp():
     tr = ccsim.run(sc, mode="fluid").traces
     ss = tr[(tr.variable == "ssthresh") & (tr.time > 5)].value.to_numpy()
     assert np.isfinite(ss).all()
-    # RTT_min: propagation, the link's packet time, half the receiving delay
-    # (41.8 ms), in whole 4-ms jiffies rounded up: 44 ms
-    rtt_min = math.ceil((0.040 + 1 / C + sc.ack_wait / 2) / 0.004) * 0.004
+    # RTT_min: propagation and the link's packet time (41.2 ms), in whole
+    # 4-ms jiffies rounded up: 44 ms
+    rtt_min = math.ceil((0.040 + 1 / C) / 0.004) * 0.004
     assert np.abs(ss / (C * rtt_min) - 1).max() < 0.05, np.unique(ss.round(1))
 
 

@@ -107,6 +107,9 @@ class FlowArrays:
             new data, at the start and after a timeout; 0 otherwise).
         delack_timeout: the receiver's delayed-ACK timer (s; 0 without
             delayed ACKs): how long an odd window's last segment waits.
+        ack_wait: the bound of each segment's receiving delay (s;
+            :attr:`Scenario.ack_wait`): ``rtt`` and ``base_rtt`` hold its
+            mean, half of it; a flow's smallest samples have none of it.
         queued: whether the bottleneck held a queue over the step (bool):
             then the flow's ACKs come at its share of the link's rate, not
             at the rate it sent one RTT before (:meth:`ss_grown`).
@@ -147,6 +150,7 @@ class FlowArrays:
     queued: np.ndarray | bool = False
     ack_segs: np.ndarray | float = 1.0
     delack_timeout: np.ndarray | float = 0.0
+    ack_wait: np.ndarray | float = 0.0
     quick_left: np.ndarray | float = 0.0
     rtt_floor: np.ndarray | None = None
 

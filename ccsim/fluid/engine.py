@@ -496,6 +496,7 @@ class FluidEngine:
         # per scenario: the bound of the receiving delay (s), whose mean the
         # base RTT holds and whose spread brings a burst early (_burst_drops)
         self.ack_wait = np.array([sc.ack_wait for sc in scs])
+        self.ack_wait_f = per_flow(lambda sc, j: sc.ack_wait)  # the same, per flow (laws')
         self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
         self.restart_burst = np.zeros(F)       # segments a go-back-N restart sends at once
 
@@ -611,6 +612,7 @@ class FluidEngine:
         self.rtt_floor = np.zeros(F)           # the step's RTT without paced trains' queue
         self.growth = np.zeros(F)              # window growth in the last step (segments)
         self.ghost = np.zeros(F)               # of which lost and not yet resent (segments)
+        self.owed = np.zeros(F)                # link losses not yet taken from departures
         # accumulated expected queue drops, from a random phase in [0, 1)
         self.drop_credit = draws.uniforms(self.key[self.scen], draws.STREAMS["drops"],
                                           np.zeros(F, np.int64), self.jidx)
@@ -669,8 +671,9 @@ class FluidEngine:
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
                          "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
-                         "delack_timeout", "quick_left", "start", "rtt_floor"):
+                         "delack_timeout", "quick_left", "start", "rtt_floor", "ack_wait"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
+                          "ack_wait": self.ack_wait_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
                           "scenario": self.scen, "lost": self.found_lost,
                           "lost_inflight": self.loss_flight}.get(name, getattr(self, name, None))
@@ -901,10 +904,11 @@ class FluidEngine:
         dep_f = np.where(A > 0, departed / np.where(A > 0, A, 1.0), 0.0)[scen] * x
         # a flow that is not sending cannot deliver more than it has in flight
         np.minimum(dep_f, np.where(self.sending, np.inf, physical), out=dep_f)
+        k_loss = None
         if self.lossy:
             lost_on_link = dep_f * self.p_loss[scen]
-            deliv = dep_f - lost_on_link
-            self.ghost += lost_on_link          # lost: outstanding, no longer in flight
+            k_loss = self._draw(lost_on_link, "losses")
+            deliv = self._link_losses(dep_f, k_loss)
         else:
             lost_on_link, deliv = None, dep_f
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
@@ -952,7 +956,6 @@ class FluidEngine:
                                "drops")
             if k_aqm is not None:
                 k_drop = k_aqm if k_drop is None else k_drop + k_aqm
-        k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
         if k_drop is not None or k_loss is not None:
             # in flight as the lost data went out (Linux's tx_in_flight): the window
             # before the step's deliveries, less what overflowed (sent once full)
@@ -1360,6 +1363,26 @@ class FluidEngine:
         rec_s[stale] = np.inf
         np.minimum.at(rec_s, s, np.where(on, until, np.inf))
         self.rec_s = rec_s
+
+    def _link_losses(self, dep_f: np.ndarray, k_loss: np.ndarray | None) -> np.ndarray:
+        """What the flows deliver of their departures ``dep_f`` (segments)
+        when the link loses the whole packets ``k_loss`` (drawn with the
+        step's expected losses): all of them but those packets, which stay
+        outstanding and leave the flight (``ghost``) until a recovery or a
+        timeout resends them. A packet lost beyond the step's departures is
+        taken from the next steps' (``owed``). Whole packets, not the
+        expected loss: between two losses nothing is missing from the
+        flight, as in the packet engine (with the expected loss a window of
+        three segments at 5 % loss, without a loss for a second, had lost a
+        third of its flight to losses no sender would know of)."""
+        if k_loss is not None:
+            self.owed += k_loss
+        if not any_(self.owed):
+            return dep_f
+        paid = np.minimum(self.owed, dep_f)
+        self.owed -= paid
+        self.ghost += paid                  # lost: outstanding, no longer in flight
+        return dep_f - paid
 
     def _losses(self, k_drop, k_loss, tf, hf, tau, sent_into, t_lost=None, x=None) -> None:
         """Whole lost packets this step: a flow's first starts its detection
