@@ -642,6 +642,7 @@ class FluidEngine:
 
         # -- groups: one law instance per (algorithm, parameters) ------------------------
         self.groups: list[_Group] = []
+        self.group_of = np.zeros(F, np.int64)  # each flow's group (an index into groups)
         self.cap_f = self.C[self.scen]  # per flow, the bottleneck's rate (segments/s)
         k = 0
         while k < F:
@@ -677,6 +678,7 @@ class FluidEngine:
                 setattr(f, name, source[k:hi])
             for name, value in law.state.items():
                 setattr(f, name, np.full(hi - k, float(value)))
+            self.group_of[k:hi] = len(self.groups)
             self.groups.append(g)
             k = hi
 
@@ -941,16 +943,21 @@ class FluidEngine:
         if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
             dropped = aqm_regular if dropped is None else dropped + aqm_regular
         k_drop = None if dropped is None else self._queue_drops(dropped)
-        if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
-            k_red = self._draw(red_drop, "drops")
-            if k_red is not None:
-                k_drop = k_red if k_drop is None else k_drop + k_red
-        if aqm_drop is not None:  # PIE: independent draws
-            k_aqm = self._draw(aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
-                               "drops")
-            if k_aqm is not None:
-                k_drop = k_aqm if k_drop is None else k_drop + k_aqm
-        k_loss = None if lost_on_link is None else self._draw(lost_on_link, "losses")
+        # the step's random counts, drawn together: RED drops at random (its
+        # gaps are uniform, not regular), PIE independently, links lose at random
+        requests = []
+        if red_p is not None:
+            requests.append((red_drop, "drops"))
+        if aqm_drop is not None:
+            requests.append((aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
+                             "drops"))
+        if lost_on_link is not None:
+            requests.append((lost_on_link, "losses"))
+        counts = self._draw(*requests) if requests else []
+        for (_, stream), k in zip(requests, counts):
+            if k is not None and stream == "drops":
+                k_drop = k if k_drop is None else k_drop + k
+        k_loss = counts[-1] if lost_on_link is not None else None
         if k_drop is not None or k_loss is not None:
             # in flight as the lost data went out (Linux's tx_in_flight): the window
             # before the step's deliveries, less what overflowed (sent once full)
@@ -1295,6 +1302,12 @@ class FluidEngine:
             self._detect(self._mask(wi[due]), tf)
         self._update_flags(wi)
 
+    def _groups_in(self, mask: np.ndarray) -> list[_Group]:
+        """The groups with a flow in ``mask``, in their order (one count over
+        the groups, not a test of each group's slice)."""
+        hit = np.bincount(self.group_of[mask], minlength=len(self.groups))
+        return [self.groups[j] for j in hit.nonzero()[0].tolist()]
+
     def _mask(self, idx: np.ndarray) -> np.ndarray:
         """A mask over the batch's flows, true at the indices ``idx``."""
         m = np.zeros(self.F, bool)
@@ -1475,19 +1488,16 @@ class FluidEngine:
         self.rec_timeout[newly] = np.inf
         self.jump_at[newly] = np.inf
         self.resent[newly] = 0.0
-        for g in self.groups:
+        for g in self._groups_in(newly):
             m = newly[g.lo:g.hi]
-            if any_(m):
-                for name, value in g.law.state.items():
-                    getattr(g.f, name)[m] = value
-                g.call("start", m)
+            for name, value in g.law.state.items():
+                getattr(g.f, name)[m] = value
+            g.call("start", m)
 
     def _loss(self, mask: np.ndarray, kind: str) -> None:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
-        for g in self.groups:
-            m = mask[g.lo:g.hi]
-            if any_(m):
-                g.call("on_loss", m, kind)
+        for g in self._groups_in(mask):
+            g.call("on_loss", mask[g.lo:g.hi], kind)
         bad = mask & ~(self.ssthresh >= 1.0)
         if any_(bad):
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
@@ -1644,8 +1654,8 @@ class FluidEngine:
             return
         idx, p, resent = idx[risky], np.minimum(p[risky], 1.0), resent[risky]
         s = self.scen[idx]
-        u = draws.stream_uniforms(self.stream_keys["retransmits"][s], self.steps[s],
-                                  self.jidx[idx])
+        u = draws.stream_uniforms_unguarded(self.stream_keys["retransmits"][s], self.steps[s],
+                                            self.jidx[idx])
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
@@ -1933,7 +1943,7 @@ class FluidEngine:
         k = np.zeros(self.F)
         rnd = random[scen]
         if any_(new * rnd):
-            drawn = self._draw(new * rnd, "marks")
+            drawn, = self._draw((new * rnd, "marks"))
             if drawn is not None:
                 k += drawn
         if any_(new * ~rnd):
@@ -1950,10 +1960,8 @@ class FluidEngine:
             kept = self.outstanding.copy()
             window = self._window()
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
-            for g in self.groups:
-                m = react[g.lo:g.hi]
-                if any_(m):
-                    g.call("on_ecn", m)
+            for g in self._groups_in(react):
+                g.call("on_ecn", react[g.lo:g.hi])
             np.copyto(self.outstanding, kept)
             if any_(~((self.cwnd >= self.floor) & (self.cwnd < np.inf))):
                 self._bad_window(react, "on_ecn")
@@ -2211,16 +2219,36 @@ class FluidEngine:
         k = np.floor(self.drop_credit) - before
         return k if any_(k) else None
 
-    def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
-        """Poisson counts per flow with the given means (None if all are 0)."""
-        idx = _indices(mean > 0)
-        if idx.size == 0:
-            return None
-        s = self.scen[idx]
-        u = draws.stream_uniforms(self.stream_keys[stream][s], self.steps[s], self.jidx[idx])
-        k = np.zeros(self.F)
-        k[idx] = draws.poisson(mean[idx], u)
-        return k
+    def _draw(self, *requests: tuple[np.ndarray, str]) -> list[np.ndarray | None]:
+        """Poisson counts per flow, one array for each ``(mean, stream)`` of
+        ``requests`` (None where its means are all 0). Each count is a
+        function of its own mean and uniform alone, so the requests share one
+        hash and one count (fewer numpy calls per step, the same values)."""
+        idx = [_indices(mean > 0) for mean, _ in requests]
+        sizes = [i.size for i in idx]
+        if not any(sizes):
+            return [None] * len(requests)
+        if len(requests) == 1:
+            at, mean = idx[0], requests[0][0][idx[0]]
+            keys = self.stream_keys[requests[0][1]][self.scen[at]]
+        else:
+            at = np.concatenate(idx)
+            mean = np.concatenate([m[i] for (m, _), i in zip(requests, idx)])
+            keys = np.concatenate([self.stream_keys[stream][self.scen[i]]
+                                   for (_, stream), i in zip(requests, idx)])
+        u = draws.stream_uniforms_unguarded(keys, self.steps[self.scen[at]],
+                                            self.jidx[at])  # (run() ignores overflow)
+        counts = draws.poisson(mean, u)
+        out: list[np.ndarray | None] = []
+        lo = 0
+        for i, n in zip(idx, sizes):
+            k = None
+            if n:
+                k = np.zeros(self.F)
+                k[i] = counts[lo:lo + n]
+            out.append(k)
+            lo += n
+        return out
 
     def _record(self, t, h, t_new, before, deliv, q_new) -> None:
         """Traces: the state after the step at every sample time ``k·dt`` it
