@@ -1786,6 +1786,7 @@ class FluidEngine:
             exact = exact & (np.bincount(scen, pacing < np.inf, self.S) == 0)
         if not any_(~exact):
             return q
+        inexact = ~exact
         for _ in range(3):
             tau = d + (q / C)[scen]
             x = inflight / tau
@@ -1796,11 +1797,10 @@ class FluidEngine:
             else:  # the same without the pacing rates (all inf)
                 rate = np.bincount(scen, x, self.S)
                 slope = np.bincount(scen, x / tau, self.S) / C
-            move = (rate > C) & ~exact
+            move = (rate > C) & inexact
             if not any_(move):  # converged: further iterations leave q as it is
                 break
-            step = np.where(slope > 0, (rate - C) / slope, 0.0)
-            q = np.maximum(q + np.where(move, step, 0.0), 0.0)
+            q = np.maximum(q + np.where(move & (slope > 0), (rate - C) / slope, 0.0), 0.0)
         return q
 
     def _paced_trains(self, physical: np.ndarray) -> np.ndarray | None:
@@ -2151,9 +2151,12 @@ class FluidEngine:
         # plus what an early ACK's burst finds)
         busy = clocked & full_f
         if any_(busy):
-            b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - b, -np.inf))
-                               + self.C * self.ack_wait, 0.0)
+            if self.no_nic:  # every burst whole: rise(b) − b is 0 for each busy flow
+                most = np.where(np.bincount(scen, busy, self.S) > 0, 0.0, -np.inf)
+            else:
+                b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
+                most = self._scenario_max(np.where(busy, rise(b) - b, -np.inf))
+            short = np.maximum(most + self.C * self.ack_wait, 0.0)
             held = np.minimum(q_need, self.B)
             level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
