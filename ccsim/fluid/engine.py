@@ -1991,6 +1991,8 @@ class FluidEngine:
         avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
         above = avg >= hi
+        if not any_(above & self.is_red):  # (usually: below max_th, neither rule applies)
+            return np.where(self.is_red, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0), 0.0)
         gentle = self.red_gentle & (avg < 2.0 * hi)
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
