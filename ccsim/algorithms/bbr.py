@@ -414,12 +414,14 @@ class BbrFluid(FluidLaw):
         self.hist_d = np.zeros((0, RATE_SLOTS))
         self.hist_i = np.zeros((0, RATE_SLOTS))
         self.slot = 0
+        self.rows = np.arange(0)
 
     def _history(self, n: int) -> None:
         if self.hist_t.shape[0] != n:
             self.hist_t = np.full((n, RATE_SLOTS), -np.inf)
             self.hist_d = np.zeros((n, RATE_SLOTS))
             self.hist_i = np.zeros((n, RATE_SLOTS))
+            self.rows = np.arange(n)  # (each flow's row, to pick a slot per row)
 
     def _forget(self, f: FlowArrays, m: np.ndarray) -> None:
         """The rate samples' history of the flows ``m``, which open now."""
@@ -488,21 +490,26 @@ class BbrFluid(FluidLaw):
         t_end = f.now + f.h
         t0 = t_end - f.rtt
         ht, hd, hi = self.hist_t, self.hist_d, self.hist_i
-        rows = np.arange(ht.shape[0])
+        rows, n = self.rows, ht.shape[0]
         before = ht <= t0[:, None]
         a = np.where(before, ht, -np.inf).argmax(axis=1)   # last step start ≤ t0
         b = np.where(before, np.inf, ht).argmin(axis=1)    # first after it
         later = ~np.logical_and.reduce(before, axis=1)
         some = np.logical_or.reduce(before, axis=1)
         ta = ht[rows, a]
-        tb = np.where(later, ht[rows, b], t_end)
-        db = np.where(later, hd[rows, b], f.delivered)
-        ib = np.where(later, hi[rows, b], f.inflight)
+        tb, db, ib = ht[rows, b], hd[rows, b], hi[rows, b]
+        if any_(later) < n:  # (usually none: t0 falls within the kept steps)
+            tb = np.where(later, tb, t_end)
+            db = np.where(later, db, f.delivered)
+            ib = np.where(later, ib, f.inflight)
         opened = np.isfinite(ta) & some  # else t0 precedes the flow
         w = np.where(opened & (tb > ta), (t0 - ta) / np.where(tb > ta, tb - ta, 1.0), 0.0)
         da, ia = hd[rows, a], hi[rows, a]
-        d0 = np.where(opened, da + w * (db - da), 0.0)
-        i0 = np.where(opened, ia + w * (ib - ia), ib)
+        d0 = da + w * (db - da)
+        i0 = ia + w * (ib - ia)
+        if any_(opened) < n:  # (usually none: every flow open for an RTT)
+            d0 = np.where(opened, d0, 0.0)
+            i0 = np.where(opened, i0, ib)
         sample = np.minimum(f.delivered - d0, i0) / f.rtt
         short = ~some  # all kept steps within the last RTT
         if any_(short):

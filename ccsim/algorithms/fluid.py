@@ -52,7 +52,7 @@ from .base import MIN_SSTHRESH
 if TYPE_CHECKING:
     from .base import CongestionControl
 
-__all__ = ["FluidLaw", "FlowArrays", "any_"]
+__all__ = ["FluidLaw", "FlowArrays", "any_", "law_tables"]
 
 try:  # numpy's own count, without the Python wrapper of np.count_nonzero
     from numpy._core._multiarray_umath import count_nonzero as any_
@@ -62,6 +62,27 @@ except ImportError:  # pragma: no cover - another numpy layout
 but far cheaper on a batch's small arrays, where the fluid engine and its
 laws ask it dozens of times per step: ``np.count_nonzero``'s C function
 itself, at about a quarter of the cost of the Python function in front of it."""
+
+
+_TABLES: dict[tuple, tuple[np.ndarray, ...]] = {}
+_TABLES_KEPT = 64  # parameter sets whose tables are kept (a sweep may try many)
+
+
+def law_tables(cc: "CongestionControl", build) -> tuple[np.ndarray, ...]:
+    """``build(cc)``'s arrays (a fluid law's tables of its window law's
+    rule over a grid of windows), made once per window-law class and
+    parameter values, which are all they depend on: a batch, or a sweep of
+    batches, builds them once, not once per engine. Shared and read-only."""
+    key = (type(cc), build, repr(sorted(vars(cc).items())))  # (build: bound to its class)
+    tables = _TABLES.get(key)
+    if tables is None:
+        tables = tuple(build(cc))
+        for table in tables:
+            table.setflags(write=False)
+        if len(_TABLES) >= _TABLES_KEPT:
+            _TABLES.clear()
+        _TABLES[key] = tables
+    return tables
 
 
 class FlowArrays:

@@ -79,7 +79,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, Loss
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, law_tables
 from .registry import register
 from .reno import Reno
 
@@ -211,11 +211,15 @@ class HighSpeedFluid(FluidLaw):
 
     def __init__(self, cc) -> None:
         super().__init__(cc)
-        n = int(math.log(self._GRID_MAX) / math.log(self._GRID_RATIO)) + 1
-        self._w = self._GRID_RATIO ** np.arange(n)
-        ws = self._w.tolist()
-        self._a = np.array([cc.a(w) for w in ws])
-        self._b = np.array([cc.b(w) for w in ws])
+        self._w, self._a, self._b = law_tables(cc, self._tables)
+
+    @classmethod
+    def _tables(cls, cc) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The grid of windows, and ``a`` and ``b`` at its points."""
+        n = int(math.log(cls._GRID_MAX) / math.log(cls._GRID_RATIO)) + 1
+        w = cls._GRID_RATIO ** np.arange(n)
+        ws = w.tolist()
+        return w, np.array([cc.a(x) for x in ws]), np.array([cc.b(x) for x in ws])
 
     def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
         i = np.searchsorted(self._w, w, side="right") - 1

@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from .base import MIN_SSTHRESH, Ack, Loss
-from .fluid import FlowArrays, FluidLaw
+from .fluid import FlowArrays, FluidLaw, law_tables
 from .registry import register
 from .reno import Reno
 
@@ -134,22 +134,27 @@ class ScalableFluid(FluidLaw):
 
     def __init__(self, cc) -> None:
         super().__init__(cc)
-        n = int(math.log(self._GRID_MAX) / math.log(self._GRID_RATIO)) + 1
-        self._w = self._GRID_RATIO ** np.arange(n)
+        self._w, self._gain, self._keep = law_tables(cc, self._tables)
+
+    @classmethod
+    def _tables(cls, cc) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The grid of windows, and ``g`` and ``ssthresh_after(w)/w`` at its points."""
+        n = int(math.log(cls._GRID_MAX) / math.log(cls._GRID_RATIO)) + 1
+        grid = cls._GRID_RATIO ** np.arange(n)
         probe = type(cc).__new__(type(cc))
         probe.__dict__.update(cc.__dict__)
         probe.start(1.0, 1500)
         gain, keep = [], []
-        for w in self._w.tolist():
+        for w in grid.tolist():
             probe.cwnd, probe.ssthresh = w, 1.0  # congestion avoidance
-            acked = self._EPS * w  # one ACK: the rule at w, exactly, and well above rounding
+            acked = cls._EPS * w  # one ACK: the rule at w, exactly, and well above rounding
             probe.on_ack(Ack(now=0.0, acked=acked, rtt=0.1, min_rtt=0.1, srtt=0.1, inflight=w,
                              delivered=0.0, delivery_rate=0.0))
             gain.append((probe.cwnd - w) / acked)
             probe.cwnd = w
             keep.append(probe.ssthresh_after(Loss(now=0.0, kind="fast", inflight=w, min_rtt=0.1,
                                                   srtt=0.1)) / w)
-        self._gain, self._keep = np.array(gain), np.array(keep)
+        return grid, np.array(gain), np.array(keep)
 
     def _lookup(self, table: np.ndarray, w: np.ndarray) -> np.ndarray:
         i = np.searchsorted(self._w, w, side="right") - 1

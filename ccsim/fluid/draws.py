@@ -51,8 +51,17 @@ def stream_key(key: np.ndarray, stream: int) -> np.ndarray:
 def stream_uniforms(skey: np.ndarray, step: np.ndarray, flow: np.ndarray) -> np.ndarray:
     """:func:`uniforms` from the stream's keys (:func:`stream_key`)."""
     with np.errstate(over="ignore"):
-        z = _mix(skey ^ (step.astype(np.uint64) * _M2))
-        z = _mix(z ^ (flow.astype(np.uint64) + _GOLDEN))
+        return stream_uniforms_unguarded(skey, step, flow)
+
+
+def stream_uniforms_unguarded(skey: np.ndarray, step: np.ndarray,
+                              flow: np.ndarray) -> np.ndarray:
+    """:func:`stream_uniforms` for a caller whose ``np.errstate`` already
+    ignores overflow (the fluid engine's loop): the hash's products wrap
+    around by design, and an ``errstate`` block of its own costs more than
+    the hash on a batch's small arrays."""
+    z = _mix(skey ^ (step.astype(np.uint64) * _M2))
+    z = _mix(z ^ (flow.astype(np.uint64) + _GOLDEN))
     return ((z >> _S11).astype(np.float64) + 0.5) * 2.0 ** -53
 
 
@@ -61,24 +70,31 @@ def poisson(mean: np.ndarray, u: np.ndarray) -> np.ndarray:
     exact (sequential search of the CDF) for means below 30, the normal
     approximation with continuity correction above."""
     mean = np.asarray(mean, dtype=float)
-    k = np.zeros(mean.shape)
     small = mean < 30.0
-    if _any(small):
-        lam, v = mean[small], u[small]
-        ks = np.zeros(lam.shape)
-        p = np.exp(-lam)
-        cdf = p.copy()
-        todo = v > cdf
-        n = 0
-        while _any(todo) and n < 200:
-            n += 1
-            ks += todo
-            p = np.where(todo, p * lam / np.maximum(ks, 1.0), p)
-            cdf = np.where(todo, cdf + p, cdf)
-            todo = todo & (v > cdf)
-        k[small] = ks
+    n_small = _any(small)
+    if n_small == mean.size:  # (the usual case: no copies by mask)
+        return _poisson_small(mean, u)
+    k = np.zeros(mean.shape)
+    if n_small:
+        k[small] = _poisson_small(mean[small], u[small])
     big = ~small
     if _any(big):
         lam = mean[big]
         k[big] = np.maximum(np.floor(lam + np.sqrt(lam) * ndtri(u[big]) + 0.5), 0.0)
     return k
+
+
+def _poisson_small(lam: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """:func:`poisson`'s exact counts for means ``lam`` below 30."""
+    ks = np.zeros(lam.shape)
+    p = np.exp(-lam)
+    cdf = p  # (neither is changed in place)
+    todo = v > cdf
+    n = 0
+    while _any(todo) and n < 200:
+        n += 1
+        ks += todo
+        p = np.where(todo, p * lam / np.maximum(ks, 1.0), p)
+        cdf = np.where(todo, cdf + p, cdf)
+        todo = todo & (v > cdf)
+    return ks

@@ -644,6 +644,7 @@ class FluidEngine:
 
         # -- groups: one law instance per (algorithm, parameters) ------------------------
         self.groups: list[_Group] = []
+        self.group_of = np.zeros(F, np.int64)  # each flow's group (an index into groups)
         self.cap_f = self.C[self.scen]  # per flow, the bottleneck's rate (segments/s)
         k = 0
         while k < F:
@@ -680,6 +681,7 @@ class FluidEngine:
                 setattr(f, name, source[k:hi])
             for name, value in law.state.items():
                 setattr(f, name, np.full(hi - k, float(value)))
+            self.group_of[k:hi] = len(self.groups)
             self.groups.append(g)
             k = hi
 
@@ -907,7 +909,7 @@ class FluidEngine:
         k_loss = None
         if self.lossy:
             lost_on_link = dep_f * self.p_loss[scen]
-            k_loss = self._draw(lost_on_link, "losses")
+            k_loss, = self._draw((lost_on_link, "losses"))
             deliv = self._link_losses(dep_f, k_loss)
         else:
             lost_on_link, deliv = None, dep_f
@@ -947,15 +949,18 @@ class FluidEngine:
         if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
             dropped = aqm_regular if dropped is None else dropped + aqm_regular
         k_drop = None if dropped is None else self._queue_drops(dropped)
-        if red_p is not None:  # RED drops at random (its gaps are uniform, not regular)
-            k_red = self._draw(red_drop, "drops")
-            if k_red is not None:
-                k_drop = k_red if k_drop is None else k_drop + k_red
-        if aqm_drop is not None:  # PIE: independent draws
-            k_aqm = self._draw(aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
-                               "drops")
-            if k_aqm is not None:
-                k_drop = k_aqm if k_drop is None else k_drop + k_aqm
+        # the step's random queue drops, drawn together: RED drops at random (its
+        # gaps are uniform, not regular), PIE independently (the link's losses
+        # were drawn above, before the deliveries)
+        requests = []
+        if red_p is not None:
+            requests.append((red_drop, "drops"))
+        if aqm_drop is not None:
+            requests.append((aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
+                             "drops"))
+        for k in (self._draw(*requests) if requests else []):
+            if k is not None:
+                k_drop = k if k_drop is None else k_drop + k
         if k_drop is not None or k_loss is not None:
             # in flight as the lost data went out (Linux's tx_in_flight): the window
             # before the step's deliveries, less what overflowed (sent once full)
@@ -1300,6 +1305,12 @@ class FluidEngine:
             self._detect(self._mask(wi[due]), tf)
         self._update_flags(wi)
 
+    def _groups_in(self, mask: np.ndarray) -> list[_Group]:
+        """The groups with a flow in ``mask``, in their order (one count over
+        the groups, not a test of each group's slice)."""
+        hit = np.bincount(self.group_of[mask], minlength=len(self.groups))
+        return [self.groups[j] for j in hit.nonzero()[0].tolist()]
+
     def _mask(self, idx: np.ndarray) -> np.ndarray:
         """A mask over the batch's flows, true at the indices ``idx``."""
         m = np.zeros(self.F, bool)
@@ -1500,19 +1511,16 @@ class FluidEngine:
         self.rec_timeout[newly] = np.inf
         self.jump_at[newly] = np.inf
         self.resent[newly] = 0.0
-        for g in self.groups:
+        for g in self._groups_in(newly):
             m = newly[g.lo:g.hi]
-            if any_(m):
-                for name, value in g.law.state.items():
-                    getattr(g.f, name)[m] = value
-                g.call("start", m)
+            for name, value in g.law.state.items():
+                getattr(g.f, name)[m] = value
+            g.call("start", m)
 
     def _loss(self, mask: np.ndarray, kind: str) -> None:
         """The laws' reaction to a loss (ssthresh) for the flows in ``mask``."""
-        for g in self.groups:
-            m = mask[g.lo:g.hi]
-            if any_(m):
-                g.call("on_loss", m, kind)
+        for g in self._groups_in(mask):
+            g.call("on_loss", mask[g.lo:g.hi], kind)
         bad = mask & ~(self.ssthresh >= 1.0)
         if any_(bad):
             self._bad_window(bad, f"on_loss({kind!r})", "ssthresh")
@@ -1683,8 +1691,8 @@ class FluidEngine:
             return
         idx, p, resent = idx[risky], np.minimum(p[risky], 1.0), resent[risky]
         s = self.scen[idx]
-        u = draws.stream_uniforms(self.stream_keys["retransmits"][s], self.steps[s],
-                                  self.jidx[idx])
+        u = draws.stream_uniforms_unguarded(self.stream_keys["retransmits"][s], self.steps[s],
+                                            self.jidx[idx])
         hit = idx[u < 1.0 - (1.0 - p) ** resent]
         if not hit.size:
             return
@@ -1815,6 +1823,7 @@ class FluidEngine:
             exact = exact & (np.bincount(scen, pacing < np.inf, self.S) == 0)
         if not any_(~exact):
             return q
+        inexact = ~exact
         for _ in range(3):
             tau = d + (q / C)[scen]
             x = inflight / tau
@@ -1825,11 +1834,10 @@ class FluidEngine:
             else:  # the same without the pacing rates (all inf)
                 rate = np.bincount(scen, x, self.S)
                 slope = np.bincount(scen, x / tau, self.S) / C
-            move = (rate > C) & ~exact
+            move = (rate > C) & inexact
             if not any_(move):  # converged: further iterations leave q as it is
                 break
-            step = np.where(slope > 0, (rate - C) / slope, 0.0)
-            q = np.maximum(q + np.where(move, step, 0.0), 0.0)
+            q = np.maximum(q + np.where(move & (slope > 0), (rate - C) / slope, 0.0), 0.0)
         return q
 
     def _paced_trains(self, physical: np.ndarray) -> np.ndarray | None:
@@ -1972,7 +1980,7 @@ class FluidEngine:
         k = np.zeros(self.F)
         rnd = random[scen]
         if any_(new * rnd):
-            drawn = self._draw(new * rnd, "marks")
+            drawn, = self._draw((new * rnd, "marks"))
             if drawn is not None:
                 k += drawn
         if any_(new * ~rnd):
@@ -1989,10 +1997,8 @@ class FluidEngine:
             kept = self.outstanding.copy()
             window = self._window()
             np.copyto(self.outstanding, np.maximum(self.outstanding, window), where=react)
-            for g in self.groups:
-                m = react[g.lo:g.hi]
-                if any_(m):
-                    g.call("on_ecn", m)
+            for g in self._groups_in(react):
+                g.call("on_ecn", react[g.lo:g.hi])
             np.copyto(self.outstanding, kept)
             if any_(~((self.cwnd >= self.floor) & (self.cwnd < np.inf))):
                 self._bad_window(react, "on_ecn")
@@ -2036,6 +2042,8 @@ class FluidEngine:
         avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
         above = avg >= hi
+        if not any_(above & self.is_red):  # (usually: below max_th, neither rule applies)
+            return np.where(self.is_red, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0), 0.0)
         gentle = self.red_gentle & (avg < 2.0 * hi)
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
@@ -2241,9 +2249,12 @@ class FluidEngine:
         # plus what an early ACK's burst finds)
         busy = clocked & full_f
         if any_(busy):
-            b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
-            short = np.maximum(self._scenario_max(np.where(busy, rise(b) - b, -np.inf))
-                               + self.C * self.ack_wait, 0.0)
+            if self.no_nic:  # every burst whole: rise(b) − b is 0 for each busy flow
+                most = np.where(np.bincount(scen, busy, self.S) > 0, 0.0, -np.inf)
+            else:
+                b = a + np.where(per_ack > 0, np.ceil(per_ack), 0.0)
+                most = self._scenario_max(np.where(busy, rise(b) - b, -np.inf))
+            short = np.maximum(most + self.C * self.ack_wait, 0.0)
             held = np.minimum(q_need, self.B)
             level = np.where(full, np.maximum(held - (self.B - short), 0.0), 0.0)
             if any_(level > 0):
@@ -2309,16 +2320,36 @@ class FluidEngine:
         k = np.floor(self.drop_credit) - before
         return k if any_(k) else None
 
-    def _draw(self, mean: np.ndarray, stream: str) -> np.ndarray | None:
-        """Poisson counts per flow with the given means (None if all are 0)."""
-        idx = _indices(mean > 0)
-        if idx.size == 0:
-            return None
-        s = self.scen[idx]
-        u = draws.stream_uniforms(self.stream_keys[stream][s], self.steps[s], self.jidx[idx])
-        k = np.zeros(self.F)
-        k[idx] = draws.poisson(mean[idx], u)
-        return k
+    def _draw(self, *requests: tuple[np.ndarray, str]) -> list[np.ndarray | None]:
+        """Poisson counts per flow, one array for each ``(mean, stream)`` of
+        ``requests`` (None where its means are all 0). Each count is a
+        function of its own mean and uniform alone, so the requests share one
+        hash and one count (fewer numpy calls per step, the same values)."""
+        idx = [_indices(mean > 0) for mean, _ in requests]
+        sizes = [i.size for i in idx]
+        if not any(sizes):
+            return [None] * len(requests)
+        if len(requests) == 1:
+            at, mean = idx[0], requests[0][0][idx[0]]
+            keys = self.stream_keys[requests[0][1]][self.scen[at]]
+        else:
+            at = np.concatenate(idx)
+            mean = np.concatenate([m[i] for (m, _), i in zip(requests, idx)])
+            keys = np.concatenate([self.stream_keys[stream][self.scen[i]]
+                                   for (_, stream), i in zip(requests, idx)])
+        u = draws.stream_uniforms_unguarded(keys, self.steps[self.scen[at]],
+                                            self.jidx[at])  # (run() ignores overflow)
+        counts = draws.poisson(mean, u)
+        out: list[np.ndarray | None] = []
+        lo = 0
+        for i, n in zip(idx, sizes):
+            k = None
+            if n:
+                k = np.zeros(self.F)
+                k[i] = counts[lo:lo + n]
+            out.append(k)
+            lo += n
+        return out
 
     def _record(self, t, h, t_new, before, deliv, q_new) -> None:
         """Traces: the state after the step at every sample time ``k·dt`` it
