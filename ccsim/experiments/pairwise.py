@@ -36,7 +36,8 @@ grew half a segment per RTT. H-TCP and Illinois added the segments each ACK
 acknowledged (``snd_cwnd_cnt += pkts_acked``), as did YeAH's fast (Scalable)
 mode, and CUBIC and BIC scaled their
 count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
-they grew per segment, all but CUBIC's Reno-friendly estimate, which
+they grew per segment in congestion avoidance (their slow start was
+``tcp_slow_start``'s, per ACK), all but CUBIC's Reno-friendly estimate, which
 ``bictcp_update`` advanced once per ACK (``ca->ack_cnt++``, per segment only
 since 4.1); Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
 segments since 5.7). :data:`LINUX_2011_ACK_COUNTING` and
@@ -147,13 +148,16 @@ TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
 
 #: Esterhuizen & Krzesinski's 2011 kernels: what each law's window growth
 #: counted, ``"acks"`` (one per ACK: Reno's ``tcp_cong_avoid_ai`` and
-#: ``tcp_slow_start`` with ``tcp_abc`` 0) or ``"segments"`` (H-TCP's and
-#: Illinois' ``pkts_acked``; CUBIC's and BIC's ACK-ratio scaling). The module
-#: docstring gives the sources.
+#: ``tcp_slow_start`` with ``tcp_abc`` 0) or ``"acks-in-slow-start"`` (segments
+#: in congestion avoidance, H-TCP's and Illinois' ``pkts_acked``, CUBIC's and
+#: BIC's ACK-ratio scaling, but ``tcp_slow_start``'s one per ACK below
+#: ``ssthresh``). The module docstring gives the sources.
 LINUX_2011_ACK_COUNTING = {
     "reno": "acks", "westwood": "acks", "scalable": "acks", "highspeed": "acks",
     "hybla": "acks", "vegas": "acks", "lp": "acks",
-    "htcp": "segments", "illinois": "segments", "cubic": "segments", "bic": "segments",
+    # their slow start was tcp_slow_start's, once per ACK
+    "htcp": "acks-in-slow-start", "illinois": "acks-in-slow-start",
+    "cubic": "acks-in-slow-start", "bic": "acks-in-slow-start",
     "yeah": "segments",  # per ACK but in its fast mode: LINUX_2011_COUNTING_PARAMS
 }
 
