@@ -36,10 +36,10 @@ grew half a segment per RTT. H-TCP and Illinois added the segments each ACK
 acknowledged (``snd_cwnd_cnt += pkts_acked``), as did YeAH's fast (Scalable)
 mode, and CUBIC and BIC scaled their
 count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
-they grew per segment in congestion avoidance (their slow start was
-``tcp_slow_start``'s, per ACK), all but CUBIC's Reno-friendly estimate, which
-``bictcp_update`` advanced once per ACK (``ca->ack_cnt++``, per segment only
-since 4.1); Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
+these four grew per segment in congestion avoidance, all but CUBIC's
+Reno-friendly estimate, which ``bictcp_update`` advanced once per ACK
+(``ca->ack_cnt++``, per segment only since 4.1), and slow-started through
+``tcp_slow_start``, per ACK; Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
 segments since 5.7). :data:`LINUX_2011_ACK_COUNTING` and
 :data:`LINUX_2011_COUNTING_PARAMS` hold these; the recipe gives each flow
 its algorithm's (``Flow.ack_counting``, ``Flow.params``), and
