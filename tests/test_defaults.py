@@ -105,7 +105,7 @@ DEFAULTS = {
     # Linux tcp_yeah.c: ALPHA 80, GAMMA 1, DELTA 3, EPSILON 1, PHY 8, RHO 16, ZETA 50,
     # TCP_SCALABLE_AI_CNT 100.
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
-                     "rho": 16, "zeta": 50, "ai_cnt": 100.0},
+                     "rho": 16, "zeta": 50, "ai_cnt": 100.0, "reno_per_ack": False},
              ["Baiocchi", "PFLDnet 2007", "tcp_yeah.c"]),
     # Linux tcp_dctcp.c: dctcp_shift_g 4 (g = 1/16, RFC 8257 §4.2's), dctcp_alpha_on_init
     # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).

@@ -240,22 +240,27 @@ def _scenarios_of(monkeypatch, recipe, *args, **kwargs):
 
 
 def test_flows_count_as_the_2011_kernels_did(monkeypatch):
-    # Restated from the 2011 modules (2.6.3x–3.2): H-TCP and Illinois add
-    # pkts_acked to snd_cwnd_cnt; CUBIC and BIC scale by their measured ACK
+    # Restated from the 2011 modules (2.6.3x–3.2): H-TCP, Illinois and YeAH's fast
+    # mode add pkts_acked to snd_cwnd_cnt; CUBIC and BIC scale by their measured ACK
     # ratio; every other Table I law grows through Reno's per-ACK
-    # tcp_cong_avoid_ai / tcp_slow_start, or counts per call as it does.
-    per_segment = {"htcp", "illinois", "cubic", "bic"}
+    # tcp_cong_avoid_ai / tcp_slow_start, or counts per call as it does; every
+    # slow start but YeAH's own (in the law) is tcp_slow_start's, per ACK.
+    per_segment = {"htcp": "acks-in-slow-start", "illinois": "acks-in-slow-start",
+                   "cubic": "acks-in-slow-start", "bic": "acks-in-slow-start",
+                   "yeah": "segments"}
     names = list(TABLE_I)
     scs = _scenarios_of(monkeypatch, pairwise_matrix, names, **SMALL)
     assert len(scs) == len(names) ** 2
     for sc in scs:
         for flow in sc.flows:
-            want = "segments" if flow.algorithm in per_segment else "acks"
+            want = per_segment.get(flow.algorithm, "acks")
             assert flow.ack_counting == want, (flow.algorithm, flow.ack_counting)
             # CUBIC's Reno-friendly estimate alone counted ACKs (ca->ack_cnt++ before 4.1);
             # Scalable's TCP_SCALABLE_AI_CNT was 50 ACKs (100 segments since 5.7)
             assert dict(flow.params).get("friendly_per_ack", False) == (flow.algorithm == "cubic")
             assert dict(flow.params).get("a") == (0.02 if flow.algorithm == "scalable" else None)
+            # YeAH's slow start and Reno mode stepped per ACK, its fast mode per segment
+            assert dict(flow.params).get("reno_per_ack", False) == (flow.algorithm == "yeah")
     # a law outside Table I keeps the stack's counting, and the switch turns it off
     veno = _scenarios_of(monkeypatch, pairwise_matrix, ["veno", "reno"], **SMALL)
     assert [f.ack_counting for f in veno[0].flows] == [None, None]  # the pair veno, veno

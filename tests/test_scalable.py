@@ -72,6 +72,17 @@ def test_linux_increase_is_one_segment_per_window_below_ai_cnt(cwnd):
     assert paper.cwnd == pytest.approx(cwnd + A, rel=1e-12)
 
 
+@pytest.mark.parametrize("cwnd,step", [(17, 17), (30, 30), (49, 49), (50, 50), (80, 50),
+                                        (500, 50)])
+def test_2011_ai_cnt_steps_once_per_min_cwnd_50_acks(cwnd, step):
+    # The 2011 modules (2.6.3x-5.6): TCP_SCALABLE_AI_CNT 50 per ACK, one segment per
+    # min(cwnd, 50) ACKs (Esterhuizen & Krzesinski's recipe: a = 1/50, one call per ACK).
+    # Below 50 segments that is Reno's 1/cwnd, not a = 1/50; a cap at 1/a = 50, not 100.
+    cc = make(cwnd, ssthresh=10, a=1 / 50)
+    cc.on_ack(ack())
+    assert cc.cwnd == pytest.approx(cwnd + 1 / step, rel=1e-12)
+
+
 def test_increase_is_a_per_segment_above_legacy_window():
     cc = make(200, ssthresh=100)
     cc.on_ack(ack(3))

@@ -16,8 +16,8 @@ MSS = 1460
 BASE = 0.1
 
 
-def make(cwnd=200.0, ssthresh=100.0):
-    cc = algorithms.get("yeah")()
+def make(cwnd=200.0, ssthresh=100.0, **params):
+    cc = algorithms.get("yeah")(**params)
     cc.start(10, MSS)
     cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
     cc.base_rtt = BASE
@@ -34,7 +34,8 @@ def end_round(cc, rtt, samples=3, acked=1.0):
 def test_defaults():
     cc = algorithms.get("yeah")()
     assert cc.params() == {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1,
-                           "phy": 8.0, "rho": 16, "zeta": 50, "ai_cnt": 100.0}
+                           "phy": 8.0, "rho": 16, "zeta": 50, "ai_cnt": 100.0,
+                           "reno_per_ack": False}
     assert (cc.name, cc.recovery) == ("yeah", "prr")
 
 
@@ -58,6 +59,29 @@ def test_fast_mode_grows_as_scalable_slow_mode_as_reno():
     cc.round_end, cc.doing_reno_now = 1e9, 1
     cc.on_ack(Ack(1.0, 3.0, BASE, BASE, BASE, 100.0, 10, None))
     assert cc.cwnd == pytest.approx(200 + 3 / 200, rel=1e-12)
+
+
+@pytest.mark.parametrize("reno_mode,cwnd,ssthresh,expected", [
+    (False, 200.0, 100.0, 200 + 3 / 100),  # fast mode: pkts_acked, 3 segments / min(cwnd, 100)
+    (False, 60.0, 10.0, 60 + 3 / 60),      # ... Reno's rate below 100 segments
+    (True, 200.0, 100.0, 200 + 1 / 200),   # Reno mode: tcp_cong_avoid_ai, once per ACK
+    (False, 20.0, 100.0, 21.0),            # slow start: tcp_slow_start, once per ACK
+    (True, 20.0, 100.0, 21.0),
+])
+def test_2011_counting_steps_per_ack_but_in_fast_mode(reno_mode, cwnd, ssthresh, expected):
+    # Linux before 3.18 (tcp_yeah.c): slow start and the Reno mode step once per ACK
+    # whatever it covers; the fast mode adds the segments it acknowledged. One ACK for 3.
+    cc = make(cwnd=cwnd, ssthresh=ssthresh, reno_per_ack=True)
+    cc.round_end, cc.doing_reno_now = 1e9, int(reno_mode)
+    cc.on_ack(Ack(1.0, 3.0, BASE, BASE, BASE, 100.0, 10, None))
+    assert cc.cwnd == pytest.approx(expected, rel=1e-12)
+
+
+def test_2011_counting_is_refused_by_the_fluid_engine():
+    sc = ccsim.dumbbell("10Mbps", "20ms", flows=[
+        ccsim.Flow("yeah", params={"reno_per_ack": True})], duration="1s")
+    with pytest.raises(ccsim.errors.ScenarioError, match="reno_per_ack"):
+        ccsim.run(sc, mode="fluid")
 
 
 def test_round_enters_slow_mode_and_decongests():

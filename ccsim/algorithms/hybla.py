@@ -47,8 +47,15 @@ Differences from the source:
 * Linux sets the initial window to rho segments and clamps a slow-start step
   that overshoots to ``ssthresh``; ccsim keeps the scenario's initial window
   and carries the overshoot into congestion avoidance, as its Reno does.
-* The window is a float growing continuously; Linux keeps fractions in
-  1/128 segment units.
+* The window is a float growing continuously by ``rho²/cwnd`` per ACK.
+  Linux (``hybla_cong_avoid``, the same in the 2.6.3x modules and 6.x)
+  truncates each ACK's step to whole 1/128ths of a segment,
+  ``⌊128·rho²/snd_cwnd⌋/128`` with ``rho`` in eighths, and steps by one
+  segment per ``cwnd`` ACKs only where that is 0. That is slower than
+  ``rho²/cwnd`` between the multiples of 1/128: at ``rho = 1`` (RTTs below
+  ``rtt0``) 2/128 per ACK at 43–64 segments (up to a third slower) and
+  1/128 at 65–128 (about half of ``1/cwnd`` at 65). Not modelled; measured
+  on Esterhuizen & Krzesinski's Table I in docs/studies.md.
 * Linux's ``hybla_cong_avoid`` steps once per *ACK* in both phases,
   whatever the ACK covers (outside the Open state it hands ``acked`` to
   Reno's rule, which ccsim does not follow). The law multiplies by

@@ -51,6 +51,17 @@ Differences from the source:
 * Linux's Vegas base re-initialises ``base_rtt`` when transmission restarts
   after idle (``tcp_vegas_cwnd_event``); ccsim keeps the connection's
   minimum.
+* Linux before 3.18 counted differently in each mode: slow start
+  (``tcp_slow_start``) and the Reno mode (``tcp_cong_avoid_ai``) stepped
+  once per ACK, the fast mode added the segments the ACK acknowledged
+  (``snd_cwnd_cnt += pkts_acked``, one segment per ``min(cwnd, 100)`` of
+  them). ``reno_per_ack=True`` runs that with the stack's per-segment
+  counting (``ack_counting="segments"``): one step per ACK in slow start and
+  the Reno mode, ``acked`` segments in the fast mode (packet engine only;
+  Esterhuizen & Krzesinski's recipe runs so,
+  :data:`ccsim.experiments.pairwise.LINUX_2011_COUNTING_PARAMS`). The
+  module's ``>`` (a step after ``min(cwnd, 100) + 1`` segments) is not
+  modelled.
 * Paper vs Linux: the brief description of the paper names the precautionary
   decongestion ``min(Q, cwnd/δ)``; Linux uses ``TCP_YEAH_EPSILON`` for it
   (at most half the window) and ``TCP_YEAH_DELTA`` only for the loss
@@ -63,7 +74,8 @@ queued), ``gamma = 1`` (``TCP_YEAH_GAMMA``), ``delta = 3``
 (``TCP_YEAH_DELTA``, log2), ``epsilon = 1`` (``TCP_YEAH_EPSILON``, log2),
 ``phy = 8`` (``TCP_YEAH_PHY``), ``rho = 16`` (``TCP_YEAH_RHO``, rounds),
 ``zeta = 50`` (``TCP_YEAH_ZETA``, rounds), ``ai_cnt = 100``
-(``TCP_SCALABLE_AI_CNT``, segments).
+(``TCP_SCALABLE_AI_CNT``, segments); ``reno_per_ack = False`` (mainline's
+per-segment counting in every mode).
 """
 
 from __future__ import annotations
@@ -111,7 +123,7 @@ class YeAH(CongestionControl):
 
     def __init__(self, *, alpha: float = 80.0, gamma: float = 1.0, delta: int = 3,
                  epsilon: int = 1, phy: float = 8.0, rho: int = 16, zeta: int = 50,
-                 ai_cnt: float = 100.0) -> None:
+                 ai_cnt: float = 100.0, reno_per_ack: bool = False) -> None:
         self.alpha = alpha      # Q_max: segments this flow may keep queued
         self.gamma = gamma      # fraction 1/gamma of Q removed per decongestion
         self.delta = delta      # log2 of the smallest fraction of cwnd given up at a loss
@@ -120,6 +132,7 @@ class YeAH(CongestionControl):
         self.rho = rho          # slow rounds before a loss is answered as Reno
         self.zeta = zeta        # fast rounds before reno_count resets
         self.ai_cnt = ai_cnt    # Scalable: one segment per ai_cnt segments ACKed
+        self.reno_per_ack = reno_per_ack  # Linux < 3.18: one step per ACK but in fast mode
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -153,12 +166,19 @@ class YeAH(CongestionControl):
         self.cnt_rtt += 1
 
     def on_ack(self, ack: Ack) -> None:
-        acked = self.slow_start(ack.acked)
-        if acked:
+        # Linux < 3.18 (reno_per_ack): tcp_slow_start and tcp_cong_avoid_ai step once
+        # per ACK, the fast mode adds pkts_acked; the left fraction of a step that
+        # reaches ssthresh carries on in congestion avoidance either way
+        if self.reno_per_ack:
+            left = self.slow_start(1.0)
+            segments = left * ack.acked
+        else:
+            left = segments = self.slow_start(ack.acked)
+        if left:
             if self.doing_reno_now:
-                self.cwnd += acked / self.cwnd                       # Reno
+                self.cwnd += left / self.cwnd                        # Reno
             else:
-                self.cwnd += acked / min(self.cwnd, self.ai_cnt)     # Scalable
+                self.cwnd += segments / min(self.cwnd, self.ai_cnt)  # Scalable
         if ack.delivered >= self.round_end:
             if self.cnt_rtt > FEW_SAMPLES:
                 self._end_round()
@@ -240,6 +260,13 @@ class YeAHFluid(FluidLaw):
     state = {"base_rtt": math.inf, "round_min": math.inf, "cnt_rtt": 0.0, "round_end": -1.0,
              "last_q": 0.0, "doing_reno_now": 0.0, "reno_count": RENO_COUNT_MIN,
              "fast_count": 0.0}
+
+    def __init__(self, cc: YeAH) -> None:
+        if np.any(cc.reno_per_ack):  # refused once, as the batch is built
+            from ..errors import ScenarioError
+            raise ScenarioError("params.reno_per_ack", True, "False in the fluid engine",
+                                "it counts per segment in every mode; use mode='packet'")
+        super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc

@@ -33,11 +33,13 @@ ACK (``tcp_abc`` 0, the default), and so did the laws built on it or written
 the same way (Westwood+, Scalable, HighSpeed, Hybla, Vegas, YeAH's Reno mode,
 TCP-LP), and slow start (``tcp_slow_start`` per ACK): under delayed ACKs they
 grew half a segment per RTT. H-TCP and Illinois added the segments each ACK
-acknowledged (``snd_cwnd_cnt += pkts_acked``), and CUBIC and BIC scaled their
+acknowledged (``snd_cwnd_cnt += pkts_acked``), as did YeAH's fast (Scalable)
+mode, and CUBIC and BIC scaled their
 count by the measured ACK ratio (``delayed_ack`` in ``bictcp_acked``), so
-they grew per segment, all but CUBIC's Reno-friendly estimate, which
-``bictcp_update`` advanced once per ACK (``ca->ack_cnt++``, per segment only
-since 4.1); Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
+these four grew per segment in congestion avoidance, all but CUBIC's
+Reno-friendly estimate, which ``bictcp_update`` advanced once per ACK
+(``ca->ack_cnt++``, per segment only since 4.1), and slow-started through
+``tcp_slow_start``, per ACK; Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
 segments since 5.7). :data:`LINUX_2011_ACK_COUNTING` and
 :data:`LINUX_2011_COUNTING_PARAMS` hold these; the recipe gives each flow
 its algorithm's (``Flow.ack_counting``, ``Flow.params``), and
@@ -146,13 +148,17 @@ TABLE_I: dict[str, dict[str, tuple[int, int]]] = {
 
 #: Esterhuizen & Krzesinski's 2011 kernels: what each law's window growth
 #: counted, ``"acks"`` (one per ACK: Reno's ``tcp_cong_avoid_ai`` and
-#: ``tcp_slow_start`` with ``tcp_abc`` 0) or ``"segments"`` (H-TCP's and
-#: Illinois' ``pkts_acked``; CUBIC's and BIC's ACK-ratio scaling). The module
-#: docstring gives the sources.
+#: ``tcp_slow_start`` with ``tcp_abc`` 0) or ``"acks-in-slow-start"`` (segments
+#: in congestion avoidance, H-TCP's and Illinois' ``pkts_acked``, CUBIC's and
+#: BIC's ACK-ratio scaling, but ``tcp_slow_start``'s one per ACK below
+#: ``ssthresh``). The module docstring gives the sources.
 LINUX_2011_ACK_COUNTING = {
     "reno": "acks", "westwood": "acks", "scalable": "acks", "highspeed": "acks",
-    "hybla": "acks", "vegas": "acks", "yeah": "acks", "lp": "acks",
-    "htcp": "segments", "illinois": "segments", "cubic": "segments", "bic": "segments",
+    "hybla": "acks", "vegas": "acks", "lp": "acks",
+    # their slow start was tcp_slow_start's, once per ACK
+    "htcp": "acks-in-slow-start", "illinois": "acks-in-slow-start",
+    "cubic": "acks-in-slow-start", "bic": "acks-in-slow-start",
+    "yeah": "segments",  # per ACK but in its fast mode: LINUX_2011_COUNTING_PARAMS
 }
 
 #: Esterhuizen & Krzesinski's 2011 kernels, with :data:`LINUX_2011_ACK_COUNTING`
@@ -160,10 +166,14 @@ LINUX_2011_ACK_COUNTING = {
 #: counted ACKs (``bictcp_update``'s ``ca->ack_cnt++`` before 4.1) while its
 #: cubic target counted segments; Scalable added one segment per
 #: ``min(cwnd, 50)`` ACKs (``TCP_SCALABLE_AI_CNT`` 50, "to account for delayed
-#: ack", until Linux 5.7 made it 100 and counted segments), ``a = 1/50`` per ACK.
+#: ack", until Linux 5.7 made it 100 and counted segments), ``a = 1/50`` per ACK;
+#: YeAH stepped once per ACK in slow start and its Reno mode (``tcp_slow_start``,
+#: ``tcp_cong_avoid_ai``) and added ``pkts_acked`` in its fast mode
+#: (``reno_per_ack`` with segment counting).
 LINUX_2011_COUNTING_PARAMS: dict[str, dict[str, bool | float]] = {
     "cubic": {"friendly_per_ack": True},
     "scalable": {"a": 1 / 50},
+    "yeah": {"reno_per_ack": True},
 }
 
 #: Esterhuizen & Krzesinski's 2011 kernels: window-law parameters the testbed
