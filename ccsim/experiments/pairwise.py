@@ -47,6 +47,12 @@ its algorithm's (``Flow.ack_counting``, ``Flow.params``), and
 matrix runs the stack's counting, as the fluid figures in docs/studies.md were
 measured.
 
+The line the recipe draws: each congestion-control module (its constants,
+clock and ACK counting) is the testbed's 2011 one, since the paper compares
+those modules; the stack around them (loss detection, fast recovery, the
+ACK that ends it) is the ``"linux"`` profile's, as for every recipe on a
+Linux testbed, and ``recovery_2011=True`` gives the 2011 stack's recovery.
+
 The first flow's own host queue is not in the recipe. Every port of the
 testbed ran at 100 Mbit/s ("slightly over 100 Mbps" at most), so while the
 first client is alone its bottleneck is its own NIC, and a 2011 kernel (no
