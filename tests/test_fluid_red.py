@@ -143,3 +143,18 @@ def test_red_drops_a_slow_start_windows_growth_too():
     # nothing enters, the link serves C·h: the queue falls by about that much
     # (within a tenth: the step's length is the engine's, close to the estimate)
     assert float(e.q[0]) < q - 0.9 * float(e.C[0]) * h
+
+
+def test_red_counts_no_growth_for_a_finished_scenario_in_a_batch():
+    # a scenario that has reached its end (step 0) while a batch-mate still
+    # runs sends nothing: its last step's window growth must not arrive at
+    # RED again at every step of the others (drops and packets counted after
+    # the end made its metrics depend on the batch)
+    tiny = ccsim.dumbbell(bandwidth=1e6, rtt=0.002, buffer=2, flows=["bbr"], duration=2.0,
+                          seed=0)
+    red = ccsim.dumbbell(bandwidth=1e6, rtt=0.002, buffer=300, queue="red",
+                         flows=["bbr", "bbr", "bic"], duration=2.0, seed=0)
+    alone = ccsim.run(red, mode="fluid")
+    batched = ccsim.run_many([tiny, red], mode="fluid")[-1]
+    for key in ("data_packets", "drops", "utilisation"):
+        assert batched.metrics[key] == alone.metrics[key]

@@ -2027,7 +2027,8 @@ class FluidEngine:
         cap, cwnd = self.path_cap, self.cwnd
         sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
         clocked = self.sending & (self.pacing == np.inf) if self.paced else self.sending
-        return arrivals + np.where(clocked, sent, 0.0)
+        # only in a step the flow's scenario takes (a finished one keeps its growth)
+        return arrivals + np.where(clocked & (hf > 0), sent, 0.0)
 
     def _red_trains(self) -> tuple[np.ndarray, np.ndarray] | None:
         """What the trains of ACK-clocked flows on a link not yet full add to
