@@ -93,49 +93,37 @@ def test_red_average_never_passes_the_buffer():
     assert 15.0 < top <= 83.0  # above max_th (the overshoot is cut), within the buffer
 
 
-def _floyd_jacobson_idle(avg: float, w: float, C: float, idle_from: float,
-                         arrivals: np.ndarray) -> float:
-    """Floyd & Jacobson 1993, Fig. 2, at an empty queue that drops every
-    arrival: each arrival sets ``avg ← (1 − w)^m avg`` with ``m`` the packet
-    times since ``q_time``, which only a queue becoming empty again resets."""
-    for t in arrivals:
+def _linux_idle(avg: float, w: float, C: float, idle_from: float, arrivals: np.ndarray,
+                until: float) -> float:
+    """Linux's RED at an empty queue that drops every arrival, restated: each
+    arrival decays ``avg ← (1 − w)^m avg`` with ``m`` the packet times since
+    the idle period began, then ends it (``red_end_of_idle_period``); the
+    dequeue that finds the queue empty after the drop begins the next. The
+    average an arrival at ``until`` would see."""
+    for t in [*arrivals, until]:
         avg *= (1.0 - w) ** (C * (t - idle_from))
+        idle_from = t
     return avg
 
 
-def test_red_average_decays_as_floyd_and_jacobson_while_an_empty_queue_drops_all():
+def test_red_average_decays_by_the_elapsed_idle_time_while_an_empty_queue_drops_all():
     # after a slow start's overshoot the average is above max_th (every arrival
-    # dropped) and the queue has drained: the packet engine's average, per
-    # Fig. 2, falls back within a fraction of an RTT, each dropped arrival
-    # decaying it by the whole idle time so far; the fluid's fell by the idle
-    # time alone (from 30 to 27.6 here instead of 19.8) and RED kept
-    # dropping everything for a second or more (Hybla and Westwood at 200 ms)
+    # dropped) and the queue has drained: as in Linux (and the packet engine),
+    # the drops do not compound the decay, whatever the arrivals' spacing
     sc = ccsim.dumbbell("5Mbps", "200ms", buffer=83, queue="red", flows=["reno"], duration="1s")
     e = FluidEngine([sc], traces=False)
     C, w = float(e.C[0]), float(e.red_w[0])
     t0, h, rate, steps = 1.0, 0.005, 400.0, 10  # 400 packets/s offered, 10 steps of 5 ms
-    e.t[0], e.q[0], e.avg[0], e.red_p_last[0], e.red_idle[0] = t0, 0.0, 30.0, 1.0, t0
+    e.t[0], e.q[0], e.avg[0], e.red_p_last[0] = t0, 0.0, 30.0, 1.0
     for k in range(steps):
         e.t[0] = t0 + k * h
         e._red_probability(np.array([h]), np.array([rate * h]))
-    # the same arrivals, evenly spaced (two per step)
-    times = t0 + (np.arange(2 * steps) + 0.5) * h / 2
-    expected = _floyd_jacobson_idle(30.0, w, C, t0, times)
-    assert expected < 30.0 * (1.0 - w) ** (C * steps * h) - 5.0  # far below the idle time's decay
-    # exact up to float rounding: a step's arrivals sit at its middle, as here
+    rng = np.random.default_rng(1)
+    times = np.sort(rng.uniform(t0, t0 + steps * h, 2 * steps))  # the same number of arrivals
+    expected = _linux_idle(30.0, w, C, t0, times, t0 + steps * h)
+    assert expected > 27.0  # 20.4 had each drop decayed by the whole idle time so far
+    # exact up to float rounding: both decay by the 50 ms of idle time
     assert e.avg[0] == pytest.approx(expected, rel=1e-9)
-
-
-def test_red_idle_period_ends_with_a_step_that_lets_packets_in():
-    # an arrival RED lets in restarts the idle period (q_time is set when the
-    # queue next empties): below max_th the average decays by the idle time only
-    sc = ccsim.dumbbell("5Mbps", "200ms", buffer=83, queue="red", flows=["reno"], duration="1s")
-    e = FluidEngine([sc], traces=False)
-    C, w = float(e.C[0]), float(e.red_w[0])
-    e.t[0], e.q[0], e.avg[0], e.red_p_last[0], e.red_idle[0] = 1.0, 0.0, 10.0, 0.05, 0.0
-    e._red_probability(np.array([0.01]), np.array([2.0]))
-    assert e.avg[0] == pytest.approx(10.0 * (1.0 - w) ** (C * 0.01), rel=1e-12)
-    assert e.red_idle[0] == pytest.approx(1.01)
 
 
 def test_red_drops_a_slow_start_windows_growth_too():
@@ -157,13 +145,16 @@ def test_red_drops_a_slow_start_windows_growth_too():
     assert float(e.q[0]) < q - 0.9 * float(e.C[0]) * h
 
 
-def test_red_marking_ecn_flows_lets_them_in_so_the_idle_decay_does_not_compound():
-    # RED with ECN marks an ECN-capable flow's selected packets and queues
-    # them: the link is busy, no idle period compounds
-    sc = ccsim.dumbbell("5Mbps", "200ms", flows=[ccsim.Flow("reno", ecn=True)],
-                        queue=ccsim.RED(83, ecn=True), duration="1s")
-    e = FluidEngine([sc], traces=False)
-    C, w, h = float(e.C[0]), float(e.red_w[0]), 0.005
-    e.t[0], e.q[0], e.avg[0], e.red_p_last[0], e.red_idle[0] = 1.0, 0.0, 30.0, 1.0, 0.5
-    e._red_probability(np.array([h]), np.array([2.0]))
-    assert e.avg[0] == pytest.approx(30.0 * (1.0 - w) ** (C * h), rel=1e-12)
+def test_red_counts_no_growth_for_a_finished_scenario_in_a_batch():
+    # a scenario that has reached its end (step 0) while a batch-mate still
+    # runs sends nothing: its last step's window growth must not arrive at
+    # RED again at every step of the others (drops and packets counted after
+    # the end made its metrics depend on the batch)
+    tiny = ccsim.dumbbell(bandwidth=1e6, rtt=0.002, buffer=2, flows=["bbr"], duration=2.0,
+                          seed=0)
+    red = ccsim.dumbbell(bandwidth=1e6, rtt=0.002, buffer=300, queue="red",
+                         flows=["bbr", "bbr", "bic"], duration=2.0, seed=0)
+    alone = ccsim.run(red, mode="fluid")
+    batched = ccsim.run_many([tiny, red], mode="fluid")[-1]
+    for key in ("data_packets", "drops", "utilisation"):
+        assert batched.metrics[key] == alone.metrics[key]

@@ -152,6 +152,35 @@ def test_a_users_discipline_plugs_in():
     assert ccsim.run(sc).metrics["drops"] > 0
 
 
+# -- RED's idle period, as Linux ----------------------------------------------------------
+def test_red_ends_the_idle_period_at_every_arrival_dropped_or_not():
+    # Linux's sch_red restated: an arrival at an idle link decays the average by
+    # (1 - w)^(idle / tx) with idle the time since the later of the link
+    # emptying and the previous arrival (the dequeue that finds the queue empty
+    # after a drop restarts the idle period), so a run of drops at an empty
+    # queue decays it by the elapsed idle time, not that time once per drop.
+    tx, w, emptied, gap = 0.001, 0.002, 1.0, 0.01
+    red = ccsim.RED(limit=100, weight=w)
+    link = LinkState(ccsim.Link(rate=PACKET * 8 / tx, delay=0.0, queue=red), PACKET, (1, 2),
+                     1, 1.0)
+    link.free_at, link.discipline.avg = emptied, 40.0  # above max_th: all dropped
+    accepted = None
+    for k in range(1, 200):
+        t = emptied + k * gap
+        want = 40.0 * (1.0 - w) ** ((t - emptied) / tx)
+        kept = link.forward(t) >= 0.0
+        assert link.discipline.avg == pytest.approx(want, rel=1e-9)  # rounding only
+        if want >= red.max_th:
+            assert not kept  # forced drop above max_th
+        elif kept:
+            accepted = k
+            break
+    # the first below max_th comes after ln(40/15)/w·tx ≈ 0.49 s of idle; read
+    # literally, F & J's Fig. 2 would have fallen below it after 10 arrivals
+    first_below = math.ceil(math.log(15.0 / 40.0) / math.log(1.0 - w) * tx / gap)
+    assert accepted is not None and accepted >= first_below == 49
+
+
 # -- CoDel, rule by rule ---------------------------------------------------------------
 def _backlogged(state, sojourns, start=1.0, tx=0.001):
     """Dequeue a backlogged queue from ``start``: a sent packet takes ``tx``, a

@@ -732,7 +732,6 @@ class FluidEngine:
         self.hold_live = bool(any_(self.hold_ok))
         self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
-        self.red_idle = np.zeros(S)            # ... and since when it has let nothing in (s)
         self.h_last = np.ones(S)
         self.long_live = bool(any_(self.long_ok))  # some such scenario still runs
         self.ecn_on = bool(any_(self.ect & marking[self.scen]))
@@ -2014,7 +2013,10 @@ class FluidEngine:
         The average queue follows the per-arrival EWMA (gain ``weight``) over
         the step's arrivals (``arrivals_f``, packets per flow: every arrival,
         those RED or the buffer then drops too) — at least ``C·h`` of them,
-        which is also how RED decays its average over an idle period. The
+        which is also how RED decays its average over an idle period: by the
+        elapsed idle time, as the packet engine's RED and Linux's (an arrival
+        ends the idle period whatever its fate, so drops at an empty queue
+        do not compound the decay). The
         count-based spreading of drops puts them about uniformly between 1
         and ``1/p_b`` packets apart, so the effective probability is ``2 p_b
         / (1 + p_b)``.
@@ -2027,17 +2029,6 @@ class FluidEngine:
             seen = seen + extra / np.maximum(arrived, self.C)
         n = np.bincount(self.scen, arrivals_f, self.S)
         arrivals = np.maximum(n, self.C * h)
-        # an empty queue dropping every arrival: each decays the average by
-        # the whole idle time since the link emptied (F & J's Fig. 2: q_time
-        # is set when the queue empties, and a dropped packet does not end
-        # the idle period), so the decays compound over the arrivals — not
-        # where RED marks ECN-capable flows' packets, which enter the queue
-        shut = (self.red_p_last >= 1.0) & (self.q <= 0.0)
-        if self.ecn_on:
-            shut &= np.bincount(self.scen, self.ect & self.red_ecn[self.scen], self.S) == 0
-        if any_(shut):
-            idle = self.C * n * (self.t + 0.5 * h - self.red_idle)
-            arrivals = np.where(shut, np.maximum(arrivals, idle), arrivals)
         self.avg = seen + (self.avg - seen) * (1.0 - self.red_w) ** arrivals
         avg, lo, hi, top = self.avg, self.red_min, self.red_max, self.red_p
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
@@ -2048,9 +2039,6 @@ class FluidEngine:
         gentle = self.red_gentle & (avg < 2.0 * hi)
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
-        # the idle period that compounds: from the end of the last step that
-        # let anything into the queue
-        np.copyto(self.red_idle, self.t + h, where=(p < 1.0) | (self.q > 0.0))
         return np.where(self.is_red, p, 0.0)
 
     def _red_arrivals(self, hf: np.ndarray) -> np.ndarray:
@@ -2071,7 +2059,8 @@ class FluidEngine:
         cap, cwnd = self.path_cap, self.cwnd
         sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
         clocked = self.sending & (self.pacing == np.inf) if self.paced else self.sending
-        return arrivals + np.where(clocked, sent, 0.0)
+        # only in a step the flow's scenario takes (a finished one keeps its growth)
+        return arrivals + np.where(clocked & (hf > 0), sent, 0.0)
 
     def _red_trains(self) -> tuple[np.ndarray, np.ndarray] | None:
         """What the trains of ACK-clocked flows on a link not yet full add to

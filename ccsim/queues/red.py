@@ -16,6 +16,7 @@ class _REDState(QueueState):
         super().__init__(discipline, link, rng)
         self.avg = 0.0   # average queue (packets)
         self.count = -1  # packets since the last early drop
+        self.idle_from = 0.0  # the last arrival that found the link idle (s)
 
     def arrive(self, t: float, waiting: int, ect: bool) -> int:
         """RED's early decision, then the physical limit (a full buffer drops,
@@ -27,14 +28,19 @@ class _REDState(QueueState):
 
     def _early(self, t: float, waiting: int) -> bool:
         """Floyd & Jacobson 1993, Fig. 2: update the average queue and the
-        count, and say whether this arrival is selected."""
+        count, and say whether this arrival is selected.
+
+        An arrival at an idle link ends the idle period whatever its fate
+        (Linux's rule, see :class:`RED`): it decays the average by the time
+        since the later of the link emptying and the previous such arrival."""
         red, link = self.discipline, self.link
         w = red.weight
         if link.free_at > t:  # busy: the FIFO holds a packet iff one is in service
             self.avg += w * (waiting - self.avg)
-        else:  # idle since free_at: decay as if m empty-queue packets had passed
-            m = (t - link.free_at) / link.tx
+        else:  # idle: decay as if m empty-queue packets had passed
+            m = (t - max(link.free_at, self.idle_from)) / link.tx
             self.avg *= (1.0 - w) ** m if m > 0 else (1.0 - w)
+            self.idle_from = t
         avg = self.avg
         if avg < red.min_th:
             self.count = -1
@@ -69,6 +75,22 @@ class RED(QueueDiscipline):
     to 1 between ``max_th`` and ``2·max_th``. ``limit`` is the physical buffer.
     With ``ecn`` (RFC 3168 §7), ECN-capable packets RED selects are marked
     instead of dropped (and still dropped when the buffer is full).
+
+    The idle period ends at every arrival that finds the link idle, dropped
+    or not, and a dropped one starts the next: each such arrival decays the
+    average by the idle time since the later of the link emptying and the
+    previous arrival, so a run of drops at an empty queue decays it by the
+    elapsed idle time, once. This is Linux's ``sch_red`` (on enqueue the
+    average is decayed and the idle period ended; a dequeue that then finds
+    the queue empty restarts it) and ns-2's ``REDQueue`` (any arrival clears
+    ``idle_``). Deviation from the paper: read literally, Fig. 2 sets
+    ``q_time`` only when the queue empties, so every arrival dropped at an
+    empty queue would decay the average by the whole idle time so far,
+    compounding; no implementation we know of does that, so it is not offered.
+    Linux tabulates the decay with ``Scell_log`` and approximates short idle
+    times linearly; here it is ``(1 − weight)^m`` with ``m`` the idle time
+    over one packet's transmission time, and an idle time of zero counts as
+    one empty-queue sample (``m`` = 1).
 
     Defaults are those of the paper's simulations (§6, Fig. 5): ``min_th`` 5
     and ``max_th`` 15 packets, ``weight`` 0.002, ``max_p`` 1/50.
