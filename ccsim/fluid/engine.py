@@ -2034,7 +2034,6 @@ class FluidEngine:
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
         above = avg >= hi
         if not any_(above & self.is_red):  # (usually: below max_th, neither rule applies)
-            np.copyto(self.red_idle, self.t + h)  # p < 1 everywhere: no idle period compounds
             return np.where(self.is_red, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0), 0.0)
         gentle = self.red_gentle & (avg < 2.0 * hi)
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
