@@ -496,7 +496,7 @@ class FluidEngine:
         # per scenario: the bound of the receiving delay (s), whose mean the
         # base RTT holds and whose spread brings a burst early (_burst_drops)
         self.ack_wait = np.array([sc.ack_wait for sc in scs])
-        self.ack_wait_f = per_flow(lambda sc, j: sc.ack_wait)  # the same, per flow (laws')
+        self.ack_wait_f = self.ack_wait[self.scen]  # the same, per flow (what laws read)
         self.fresh = np.zeros(F, bool)         # opened this step: its initial window is a burst
         self.restart_burst = np.zeros(F)       # segments a go-back-N restart sends at once
 
