@@ -204,7 +204,7 @@ def test_red_trains_count_only_what_red_lets_into_the_queue():
     # Floyd & Jacobson's RED drops a selected arrival on arrival: a slow
     # start's round of W + g segments raises the queue by what RED lets in
     # less what the link serves meanwhile, (W + g)(1 − p) − W, none once
-    # RED drops half of it or more
+    # RED drops a share g/(W + g) of it (in slow start, about a half) or more
     sc = ccsim.dumbbell("100Mbps", "100ms", flows=["reno"], duration="0.7s", seed=1,
                         queue=ccsim.RED(3000, min_th=1000, max_th=2000))
     e = FluidEngine([sc], traces=False)
@@ -212,8 +212,8 @@ def test_red_trains_count_only_what_red_lets_into_the_queue():
         pass
     assert e.q[0] == 0.0 and e.growth[0] > 0  # slow start, the link not yet full
     extra = {}
-    for p in (0.0, 0.25, 0.5, 1.0):
+    for p in (0.0, 0.25, 0.75, 1.0):
         e.red_p_last[0] = p
         extra[p] = float(e._red_trains()[0][0])
     assert extra[0.0] > extra[0.25] > 0.0
-    assert extra[0.5] == 0.0 and extra[1.0] == 0.0
+    assert extra[0.75] == 0.0 and extra[1.0] == 0.0
