@@ -280,7 +280,14 @@ class YeAHFluid(FluidLaw):
         if not any_(moving):
             return
         scalable = np.where(f.doing_reno_now > 0, 1.0, np.maximum(1.0, f.cwnd / cc.ai_cnt))
-        f.cwnd += scalable * f.slow_start() / f.rtt
+        # growth runs on ACKs (the class's cong_avoid): none for a flow that
+        # had none, whether or not others of the group (of the batch) had some
+        h = f.h.copy()
+        f.h[...] = np.where(moving, h, 0.0)
+        try:
+            f.cwnd += scalable * f.slow_start() / f.rtt
+        finally:
+            f.h[...] = h
         ends = moving & (f.delivered >= f.round_end)
         count = ends & (f.cnt_rtt > FEW_SAMPLES)
         if any_(count):
