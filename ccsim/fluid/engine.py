@@ -120,43 +120,6 @@ def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
     return np.minimum(np.maximum(a, lo), hi)
 
 
-def _train_tail(rise: np.ndarray, b: np.ndarray, room: np.ndarray,
-                n: np.ndarray) -> np.ndarray:
-    """Mean drops (packets) of a burst that raises the queue by ``rise`` (of
-    ``b`` segments) with ``room`` packets free, behind ``K`` growth segments
-    of other flows sent ahead of it in its round, ``K`` uniform on 0..``n``
-    (``n`` not whole: the two whole neighbours, weighted).
-
-    ACK-clocked flows that share a link not yet full cluster: their rounds
-    run as one train clocked by the link's departures (Zhang, Shenker &
-    Clark, SIGCOMM 1991, clustering of ACK-clocked connections; Floyd &
-    Jacobson, Internetworking 1992, phase effects at drop-tail gateways),
-    each burst coming as the one ahead of it leaves. A growth segment
-    another flow sent earlier in the round shifts the rest of the train a
-    packet later, so the bursts behind it find one packet more in the buffer
-    until the round's idle gap drains it. A burst at a uniform place ``u``
-    in the round has each of the round's ``n`` other growth segments ahead
-    of it with probability ``u``, so ``K`` is uniform on 0..n. A flow's own
-    growth is not counted: its own bursts are clocked by its own ACKs, whose
-    receiving delays leave its round slack that takes up the segment (the
-    packet engine's queue behind a lone NewReno shows no packet carried
-    past its growth burst; the lone flow's rule is the ``n = 0`` case).
-    The mean of ``clip(rise + K − room, 0, b)``, in closed form."""
-    c = rise - room
-    k0 = np.maximum(np.ceil(-c), 0.0)       # first K that drops anything
-    k1 = np.maximum(np.ceil(b - c), 1.0)    # first K that drops the whole burst
-
-    def mean(m):  # over K = 0..m, m whole
-        hi = np.minimum(k1 - 1.0, m)
-        cnt = np.maximum(hi - k0 + 1.0, 0.0)
-        part = cnt * c + 0.5 * (k0 + hi) * cnt  # the K whose drops are c + K
-        return (np.where(cnt > 0, part, 0.0) + b * np.maximum(m - k1 + 1.0, 0.0)) / (m + 1.0)
-
-    lo = np.floor(n)
-    f = n - lo
-    return np.where(f > 0, (1.0 - f) * mean(lo) + f * mean(lo + 1.0), mean(lo))
-
-
 def _indices(mask: np.ndarray) -> np.ndarray:
     """``np.flatnonzero(mask)`` of a 1-d mask, without its layers of Python
     (several times cheaper on a batch's small arrays)."""
@@ -2164,11 +2127,7 @@ class FluidEngine:
           ms: utilisation 0.735, against 0.19 while the server was taken as
           busy for the link's load); behind delayed ACKs and one packet
           every growth segment is lost. The share of ACKs that carries the
-          growth sends one segment more. With several flows the round is
-          one clustered train, and each growth segment the other flows sent
-          earlier in it leaves one packet more for the bursts behind
-          (:func:`_train_tail`): two NewReno flows behind 3 packets lose
-          before their windows fill the path, as in the packet engine.
+          growth sends one segment more.
         * A link not yet full in slow start, whose train arrives ``1 + i``
           times as fast as it drains (Hoe, SIGCOMM 1996), and a flow that
           opens, which sends its initial window as one burst clocked by
@@ -2242,19 +2201,15 @@ class FluidEngine:
         held = (tf < self.rec_until) | (tf < self.cwr_until)
         grow = np.where(held, 0.0, sent_growth * np.where(h_last > 0, hf / h_last, 0.0))
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
-        # a link not yet full: each burst on an empty queue, or on the
-        # growth segments sent ahead of it in the trains' round (congestion
-        # avoidance, :func:`_train_tail`)
+        # a link not yet full: each burst on an empty queue
         if any_(idle):
             whole = np.floor(per_ack)
             frac = per_ack - whole
             lo = a + whole
-            ca = idle & (self.cwnd >= self.ssthresh)
-            rate = np.bincount(scen, np.where(ca, grow, 0.0), self.S)  # segments per step
-            ahead = np.where(ca, (rate[scen] - grow) * tau / np.where(hf > 0, hf, 1.0), 0.0)
-            drops = np.where(idle, n_ack * (
-                (1.0 - frac) * _train_tail(rise(lo), lo, room, ahead)
-                + frac * _train_tail(rise(lo + 1.0), lo + 1.0, room, ahead)), 0.0)
+            drops = np.where(idle, n_ack * ((1.0 - frac) * _clip(rise(lo) - room, 0.0, lo)
+                                            + frac * _clip(rise(lo + 1.0) - room, 0.0,
+                                                           lo + 1.0)),
+                             0.0)
             ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
         else:  # every clocked flow meets a queue
             drops = np.zeros(self.F)
