@@ -89,8 +89,10 @@ DEFAULTS = {
                          "win_thresh": 15.0, "theta": 5},
                  ["Liu", "Srikant", "VALUETOOLS 2006", "tcp_illinois.c"]),
     # Kuzmanovic & Knightly 2006: delta 0.15; Linux tcp_lp.c: sowd gain 1/8, inference 3 RTT;
-    # the paper's clocks (no offset; the Linux stack sets Linux's timestamp offset).
-    "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0},
+    # the paper's clocks (no offset; the Linux stack sets Linux's timestamp offset); an ECI
+    # sets ssthresh (the paper's AI phase; Linux changes only cwnd).
+    "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0,
+                   "eci_ssthresh": True},
            ["Kuzmanovic", "Knightly", "tcp_lp.c"]),
     # draft-irtf-iccrg-ledbat-plus-plus (revision 06): TARGET 60 ms (None: the variant's; RFC 6817's
     # 100 ms bound with variant="rfc6817"), C = 1, periodic slowdowns; RFC 6817 BASE_HISTORY 10

@@ -31,7 +31,8 @@ def ack(now, acked=1.0):
 
 def test_defaults():
     cc = algorithms.get("lp")()
-    assert cc.params() == {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0}
+    assert cc.params() == {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0,
+                           "eci_ssthresh": True}
     assert (cc.name, cc.recovery) == ("lp", "prr")
 
 
@@ -64,6 +65,30 @@ def test_first_indication_halves_takes_the_reno_step_and_resets_the_range():
     assert (cc.cwnd, cc.ssthresh, cc.last_drop) == (linux_eci(40, 30, 1, False), 20.0, 1.0)
     assert cc.cwnd == 21.0
     assert (cc.owd_min, cc.owd_max) == pytest.approx((0.115, 0.23), rel=1e-12)
+
+
+def test_linux_indication_changes_only_cwnd_so_slow_start_goes_on():
+    # tcp_lp_pkts_acked sets snd_cwnd alone; with ssthresh still infinite the flow
+    # slow-starts after the inference phase (+1 per ACK), where the paper's rule
+    # (eci_ssthresh=True) would have it add 1/cwnd.
+    cc = make(sowd=0.115, ssthresh=float("inf"))
+    cc.eci_ssthresh = False
+    cc.on_ack(ack(1.0))
+    assert (cc.cwnd, cc.ssthresh) == (linux_eci(40, float("inf"), 1, False), float("inf"))
+    assert cc.cwnd == 21.0
+    cc.on_ack(ack(1.0 + 3 * RTT + 1e-9))  # past itt·RTT: slow start's whole segment
+    assert cc.cwnd == 22.0
+    paper = make(sowd=0.115, ssthresh=float("inf"))
+    paper.on_ack(ack(1.0))
+    paper.on_ack(ack(1.0 + 3 * RTT + 1e-9))
+    assert paper.ssthresh == 20.0 and paper.cwnd == pytest.approx(21 + 1 / 21, rel=1e-12)
+
+
+def test_fluid_refuses_linux_indication():
+    sc = ccsim.dumbbell("10Mbps", "20ms", duration="1s",
+                        flows=[ccsim.Flow("lp", params={"eci_ssthresh": False})])
+    with pytest.raises(ccsim.errors.ScenarioError, match="eci_ssthresh"):
+        ccsim.run(sc, mode="fluid")
 
 
 def test_second_indication_within_inference_sets_cwnd_to_one():

@@ -331,3 +331,19 @@ def test_the_2011_recovery_is_an_option(monkeypatch):
     fluid = _scenarios_of(monkeypatch, pairwise_matrix, ["reno"], recovery_2011=True,
                           mode="fluid", **SMALL)
     assert fluid[0].flows[0].recovery is None and fluid[0].exit_ack is None
+
+
+def test_lp_keeps_linux_threshold_at_an_early_indication(monkeypatch):
+    # tcp_lp_pkts_acked (2011 and mainline) sets snd_cwnd alone at an early
+    # congestion indication: the packet recipe gives LP that rule, the fluid
+    # engine (the paper's rule only) does not get it, and a user's params win.
+    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["lp", "reno"], **SMALL)
+    for sc in scs:
+        for flow in sc.flows:
+            want = {"eci_ssthresh": False} if flow.algorithm == "lp" else {}
+            assert {k: v for k, v in dict(flow.params).items() if k == "eci_ssthresh"} == want
+    fluid = _scenarios_of(monkeypatch, pairwise_matrix, ["lp", "reno"], mode="fluid", **SMALL)
+    assert all("eci_ssthresh" not in f.params for sc in fluid for f in sc.flows)
+    mine = _scenarios_of(monkeypatch, pairwise_matrix, ["lp"],
+                         params={"lp": {"eci_ssthresh": True}}, **SMALL)
+    assert [dict(f.params)["eci_ssthresh"] for f in mine[0].flows] == [True, True]

@@ -70,7 +70,8 @@ Differences from the source:
 * The inference time-out is ``itt`` times the latest RTT sample; Linux uses
   3 × (now − echoed timestamp), the RTT of the segment this ACK acknowledges.
 * **ssthresh at an ECI** (set after that ACK's Reno step, to the halved
-  window). Linux changes only ``cwnd`` at an ECI, so below
+  window; ``eci_ssthresh=False`` leaves it, as Linux does). Linux changes
+  only ``cwnd`` at an ECI, so below
   ``ssthresh`` (always, before the first loss) it slow-starts again after the
   inference phase. With RTT as the delay signal, those slow-start bursts
   raise the delay and fire the next ECI long before the pipe is full: a lone
@@ -91,6 +92,9 @@ Defaults and their sources:
   delta`` with delta the RTT of the ACKed segment.
 * ``clock_offset = 0.0`` (s) — the paper's clocks; the Linux stack sets
   1000 s, standing for Linux's random timestamp offset.
+* ``eci_ssthresh = True`` — an ECI also sets ``ssthresh`` (the paper's AI
+  phase, above); ``False``: only ``cwnd`` changes (``tcp_lp_pkts_acked``),
+  packet engine only.
 """
 
 from __future__ import annotations
@@ -124,11 +128,12 @@ class LP(Reno):
                    "clock_offset": (0.0, 1e4)}
 
     def __init__(self, *, delta: float = 0.15, gamma: float = 0.125, itt: float = 3.0,
-                 clock_offset: float = 0.0) -> None:
+                 clock_offset: float = 0.0, eci_ssthresh: bool = True) -> None:
         self.delta = delta  # ECI threshold, fraction of (d_max − d_min)
         self.gamma = gamma  # EWMA gain of the smoothed delay
         self.itt = itt      # inference time-out (RTTs)
         self.clock_offset = clock_offset  # added to every delay sample (s)
+        self.eci_ssthresh = eci_ssthresh  # an ECI sets ssthresh too (paper), or only cwnd (Linux)
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -180,8 +185,8 @@ class LP(Reno):
             reduced = self.cwnd
             if not inference:  # Linux: this ACK's Reno step, after the halving
                 super().on_ack(ack)
-            # then additive increase (the paper's AI phase)
-            self.ssthresh = max(reduced, MIN_SSTHRESH)
+            if self.eci_ssthresh:  # then additive increase (the paper's AI phase)
+                self.ssthresh = max(reduced, MIN_SSTHRESH)
             self.last_drop = ack.now
             return
         if not inference:
@@ -213,6 +218,13 @@ class LPFluid(FluidLaw):
 
     state = {"sowd": math.nan, "owd_min": math.inf, "owd_max": 0.0, "owd_max_rsv": 0.0,
              "last_rtt": math.nan, "last_drop": math.nan}
+
+    def __init__(self, cc: LP) -> None:
+        if not np.all(cc.eci_ssthresh):  # refused once, as the batch is built
+            from ..errors import ScenarioError
+            raise ScenarioError("params.eci_ssthresh", False, "True in the fluid engine",
+                                "its ECI always sets ssthresh; use mode='packet'")
+        super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
