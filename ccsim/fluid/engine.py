@@ -148,7 +148,8 @@ def _train_tail(rise: np.ndarray, b: np.ndarray, room: np.ndarray,
 
     lo = np.floor(n)
     f = n - lo
-    return np.where(f > 0, (1.0 - f) * mean(lo) + f * mean(lo + 1.0), mean(lo))
+    at_lo, above = mean(np.stack([lo, lo + 1.0]))  # (one pass for both neighbours)
+    return np.where(f > 0, (1.0 - f) * at_lo + f * above, at_lo)
 
 
 def _indices(mask: np.ndarray) -> np.ndarray:
@@ -2267,13 +2268,17 @@ class FluidEngine:
             first = np.where(ca, a / np.maximum(self.cwnd, a), 0.0)  # bursts first in a round
             room_gap = (self.B + 1.0)[scen]
 
-            def lost(rm):  # per ACK, a burst of lo or (its share frac) lo + 1
-                return ((1.0 - frac) * _train_tail(rise(lo), lo, rm,
-                                                   np.maximum(ahead - whole, 0.0))
-                        + frac * _train_tail(rise(lo + 1.0), lo + 1.0, rm,
-                                             np.maximum(ahead - whole - 1.0, 0.0)))
-            drops = np.where(idle, n_ack * ((1.0 - first) * lost(room)
-                                            + first * lost(room_gap)), 0.0)
+            # per ACK, a burst of lo or (its share frac) lo + 1, behind the
+            # round's growth (room) or first in it (room_gap): the four as
+            # rows of one call
+            hi = lo + 1.0
+            rows = _train_tail(np.stack([rise(lo), rise(hi)] * 2), np.stack([lo, hi] * 2),
+                               np.stack([room, room, room_gap, room_gap]),
+                               np.stack([np.maximum(ahead - whole, 0.0),
+                                         np.maximum(ahead - whole - 1.0, 0.0)] * 2))
+            behind = (1.0 - frac) * rows[0] + frac * rows[1]
+            after_gap = (1.0 - frac) * rows[2] + frac * rows[3]
+            drops = np.where(idle, n_ack * ((1.0 - first) * behind + first * after_gap), 0.0)
             ss = idle & (self.cwnd < self.ssthresh) & (grow > 0)
         else:  # every clocked flow meets a queue
             drops = np.zeros(self.F)
