@@ -22,10 +22,8 @@ _SLOW_START = ccsim.dumbbell("100Mbps", "100ms", flows=["reno"], duration="0.7s"
                              queue=ccsim.RED(3000, min_th=1000, max_th=2000))
 
 
-@pytest.fixture(scope="module")
-def averages():
-    """(time, RED's average) at each arrival in the packet engine, and at the
-    end of each fluid step with the fluid queue and window."""
+def _packet_red_averages(sc) -> np.ndarray:
+    """(time, RED's average) at each arrival of ``sc`` in the packet engine."""
     seen = []
     early = red_queue._REDState._early
 
@@ -37,14 +35,21 @@ def averages():
     mp = pytest.MonkeyPatch()
     mp.setattr(red_queue._REDState, "_early", recording)
     try:
-        ccsim.run(_SLOW_START)
+        ccsim.run(sc)
     finally:
         mp.undo()
+    return np.array(seen)
+
+
+@pytest.fixture(scope="module")
+def averages():
+    """(time, RED's average) at each arrival in the packet engine, and at the
+    end of each fluid step with the fluid queue and window."""
     e = FluidEngine([_SLOW_START], traces=False)
     fluid = []
     while e._step():
         fluid.append((float(e.t[0]), float(e.avg[0]), float(e.q[0]), float(e.cwnd[0])))
-    return np.array(seen), np.array(fluid)
+    return _packet_red_averages(_SLOW_START), np.array(fluid)
 
 
 def test_red_average_sees_slow_start_trains_before_the_link_fills(averages):
@@ -163,25 +168,11 @@ def test_red_counts_no_growth_for_a_finished_scenario_in_a_batch():
 def _peak_averages(sc) -> tuple[float, float]:
     """RED's highest average queue in the packet engine (at any arrival) and
     in the fluid engine (at the end of any step)."""
-    seen = []
-    early = red_queue._REDState._early
-
-    def recording(state, t, waiting):
-        out = early(state, t, waiting)
-        seen.append(state.avg)
-        return out
-
-    mp = pytest.MonkeyPatch()
-    mp.setattr(red_queue._REDState, "_early", recording)
-    try:
-        ccsim.run(sc)
-    finally:
-        mp.undo()
     e = FluidEngine([sc], traces=False)
     top = 0.0
     while e._step():
         top = max(top, float(e.avg[0]))
-    return max(seen), top
+    return float(_packet_red_averages(sc)[:, 1].max()), top
 
 
 def test_red_average_stops_rising_once_red_drops_the_trains():
