@@ -13,6 +13,7 @@ from ccsim.algorithms import CongestionControl
 from ccsim.algorithms import registry as algorithm_registry
 from ccsim.cli import main
 from ccsim.experiments import pairwise_matrix
+from ccsim.scenario.stacks import STACKS
 from ccsim.experiments.pairwise import TABLE_I, outcome, paper_agreement
 
 SMALL = dict(bandwidth="10Mbps", rtt="5ms", buffer=50, delay="2s", duration="6s")
@@ -335,15 +336,14 @@ def test_the_2011_recovery_is_an_option(monkeypatch):
 
 def test_lp_keeps_linux_threshold_at_an_early_indication(monkeypatch):
     # tcp_lp_pkts_acked (2011 and mainline) sets snd_cwnd alone at an early
-    # congestion indication: the packet recipe gives LP that rule, the fluid
-    # engine (the paper's rule only) does not get it, and a user's params win.
-    scs = _scenarios_of(monkeypatch, pairwise_matrix, ["lp", "reno"], **SMALL)
-    for sc in scs:
-        for flow in sc.flows:
-            want = {"eci_ssthresh": False} if flow.algorithm == "lp" else {}
-            assert {k: v for k, v in dict(flow.params).items() if k == "eci_ssthresh"} == want
-    fluid = _scenarios_of(monkeypatch, pairwise_matrix, ["lp", "reno"], mode="fluid", **SMALL)
-    assert all("eci_ssthresh" not in f.params for sc in fluid for f in sc.flows)
+    # congestion indication: the recipe runs on the "linux" stack, whose
+    # profile gives LP that rule in both engines, and a user's params win.
+    assert STACKS["linux"].params["lp"]["eci_ssthresh"].value is False
+    for mode in ("packet", "fluid"):
+        scs = _scenarios_of(monkeypatch, pairwise_matrix, ["lp", "reno"], mode=mode, **SMALL)
+        for sc in scs:  # (test_stacks: the profile's params reach the built law)
+            assert sc.stack == "linux"
+            assert all("eci_ssthresh" not in dict(f.params) for f in sc.flows)
     mine = _scenarios_of(monkeypatch, pairwise_matrix, ["lp"],
                          params={"lp": {"eci_ssthresh": True}}, **SMALL)
     assert [dict(f.params)["eci_ssthresh"] for f in mine[0].flows] == [True, True]

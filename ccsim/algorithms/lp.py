@@ -69,15 +69,18 @@ Differences from the source:
   this one ACK's step out (below a step's resolution).
 * The inference time-out is ``itt`` times the latest RTT sample; Linux uses
   3 × (now − echoed timestamp), the RTT of the segment this ACK acknowledges.
-* **ssthresh at an ECI** (set after that ACK's Reno step, to the halved
-  window; ``eci_ssthresh=False`` leaves it, as Linux does). Linux changes
-  only ``cwnd`` at an ECI, so below
-  ``ssthresh`` (always, before the first loss) it slow-starts again after the
-  inference phase. With RTT as the delay signal, those slow-start bursts
-  raise the delay and fire the next ECI long before the pipe is full: a lone
-  flow used 21 % of a 10 Mb/s, 40 ms link. ccsim sets ``ssthresh`` to the
-  reduced window, so growth after an ECI is additive, as the paper's
-  AI phase describes (84 % on the same link).
+* **ssthresh at an ECI**, by default (set after that ACK's Reno step, to
+  the halved window; ``eci_ssthresh=False`` leaves it, as Linux does, and
+  the Linux stack sets that). Linux changes only ``cwnd`` at an ECI, so
+  below ``ssthresh`` (always, before the first loss) it slow-starts again
+  after the inference phase. On the paper's clocks, with RTT as the delay
+  signal, those slow-start bursts raise the delay and fire the next ECI
+  long before the pipe is full: a lone flow used 21 % of a 10 Mb/s, 40 ms
+  link. The law's default sets ``ssthresh`` to the reduced window, so
+  growth after an ECI is additive, as the paper's AI phase describes (84 %
+  on the same link). Under the Linux stack's timestamp offset the first ECI
+  is the last (``clock_offset``), and the paper's rule would end slow start
+  there, at half the initial window: the stack gives Linux's rule.
 * ``ssthresh`` on loss halves ``loss.inflight``, as ccsim's Reno: the
   window in the Linux stack, as Linux's ``tcp_reno_ssthresh`` has it
   (``Scenario.loss_flight``).
@@ -93,8 +96,8 @@ Defaults and their sources:
 * ``clock_offset = 0.0`` (s) — the paper's clocks; the Linux stack sets
   1000 s, standing for Linux's random timestamp offset.
 * ``eci_ssthresh = True`` — an ECI also sets ``ssthresh`` (the paper's AI
-  phase, above); ``False``: only ``cwnd`` changes (``tcp_lp_pkts_acked``),
-  packet engine only.
+  phase, above); ``False``: only ``cwnd`` changes (``tcp_lp_pkts_acked``;
+  the Linux stack's setting).
 """
 
 from __future__ import annotations
@@ -211,20 +214,14 @@ class LPFluid(FluidLaw):
     when ``d_max > d_min`` and ``sd ≥`` the threshold — ``d_min = sd``,
     ``d_max = 2·sd``, ``cwnd = 1`` inside the inference phase (``itt`` ×
     the latest RTT since the last ECI) or ``max(cwnd/2, 1)`` outside,
-    ``ssthresh = max(cwnd, 2)``; otherwise Reno's growth (slow start, then
+    ``ssthresh = max(cwnd, 2)`` unless ``eci_ssthresh`` is off (Linux's
+    rule: the window alone, so slow start goes on); otherwise Reno's growth (slow start, then
     one segment per RTT) for the part of the step after the inference phase
     ends. Losses as Reno.
     """
 
     state = {"sowd": math.nan, "owd_min": math.inf, "owd_max": 0.0, "owd_max_rsv": 0.0,
              "last_rtt": math.nan, "last_drop": math.nan}
-
-    def __init__(self, cc: LP) -> None:
-        if not np.all(cc.eci_ssthresh):  # refused once, as the batch is built
-            from ..errors import ScenarioError
-            raise ScenarioError("params.eci_ssthresh", False, "True in the fluid engine",
-                                "its ECI always sets ssthresh; use mode='packet'")
-        super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
@@ -255,7 +252,8 @@ class LPFluid(FluidLaw):
             f.owd_max_rsv[eci] = ECI_MAX_FACTOR * f.sowd[eci]
             f.cwnd[eci] = np.where(inference, MIN_WINDOW,
                                    np.maximum(f.cwnd / ECI_DIVISOR, MIN_WINDOW))[eci]
-            f.ssthresh[eci] = np.maximum(f.cwnd[eci], MIN_SSTHRESH)
+            sets = eci & (np.asarray(cc.eci_ssthresh) != 0)  # the paper's rule (Linux: cwnd alone)
+            f.ssthresh[sets] = np.maximum(f.cwnd[sets], MIN_SSTHRESH)
             f.last_drop[eci] = now[eci]
         # Reno's growth for the part of the step outside the inference phase
         h = f.h.copy()

@@ -49,8 +49,8 @@ measured.
 
 The line the recipe draws: each congestion-control module (its constants,
 clock, ACK counting and rules: TCP-LP's early congestion indication halves
-``snd_cwnd`` and leaves ``ssthresh``, :data:`LINUX_2011_PACKET_PARAMS`) is
-the testbed's 2011 one, since the paper compares those modules; the stack around them (loss detection, fast recovery, the
+``snd_cwnd`` and leaves ``ssthresh``, in 2011 as in mainline and in the
+``"linux"`` profile) is the testbed's 2011 one, since the paper compares those modules; the stack around them (loss detection, fast recovery, the
 ACK that ends it) is the ``"linux"`` profile's, as for every recipe on a
 Linux testbed, and ``recovery_2011=True`` gives the 2011 stack's recovery.
 
@@ -198,17 +198,6 @@ LINUX_2011_PARAMS: dict[str, dict[str, float]] = {
     "westwood": {"jiffy": 0.004},
 }
 
-#: Esterhuizen & Krzesinski's 2011 kernels: module rules the packet engine
-#: models and the law's default (a paper's rule) does not follow. TCP-LP
-#: (``tcp_lp_pkts_acked``, 2011 and mainline) changes only ``snd_cwnd`` at an
-#: early congestion indication, never ``ssthresh``, so after the first one,
-#: which the timestamp clocks' offset makes the last, the flow slow-starts on as
-#: Reno does (``eci_ssthresh=False``; the fluid engine has only the paper's
-#: rule). A flow's own ``params=`` entry overrides these.
-LINUX_2011_PACKET_PARAMS: dict[str, dict[str, bool]] = {
-    "lp": {"eci_ssthresh": False},
-}
-
 #: Esterhuizen & Krzesinski's 2011 kernels: the fast-recovery window rule.
 #: Linux 2.6.x–3.1 lowered ``cwnd`` by one segment per two ACKs down to the
 #: module's ``min_cwnd`` (``tcp_cwnd_down``, ``tcp_cwnd_min``) and took
@@ -263,9 +252,7 @@ def pairwise_matrix(algorithms: Iterable[str] | None = None, *, bandwidth="100Mb
         params: per algorithm name, keyword arguments for its law in every
             run (``{"westwood": {"jiffy": 0.01}}`` for a ``CONFIG_HZ = 100``
             kernel's clock), over the testbed's estimated
-            :data:`LINUX_2011_PARAMS` (Westwood+'s 4 ms jiffy) and, in the
-            packet engine, :data:`LINUX_2011_PACKET_PARAMS` (TCP-LP's
-            window-only early congestion response).
+            :data:`LINUX_2011_PARAMS` (Westwood+'s 4 ms jiffy).
         **knobs: stack knobs (and ``access``, the hosts' NICs) passed to
             :func:`ccsim.dumbbell`.
 
@@ -382,9 +369,8 @@ def _pairs(pairs, names, *, bandwidth, rtt, buffer, delay, duration, seed, order
     old_kernel = ack_counting_2011 and mode == "packet"
     counting = LINUX_2011_ACK_COUNTING if old_kernel else {}
     counted = LINUX_2011_COUNTING_PARAMS if old_kernel else {}
-    rules = LINUX_2011_PACKET_PARAMS if mode == "packet" else {}
-    params = {name: {**LINUX_2011_PARAMS.get(name, {}), **rules.get(name, {}),
-                     **counted.get(name, {}), **params.get(name, {})} for name in names}
+    params = {name: {**LINUX_2011_PARAMS.get(name, {}), **counted.get(name, {}),
+                     **params.get(name, {})} for name in names}
     # a preset names its own recovery (Reno's law with NewReno, ...): it keeps it
     old_recovery = {name: LINUX_2011_RECOVERY for name in names
                     if recovery_2011 and mode == "packet" and not registry.get(name).preset}

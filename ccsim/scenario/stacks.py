@@ -162,7 +162,11 @@ LINUX = Profile(
             "`tcp_lp.c` takes the one-way delay as `rcv_tsval − rcv_tsecr`: the receiver's "
             "timestamp clock against the sender's, which differ by a random per-connection "
             "offset (`secure_tcp_ts_off`, `net.ipv4.tcp_timestamps` = 1, RFC 7323 §5.4); "
-            "any offset above ~7× the largest queueing delay acts alike, 1000 s stands for it"))},
+            "any offset above ~7× the largest queueing delay acts alike, 1000 s stands for it")),
+               "eci_ssthresh": Setting(False, (
+                   "`tcp_lp_pkts_acked` sets `snd_cwnd` alone at an early congestion "
+                   "indication (1 inside the inference phase, half outside), never "
+                   "`snd_ssthresh`: below it the flow slow-starts on"))},
     },
 )
 
