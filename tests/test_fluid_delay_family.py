@@ -72,9 +72,9 @@ def test_each_law_has_its_own_fluid_law(name):
 @pytest.mark.slow
 def test_fluid_law_agrees_with_the_hook_route(name, scratch_registry):
     _hooked(name)
-    # "lp-hooks" is not "lp" to the Linux stack, which sets Linux's timestamp offset for
-    # "lp" only: both on the paper's clocks
-    params = {"clock_offset": 0.0} if name == "lp" else {}
+    # "lp-hooks" is not "lp" to the Linux stack, which sets Linux's timestamp offset and
+    # rule at an indication for "lp" only: both on the paper's clocks and rule
+    params = {"clock_offset": 0.0, "eci_ssthresh": True} if name == "lp" else {}
     law = _vs_reno(name, "fluid", **params).summary["share"][0]
     hooks = _vs_reno(f"{name}-hooks", "fluid", **params).summary["share"][0]
     assert abs(law - hooks) < 0.05, (law, hooks)
@@ -251,10 +251,11 @@ def test_westwood_alone_sets_ssthresh_to_the_bdp():
 def test_lp_yields_to_reno_and_uses_an_empty_link():
     """TCP-LP backs off at the first sign of queueing: against Reno it keeps
     under 15 % (measured 8.7 %; packet engine 5.2 %), alone it still fills
-    most of the link (measured 85 %; packet 84 %). On the paper's clocks: the
-    Linux stack's timestamp offset makes LP run as Reno after its first
-    indication (tests/test_lp.py)."""
-    paper = {"clock_offset": 0.0}
+    most of the link (measured 85 %; packet 84 %). The paper's LP: its clocks
+    and its rule at an indication (the Linux stack's timestamp offset makes
+    LP run as Reno after its first indication, and the stack gives Linux's
+    rule, the window alone: tests/test_lp.py)."""
+    paper = {"clock_offset": 0.0, "eci_ssthresh": True}
     assert _vs_reno("lp", "fluid", **paper).summary["share"][0] < 0.15
     sc = ccsim.dumbbell("10Mbps", "40ms", buffer="1BDP", duration="30s", seed=1,
                         flows=[ccsim.Flow("lp", params=paper)])
@@ -366,7 +367,8 @@ def test_bbr_holds_its_rate_under_random_loss_where_reno_collapses():
 # by arrival rate, 2026-11-27.)
 @pytest.mark.slow
 @pytest.mark.parametrize("name,params", [
-    ("westwood", {"jiffy": 0.0}), ("lp", {}), ("lp", {"clock_offset": 0.0}), ("yeah", {}), ("pseudo-rate", {}),
+    ("westwood", {"jiffy": 0.0}), ("lp", {}), ("lp", {"clock_offset": 0.0}),
+    ("lp", {"clock_offset": 0.0, "eci_ssthresh": True}), ("yeah", {}), ("pseudo-rate", {}),
     ("westwood", {}),
 ])
 def test_share_against_reno_matches_the_packet_engine(name, params):
