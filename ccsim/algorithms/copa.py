@@ -246,12 +246,8 @@ class CopaFluid(FluidLaw):
         ss = live & (f.cwnd < f.ssthresh)
         leave = ss & ~below
         f.ssthresh[leave] = f.cwnd[leave]
-        h = f.h.copy()
-        f.h[...] = np.where(ss & below, h, 0.0)
-        try:
-            f.slow_start()
-        finally:
-            f.h[...] = h
+        h = f.h
+        f.slow_start(h=np.where(ss & below, h, 0.0))
         ca = live & ~(ss & below)
         move = np.minimum(f.velocity * inv_delta, f.cwnd) * h / f.rtt
         up = np.minimum(f.cwnd + move, np.maximum(target_w, f.cwnd))

@@ -175,7 +175,8 @@ class FlowArrays:
     quick_left: np.ndarray | float = 0.0
     rtt_floor: np.ndarray | None = None
 
-    def ss_grown(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
+    def ss_grown(self, gain: float | np.ndarray = 1.0,
+                 h: np.ndarray | None = None) -> np.ndarray:
         """The window after this step of growth by ``gain`` per acknowledged
         segment (1: RFC 5681's slow start, ``cwnd += acked``), unbounded. On a
         link not yet full the ACKs of a round are those of the window sent
@@ -184,14 +185,16 @@ class FlowArrays:
         flow's share of the link's rate, whatever the window (the packet
         engine's and Linux's ``cwnd += acked`` grow a window that owns the
         link by the link's rate, not by a doubling per RTT, and not by what
-        it loses past a full buffer): ``cwnd + gain·acked``."""
+        it loses past a full buffer): ``cwnd + gain·acked``. ``h``: the time
+        (s) each flow grows, if not the whole step."""
         gain = np.asarray(gain, dtype=float)
+        h = self.h if h is None else h
         with np.errstate(over="ignore"):
-            doubling = self.cwnd * np.exp2(np.minimum(np.log2(1.0 + gain) * self.h / self.rtt,
-                                                      60.0))
+            doubling = self.cwnd * np.exp2(np.minimum(np.log2(1.0 + gain) * h / self.rtt, 60.0))
         return np.where(self.queued, self.cwnd + gain * self.acked, doubling)
 
-    def slow_start(self, gain: float | np.ndarray = 1.0) -> np.ndarray:
+    def slow_start(self, gain: float | np.ndarray = 1.0,
+                   h: np.ndarray | None = None) -> np.ndarray:
         """Slow start over this step: per acknowledged segment ``cwnd +=
         gain`` (1 for RFC 5681's ``cwnd += acked``; Hybla passes ``2^ρ − 1``)
         as :meth:`ss_grown` (doubling per RTT on a link not yet full, the
@@ -200,13 +203,15 @@ class FlowArrays:
         Returns the part of the step (s) left for congestion avoidance: ``h``
         for flows already at or above ``ssthresh``, 0 for flows still in slow
         start, and for flows that reached ``ssthresh`` during the step the time
-        that remained.
+        that remained. ``h``: the time (s) each flow grows, if not the whole
+        step (0 for a flow whose law holds it this step).
         """
-        cwnd, ssthresh, h, rtt = self.cwnd, self.ssthresh, self.h, self.rtt
+        cwnd, ssthresh, rtt = self.cwnd, self.ssthresh, self.rtt
+        h = self.h if h is None else h
         in_ss = (cwnd < ssthresh) & (h > 0)  # (a flow held at h = 0 stays as it is)
         if not any_(in_ss):
             return h
-        grown = self.ss_grown(gain)
+        grown = self.ss_grown(gain, h)
         reached = grown >= ssthresh
         # the time to reach ssthresh; the rest of the step is congestion avoidance
         with np.errstate(divide="ignore", invalid="ignore"):

@@ -341,12 +341,7 @@ class LedbatFluid(FluidLaw):
         leave = act & (f.cwnd < f.ssthresh) & (f.initial > 0) & (q > SS_EXIT_FRACTION * t)
         if leave.any():
             f.ssthresh[leave] = np.maximum(f.cwnd[leave], MIN_SSTHRESH)
-        h = f.h.copy()
-        f.h[...] = np.where(act & ~leave, h, 0.0)
-        try:
-            h_ca = f.slow_start(gain)
-        finally:
-            f.h[...] = h
+        h_ca = f.slow_start(gain, h=np.where(act & ~leave, f.h, 0.0))
         ended = leave | (act & (f.cwnd >= f.ssthresh))
         first = ended & (f.initial > 0)
         f.initial[first] = 0.0

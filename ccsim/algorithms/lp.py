@@ -256,13 +256,9 @@ class LPFluid(FluidLaw):
             f.ssthresh[sets] = np.maximum(f.cwnd[sets], MIN_SSTHRESH)
             f.last_drop[eci] = now[eci]
         # Reno's growth for the part of the step outside the inference phase
-        h = f.h.copy()
+        h = f.h
         left = np.where(inference, np.minimum(np.maximum(now + h - ends, 0.0), h), h)
-        f.h[...] = np.where(moving & ~eci, left, 0.0)
-        try:
-            f.cwnd += f.slow_start() / f.rtt
-        finally:
-            f.h[...] = h
+        f.cwnd += f.slow_start(h=np.where(moving & ~eci, left, 0.0)) / f.rtt
 
 
 LP.fluid = LPFluid

@@ -282,12 +282,7 @@ class YeAHFluid(FluidLaw):
         scalable = np.where(f.doing_reno_now > 0, 1.0, np.maximum(1.0, f.cwnd / cc.ai_cnt))
         # growth runs on ACKs (the class's cong_avoid): none for a flow that
         # had none, whether or not others of the group (of the batch) had some
-        h = f.h.copy()
-        f.h[...] = np.where(moving, h, 0.0)
-        try:
-            f.cwnd += scalable * f.slow_start() / f.rtt
-        finally:
-            f.h[...] = h
+        f.cwnd += scalable * f.slow_start(h=np.where(moving, f.h, 0.0)) / f.rtt
         ends = moving & (f.delivered >= f.round_end)
         count = ends & (f.cnt_rtt > FEW_SAMPLES)
         if any_(count):
