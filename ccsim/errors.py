@@ -52,6 +52,13 @@ class UnknownAlgorithmError(ScenarioError):
         return type(self), (self.field, self.value, self.known)
 
 
+def packet_only(field: str, value: object, allowed: str, why: str) -> ScenarioError:
+    """The fluid engine's refusal of a setting only the packet engine models:
+    ``allowed`` there, because ``why``."""
+    return ScenarioError(field, value, f"{allowed} in the fluid engine",
+                         f"{why}; use mode='packet'")
+
+
 class ScenarioTypeError(_FieldError, TypeError):
     """A scenario value has the wrong type (e.g. a bool or None where a quantity is expected)."""
 

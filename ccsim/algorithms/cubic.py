@@ -328,9 +328,9 @@ class CubicFluid(FluidLaw):
 
     def __init__(self, cc: Cubic) -> None:
         if np.any(cc.friendly_per_ack):  # refused once, as the batch is built
-            from ..errors import ScenarioError
-            raise ScenarioError("params.friendly_per_ack", True, "False in the fluid engine",
-                                "it grows W_est per segment; use mode='packet'")
+            from ..errors import packet_only
+            raise packet_only("params.friendly_per_ack", True, "False",
+                              "it grows W_est per segment")
         super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:

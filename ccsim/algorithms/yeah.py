@@ -263,9 +263,9 @@ class YeAHFluid(FluidLaw):
 
     def __init__(self, cc: YeAH) -> None:
         if np.any(cc.reno_per_ack):  # refused once, as the batch is built
-            from ..errors import ScenarioError
-            raise ScenarioError("params.reno_per_ack", True, "False in the fluid engine",
-                                "it counts per segment in every mode; use mode='packet'")
+            from ..errors import packet_only
+            raise packet_only("params.reno_per_ack", True, "False",
+                              "it counts per segment in every mode")
         super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:

@@ -75,13 +75,14 @@ import dataclasses
 import functools
 import math
 import time
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from ..algorithms import get as get_algorithm
 from ..algorithms.fluid import FlowArrays, FluidLaw, any_
 from ..errors import CcsimError, ScenarioError, law_failure
+from ..errors import packet_only as _packet_only
 from ..recovery import get as get_recovery
 from ..scenario import RED, DropTail, Scenario
 from . import draws
@@ -239,13 +240,6 @@ def _ack_share(stack, phase: str) -> float:
     fixed amount per ACK (Reno, Hybla, HighSpeed)."""
     per_ack = stack.ack_counting in ("acks", f"acks-in-{phase}")
     return 0.5 if per_ack and stack.delayed_ack else 1.0
-
-
-def _packet_only(field: str, value: Any, allowed: str, why: str) -> ScenarioError:
-    """The fluid engine's refusal of a setting only the packet engine models:
-    ``allowed`` there, because ``why``."""
-    return ScenarioError(field, value, f"{allowed} in the fluid engine",
-                         f"{why}; use mode='packet'")
 
 
 def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
@@ -2072,6 +2066,13 @@ class FluidEngine:
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
 
+    def _growth_sent(self) -> np.ndarray:
+        """The last step's window growth (segments, per flow) that goes out as
+        new data: a window held by the receiver (or the path's cap) sends no
+        more as ``cwnd`` grows."""
+        cap, cwnd = self.path_cap, self.cwnd
+        return np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+
     def _red_arrivals(self, hf: np.ndarray) -> np.ndarray:
         """Each flow's arrivals at the queue in this step (packets), of which
         RED selects its share: the ACK clock's, at the flow's rate ``x``
@@ -2087,8 +2088,7 @@ class FluidEngine:
         arrivals = self.rate * hf
         if not any_(self.growth > 0):
             return arrivals
-        cap, cwnd = self.path_cap, self.cwnd
-        sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        sent = self._growth_sent()
         clocked = self.sending & (self.pacing == np.inf) if self.paced else self.sending
         # only in a step the flow's scenario takes (a finished one keeps its growth)
         return arrivals + np.where(clocked & (hf > 0), sent, 0.0)
@@ -2128,8 +2128,8 @@ class FluidEngine:
             live &= self.pacing == np.inf
         if not any_(live):
             return None
-        cap, cwnd, tau = self.path_cap, self.cwnd, self.tau
-        sent = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        tau = self.tau
+        sent = self._growth_sent()
         h_last = self.h_last[self.scen]
         g = np.where(live & (h_last > 0), sent * tau / np.where(h_last > 0, h_last, 1.0), 0.0)
         w = self.rate * tau
@@ -2246,15 +2246,12 @@ class FluidEngine:
 
         n_ack = np.where(clocked, x * hf / a, 0.0)  # ACKs this step
         h_last = self.h_last[scen]
-        # growth this step, of the window that limits what is sent: a window
-        # held by the receiver (or the path's cap) sends no more as cwnd grows
-        # (none in a recovery or an ECN reduction begun since: the last step's
-        # growth is no guide to a window that was just cut and does not grow)
-        cap, cwnd = self.path_cap, self.cwnd
-        sent_growth = np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
+        # growth this step (none in a recovery or an ECN reduction begun since:
+        # the last step's growth is no guide to a window that was just cut and
+        # does not grow)
         tf = self.t[scen]
         held = (tf < self.rec_until) | (tf < self.cwr_until)
-        grow = np.where(held, 0.0, sent_growth * np.where(h_last > 0, hf / h_last, 0.0))
+        grow = np.where(held, 0.0, self._growth_sent() * np.where(h_last > 0, hf / h_last, 0.0))
         per_ack = np.where(n_ack > 0, grow / np.where(n_ack > 0, n_ack, 1.0), 0.0)
         # a link not yet full: each burst on an empty queue, on the growth
         # its flow sent earlier in the round (congestion avoidance,
