@@ -215,9 +215,9 @@ class LPFluid(FluidLaw):
     ``d_max = 2·sd``, ``cwnd = 1`` inside the inference phase (``itt`` ×
     the latest RTT since the last ECI) or ``max(cwnd/2, 1)`` outside,
     ``ssthresh = max(cwnd, 2)`` unless ``eci_ssthresh`` is off (Linux's
-    rule: the window alone, so slow start goes on); otherwise Reno's growth (slow start, then
-    one segment per RTT) for the part of the step after the inference phase
-    ends. Losses as Reno.
+    rule: the window alone, so slow start goes on); otherwise Reno's growth
+    (slow start, then one segment per RTT) for the part of the step after
+    the inference phase ends. Losses as Reno.
     """
 
     state = {"sowd": math.nan, "owd_min": math.inf, "owd_max": 0.0, "owd_max_rsv": 0.0,

@@ -243,8 +243,9 @@ class WestwoodFluid(RenoFluid):
     loss), 2 before the first estimate; ``RTT_min`` is the smallest RTT
     sample of the steps since the start or the last timeout
     (:meth:`least_sample`: without the receiving delay whose mean the step's
-    RTT holds), in whole jiffies rounded up, as the class reads its samples. The estimate is kept in segments/s
-    (the class's ``bw_est`` in bit/s over ``8·MSS``).
+    RTT holds), in whole jiffies rounded up, as the class reads its samples.
+    The estimate is kept in segments/s (the class's ``bw_est`` in bit/s over
+    ``8·MSS``).
     """
 
     scalar_params = ("jiffy",)  # the RTT tick

@@ -50,7 +50,8 @@ measured.
 The line the recipe draws: each congestion-control module (its constants,
 clock, ACK counting and rules: TCP-LP's early congestion indication halves
 ``snd_cwnd`` and leaves ``ssthresh``, in 2011 as in mainline and in the
-``"linux"`` profile) is the testbed's 2011 one, since the paper compares those modules; the stack around them (loss detection, fast recovery, the
+``"linux"`` profile) is the testbed's 2011 one, since the paper compares
+those modules; the stack around them (loss detection, fast recovery, the
 ACK that ends it) is the ``"linux"`` profile's, as for every recipe on a
 Linux testbed, and ``recovery_2011=True`` gives the 2011 stack's recovery.
 
