@@ -4,7 +4,8 @@ event reduces, in the packet engine and in the fluid engine.
 A congestion event is a run of window reductions (fast recoveries and
 timeouts, :attr:`ccsim.Result.events`) of any of the flows, each within one
 full-queue RTT (two-way propagation plus the buffer's delay at the link's
-rate) of the run's first: the reductions one overflow of the queue causes.
+rate) of the run's first: the reductions one overflow of the queue causes
+(:func:`ccsim.metrics.congestion_events`).
 Per engine, means over seeds, counted from two seconds after the last flow
 opens (past the slow starts):
 
@@ -39,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 import ccsim
+from ccsim.metrics import congestion_events
 
 CASES = [  # flows, bandwidth (bit/s), RTT (s), buffer (packets)
     (2, 10e6, 0.02, 8), (4, 10e6, 0.02, 8), (6, 10e6, 0.02, 8), (8, 10e6, 0.02, 8),
@@ -56,23 +58,9 @@ def scenario(n: int, bw: float, rtt: float, buf: int, duration: float,
                           flows=[ccsim.Flow("newreno", start=STAGGER * i) for i in range(n)])
 
 
-def congestion_events(events: pd.DataFrame, since: float, window: float) -> list[set]:
-    """The flows each congestion event reduced: reductions (``recovery``,
-    ``timeout``) after ``since`` (s), grouped while within ``window`` (s)
-    of their group's first."""
-    red = events[(events["time"] >= since) & events["event"].isin(["recovery", "timeout"])]
-    groups: list[tuple[float, set]] = []
-    for t, flow in zip(red["time"], red["flow"]):
-        if groups and t - groups[-1][0] < window:
-            groups[-1][1].add(int(flow))
-        else:
-            groups.append((float(t), {int(flow)}))
-    return [flows for _, flows in groups]
-
-
 def figures(res: ccsim.Result, n: int, since: float, window: float) -> dict[str, float]:
     """One run's figures (see the module's docstring)."""
-    hit = [len(flows) for flows in congestion_events(res.events, since, window)]
+    hit = congestion_events(res.events, window, since)["n_flows"].to_list()
     s = res.summary
     reductions = float(s["recoveries"].sum() + s["timeouts"].sum())
     return {

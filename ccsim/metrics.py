@@ -1,7 +1,8 @@
-"""Aggregate metrics over per-flow figures: Jain's index, the UF index,
-utilisation, and integration of binned counts over an interval.
+"""Aggregate metrics over per-flow figures and events: Jain's index, the UF
+index, utilisation, flow completion times, congestion events, and
+integration of binned counts over an interval.
 
-Pure functions on numbers and arrays: both engines' results use them.
+Pure functions on numbers, arrays and tables: both engines' results use them.
 """
 
 from __future__ import annotations
@@ -133,3 +134,42 @@ def fct_percentiles(summary, percentiles=(50, 95, 99), buckets=SIZE_BUCKETS,
                          "slowdown": float(np.percentile(sd, p)) if len(sd) else math.nan})
     return pd.DataFrame(rows, columns=["bucket", "low", "high", "flows", "finished",
                                        "percentile", "fct", "slowdown"])
+
+
+REDUCTIONS = ("recovery", "timeout")
+"""The :attr:`Result.events <ccsim.Result.events>` that reduce a window."""
+
+
+def congestion_events(events, window: float, since: float = 0.0):
+    """Group a run's window reductions into congestion events.
+
+    A congestion event is a run of reductions (``recovery`` and ``timeout``
+    rows of :attr:`ccsim.Result.events`) of any flows, each within
+    ``window`` (s) of the run's first: with ``window`` one RTT at a full
+    queue (two-way propagation plus the buffer's delay at the link's rate),
+    the reductions one overflow of the queue causes. Reductions before
+    ``since`` (s) are left out (slow starts, say).
+
+    Returns a pandas DataFrame, one row per event in time order: ``time``
+    (s, its first reduction), ``reductions``, ``flows`` (a sorted tuple of
+    the flows it reduced) and ``n_flows``. How many flows an event reduces
+    says how synchronised they are: ``n_flows`` equal to the number of flows
+    in every row is full synchronisation.
+    """
+    import pandas as pd
+
+    if not window > 0:
+        raise ScenarioError("window", window, "a duration in seconds above 0")
+    red = events[(events["time"] >= since) & events["event"].isin(REDUCTIONS)]
+    groups: list[list] = []  # [first time, reductions, flows]
+    for t, flow in zip(red["time"].to_numpy(float), red["flow"].to_numpy()):
+        if groups and t - groups[-1][0] < window:
+            groups[-1][1] += 1
+            groups[-1][2].add(int(flow))
+        else:
+            groups.append([float(t), 1, {int(flow)}])
+    return pd.DataFrame({"time": [g[0] for g in groups],
+                         "reductions": [g[1] for g in groups],
+                         "flows": [tuple(sorted(g[2])) for g in groups],
+                         "n_flows": [len(g[2]) for g in groups]},
+                        columns=["time", "reductions", "flows", "n_flows"])

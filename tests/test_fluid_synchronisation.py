@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import ccsim
+from ccsim.metrics import congestion_events
 
 RTT, BUFFER, RATE = 0.02, 8, 10e6
 WINDOW = RTT + BUFFER * 1500 * 8 / RATE  # one RTT at a full queue (s)
@@ -25,15 +26,7 @@ def _flows_per_event(mode: str, seed: int) -> tuple[float, float]:
     sc = ccsim.dumbbell(RATE, RTT, buffer=BUFFER, duration=20, seed=seed,
                         flows=[ccsim.Flow("newreno", start=0.5 * i) for i in range(6)])
     res = ccsim.run(sc, mode=mode, **({"traces": True} if mode == "fluid" else {}))
-    ev = res.events
-    red = ev[(ev["time"] >= SINCE) & ev["event"].isin(["recovery", "timeout"])]
-    groups: list[tuple[float, set]] = []
-    for t, flow in zip(red["time"], red["flow"]):
-        if groups and t - groups[-1][0] < WINDOW:
-            groups[-1][1].add(flow)
-        else:
-            groups.append((t, {flow}))
-    hit = np.array([len(flows) for _, flows in groups])
+    hit = congestion_events(res.events, WINDOW, since=SINCE)["n_flows"].to_numpy()
     return float(hit.mean()), float(np.mean(hit == 6))
 
 
