@@ -2109,6 +2109,8 @@ class FluidEngine:
         echoes are drawn as before, :meth:`_echoes`)."""
         pb = self.red_pb
         np.copyto(self.red_count, 0.0, where=(pb <= 0.0) | (pb >= 1.0))  # (above max_th: 0)
+        if not any_(drop > 0):  # nothing arrives that RED may drop: no count to keep
+            return None
         pf = p[self.scen]
         arrivals = np.where(drop > 0, drop / np.where(drop > 0, pf, 1.0), 0.0)
         left = np.bincount(self.scen, arrivals, self.S)
