@@ -1,6 +1,7 @@
-"""The fluid engine draws a step's random counts together (RED's drops, a
-PIE queue's, random link losses): each count must be the one its mean and
-uniform give alone, whatever else is drawn with it."""
+"""The fluid engine draws a step's random counts together (a PIE queue's
+drops, random link losses; RED's drops follow its count instead): each count
+must be the one its mean and uniform give alone, whatever else is drawn with
+it."""
 
 from __future__ import annotations
 

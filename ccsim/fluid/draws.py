@@ -19,9 +19,10 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _S30, _S27, _S31, _S11 = (np.uint64(s) for s in (30, 27, 31, 11))
 
-STREAMS = {"drops": 1, "losses": 2, "marks": 3, "retransmits": 4}
-"""Independent streams: queue drops, random link losses, ECN marks, and
-whether a recovery's retransmissions are lost."""
+STREAMS = {"drops": 1, "losses": 2, "marks": 3, "retransmits": 4, "red": 5}
+"""Independent streams: queue drops, random link losses, ECN marks,
+whether a recovery's retransmissions are lost, and RED's count (the gaps
+between its early drops and the flows they fall on)."""
 
 
 def _mix(z: np.ndarray) -> np.ndarray:

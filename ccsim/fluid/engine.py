@@ -758,6 +758,17 @@ class FluidEngine:
         self.hold_live = bool(any_(self.hold_ok))
         self.settled = np.zeros(S, bool)       # at a fixed point after the last step
         self.red_p_last = np.zeros(S)          # RED's drop probability in the last step
+        self.red_pb = np.zeros(S)              # RED's p_b in the step (before its count)
+        # RED's count (Floyd & Jacobson 1993): arrivals since its last early drop,
+        # and the uniform that places the next one (index -1: drawn before any step)
+        self.red_count = np.zeros(S)
+        self.red_u = draws.uniforms(self.key, draws.STREAMS["red"], np.zeros(S, np.int64),
+                                    np.full(S, -1, np.int64))
+        # each RED scenario's flows, in order, padded with -1 (where its drops fall)
+        width = max([len(self.order[s]) for s in _indices(self.is_red)], default=0)
+        self.red_flows = np.full((S, width), -1, np.int64)
+        for s in _indices(self.is_red):
+            self.red_flows[s, :len(self.order[s])] = self.order[s]
         self.h_last = np.ones(S)
         self.long_live = bool(any_(self.long_ok))  # some such scenario still runs
         self.ecn_on = bool(any_(self.ect & marking[self.scen]))
@@ -973,13 +984,19 @@ class FluidEngine:
         # losses: whole packets, and the detection they will lead to
         if aqm_regular is not None:  # scheduled AQM drops are regular, as overflow
             dropped = aqm_regular if dropped is None else dropped + aqm_regular
+        red_early = None
+        if red_p is not None:  # RED above max_th drops every arrival: regular, as overflow
+            every = (self.red_pb >= 1.0)[scen]
+            if any_(every):
+                all_in = np.where(every, red_drop, 0.0)
+                dropped = all_in if dropped is None else dropped + all_in
+            red_early = self._red_spaced(np.where(every, 0.0, red_drop), red_p)
         k_drop = None if dropped is None else self._queue_drops(dropped)
-        # the step's random queue drops, drawn together: RED drops at random (its
-        # gaps are uniform, not regular), PIE independently (the link's losses
-        # were drawn above, before the deliveries)
+        if red_early is not None:
+            k_drop = red_early if k_drop is None else k_drop + red_early
+        # the step's random queue drops, drawn together: PIE independently (the
+        # link's losses were drawn above, before the deliveries)
         requests = []
-        if red_p is not None:
-            requests.append((red_drop, "drops"))
         if aqm_drop is not None:
             requests.append((aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
                              "drops"))
@@ -2060,11 +2077,74 @@ class FluidEngine:
         p_b = np.where(avg < lo, 0.0, top * (avg - lo) / (hi - lo))
         above = avg >= hi
         if not any_(above & self.is_red):  # (usually: below max_th, neither rule applies)
+            self.red_pb = np.where(self.is_red, np.minimum(p_b, 1.0), 0.0)
             return np.where(self.is_red, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0), 0.0)
         gentle = self.red_gentle & (avg < 2.0 * hi)
         p_b = np.where(above & gentle, top + (1.0 - top) * (avg - hi) / hi, p_b)
+        p_b = np.where(above & ~gentle, 1.0, np.minimum(p_b, 1.0))
+        self.red_pb = np.where(self.is_red, p_b, 0.0)
         p = np.where(above & ~gentle, 1.0, np.minimum(2.0 * p_b / (1.0 + p_b), 1.0))
         return np.where(self.is_red, p, 0.0)
+
+    def _red_spaced(self, drop: np.ndarray, p: np.ndarray) -> np.ndarray | None:
+        """RED's early drops as whole packets per flow (None if none), from the
+        step's expected early drops ``drop`` (packets per flow) at the
+        effective probability ``p`` (per scenario).
+
+        Floyd & Jacobson (1993, §7) drop an arrival with probability
+        ``p_b/(1 − count·p_b)``, ``count`` the arrivals since the last drop,
+        so that at a steady ``p_b`` the gaps between drops are uniform on 1
+        to ``1/p_b`` arrivals — regular, where a Poisson process's are
+        geometric and clustered — with mean ``(1 + 1/p_b)/2``: the effective
+        probability ``2 p_b/(1 + p_b)`` of :meth:`_red_probability`. The fluid
+        keeps the count per scenario over the step's arrivals (those RED may
+        drop, ``drop/p``) and places each next drop at ``1 + u(1/p_b − 1)``
+        arrivals, ``u`` uniform, at the step's ``p_b``; the count restarts
+        below ``min_th``. Each drop falls on the arriving packet: its flow is
+        drawn by the step's arrivals. Eight Reno flows behind RED (20 Mbit/s,
+        40 ms, seeds 1–5): the gaps between the flows' reductions have a
+        coefficient of variation of 1.02 in the packet engine, 1.49 with
+        Poisson drops, 1.00 with the count; utilisation 0.947 against 0.909
+        and 0.962. Deviation: ECN-capable flows' marks are not counted (their
+        echoes are drawn as before, :meth:`_echoes`)."""
+        pb = self.red_pb
+        np.copyto(self.red_count, 0.0, where=(pb <= 0.0) | (pb >= 1.0))  # (above max_th: 0)
+        if not any_(drop > 0):  # nothing arrives that RED may drop: no count to keep
+            return None
+        pf = p[self.scen]
+        arrivals = np.where(drop > 0, drop / np.where(drop > 0, pf, 1.0), 0.0)
+        left = np.bincount(self.scen, arrivals, self.S)
+        live = (left > 0) & (pb > 0) & (pb < 1.0)
+        if not any_(live):
+            return None
+        inv = 1.0 / np.where(live, pb, 1.0)
+        keys = self.stream_keys["red"]
+        k = np.zeros(self.F)
+        n = 0
+        while True:  # one drop per scenario and pass, while its arrivals last
+            need = np.maximum(1.0 + self.red_u * (inv - 1.0) - self.red_count, 0.0)
+            hit = live & (left >= need)
+            rest = live & ~hit
+            self.red_count[rest] += left[rest]
+            if not any_(hit):
+                return k if any_(k) else None
+            s = _indices(hit)
+            left[s] -= need[s]
+            self.red_count[s] = 0.0
+            live = hit
+            u = draws.stream_uniforms_unguarded(keys[s], self.steps[s], np.full(s.size, 2 * n))
+            self.red_u[s] = draws.stream_uniforms_unguarded(keys[s], self.steps[s],
+                                                            np.full(s.size, 2 * n + 1))
+            np.add.at(k, self._red_owners(s, u, arrivals), 1.0)
+            n += 1
+
+    def _red_owners(self, s: np.ndarray, u: np.ndarray, arrivals: np.ndarray) -> np.ndarray:
+        """The flow each of scenarios ``s``' drops falls on: drawn (uniforms
+        ``u``) by the flows' ``arrivals``, each scenario's in its own order."""
+        flows = self.red_flows[s]
+        cum = np.cumsum(np.where(flows >= 0, arrivals[flows], 0.0), axis=1)
+        j = np.sum(cum < (u * cum[:, -1])[:, None], axis=1)
+        return flows[np.arange(s.size), j]
 
     def _growth_sent(self) -> np.ndarray:
         """The last step's window growth (segments, per flow) that goes out as
