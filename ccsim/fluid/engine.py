@@ -942,13 +942,22 @@ class FluidEngine:
         dep_f = np.where(A > 0, departed / np.where(A > 0, A, 1.0), 0.0)[scen] * x
         # a flow that is not sending cannot deliver more than it has in flight
         np.minimum(dep_f, np.where(self.sending, np.inf, physical), out=dep_f)
+        # the step's random counts, drawn in one call (each count depends on
+        # its own mean and uniform alone): the link's losses, before the
+        # deliveries, and PIE's drops, independent (RED's come at its count's
+        # gaps: _red_spaced, below)
+        requests = []
+        if aqm_drop is not None:
+            requests.append((aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
+                             "drops"))
         k_loss = None
         if self.lossy:
             lost_on_link = dep_f * self.p_loss[scen]
-            k_loss, = self._draw((lost_on_link, "losses"))
+            k_loss, *k_random = self._draw((lost_on_link, "losses"), *requests)
             deliv = self._link_losses(dep_f, k_loss)
         else:
             lost_on_link, deliv = None, dep_f
+            k_random = self._draw(*requests) if requests else []
         inflight -= deliv                       # ACKed: out of flight (the lost stay)
         if self.delack:  # quick ACKs spent: one per segment
             np.maximum(self.quick_left - deliv, 0.0, out=self.quick_left)
@@ -994,13 +1003,7 @@ class FluidEngine:
         k_drop = None if dropped is None else self._queue_drops(dropped)
         if red_early is not None:
             k_drop = red_early if k_drop is None else k_drop + red_early
-        # the step's random queue drops, drawn together: PIE independently (the
-        # link's losses were drawn above, before the deliveries)
-        requests = []
-        if aqm_drop is not None:
-            requests.append((aqm_drop if aqm_regular is None else aqm_drop - aqm_regular,
-                             "drops"))
-        for k in (self._draw(*requests) if requests else []):
+        for k in k_random:  # the random queue drops drawn above
             if k is not None:
                 k_drop = k if k_drop is None else k_drop + k
         if k_drop is not None or k_loss is not None:
