@@ -1468,15 +1468,17 @@ class FluidEngine:
         late = 0.0 if k_drop is None else tau * self._next_round(k_drop > 0)
         if k_loss is None:
             first = hit & ~self.pending
-            found = when + tau + late
+            timely = when + tau
         else:  # a link loss is found sooner than a drop of the same step
             link = hit & (k_loss > 0)
             late = np.where(link, 0.0, late)
-            found = when + np.where(link, np.minimum(self.dup_acks / x, tau), tau + late)
+            timely = when + np.where(link, np.minimum(self.dup_acks / x, tau), tau)
+        found = timely + late  # (the same sums either way: a batch with random loss or not)
+        if k_loss is not None:
             first = hit & (~self.pending | (link & (found < self.t_detect)))
         self.t_detect[first] = found[first]
         # its window's growth stops only for the round a timely detection takes
-        self.freeze_until[first] = (found - late)[first]
+        self.freeze_until[first] = timely[first]
         self.pending |= hit
         self.lost += k
         np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
