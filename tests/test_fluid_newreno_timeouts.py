@@ -103,20 +103,20 @@ def test_a_newreno_recovery_window_counts_the_holes_left():
     counts the holes not yet repaired, so a recovery of ``k`` holes keeps
     ``ssthresh − k`` new segments in transit in its first round and one more
     each round as a partial ACK repairs a hole; after its ``k`` rounds,
-    ``ssthresh``."""
+    ``ssthresh``. (Whole segments: the sender's window is ``⌊cwnd⌋``.)"""
     bw, rtt, buf = PATHS[1]
     e = FluidEngine([_newreno(bw, rtt, buf)])
     while e._step() and e.recoveries[0] == 0:
         pass
     k, ssthresh = float(e.nr_holes[0]), float(e.ssthresh[0])
     assert k >= 2
-    assert e._window()[0] == pytest.approx(max(ssthresh - k, 0.0))
+    assert e._window()[0] == pytest.approx(max(math.floor(ssthresh) - k, 0.0))
     t0, tau = float(e.nr_start[0]), float(e.nr_tau[0])
     while e._step() and e.t[0] < t0 + 1.5 * tau:
         pass
     repaired = math.floor((e.t[0] - t0) / tau)
     assert 1 <= repaired < k
-    assert e._window()[0] == pytest.approx(max(ssthresh - k + repaired, 0.0))
+    assert e._window()[0] == pytest.approx(max(math.floor(ssthresh) - k + repaired, 0.0))
 
 
 def test_a_lone_newreno_flow_falls_into_the_packet_engines_timeout_cycle():

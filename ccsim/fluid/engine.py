@@ -552,6 +552,11 @@ class FluidEngine:
                 by_model.setdefault(model, []).append(s)
         self.aqms = [(model([links[s].queue for s in idx], self.C[idx]), np.array(idx))
                      for model, idx in by_model.items()]
+        # drop-tail bottlenecks: a drop there takes a burst's tail, and the rest
+        # of its flow's round gets through (_next_round)
+        self.plain_tail = ~self.is_red
+        for _, idx in self.aqms:
+            self.plain_tail[idx] = False
         self.ect = np.array([scs[e[1]].flows[e[2]].ecn for e in entries], bool)
         self.duration = np.array([sc.duration for sc in scs])
         self.dt = np.array([sc.sample_interval for sc in scs])
@@ -598,6 +603,7 @@ class FluidEngine:
         self.started = np.zeros(F, bool)
         self.done = np.zeros(F, bool)
         self.pending = np.zeros(F, bool)       # a loss happened, not yet detected
+        self.freeze_until = np.full(F, np.inf)  # no growth before then while pending
         self.t_detect = np.full(F, np.inf)     # when it will be (s)
         self.lost = np.zeros(F)                # losses in the window being detected
         self.found_lost = np.zeros(F)          # segments found lost since the start (cumulative)
@@ -1040,8 +1046,9 @@ class FluidEngine:
         # growth: each law over its slice
         # growth: not in recovery; and in congestion avoidance not while a loss
         # is on its way to detection — the segment that overflowed was this
-        # RTT's one more, and the next would come with the reduction
-        frozen = self.pending & (self.cwnd >= self.ssthresh)
+        # RTT's one more, and the next would come with the reduction (a loss
+        # found a round late, _next_round: the window grows in that round)
+        frozen = self.pending & (self.cwnd >= self.ssthresh) & (tf < self.freeze_until)
         np.multiply(hf, self.sending & (tf >= self.rec_until) & (tf >= self.cwr_until) & ~frozen,
                     out=self.h_f)
         np.copyto(self.now_f, tf)
@@ -1457,7 +1464,9 @@ class FluidEngine:
         — a link loss among the departures of the recovery's first RTT
         (``rec_point``); a drop while the flow has sent nothing new since
         (the last step's growth, sent before the detection, meets the
-        overflow that caused it)."""
+        overflow that caused it). A drop-tail drop on a link not yet full
+        with too few segments of its round behind it is found a round later
+        (:meth:`_next_round`)."""
         scen = self.scen
         if k_loss is not None and any_(self.rec_point > tf):
             late = (k_loss > 0) & (tf < self.rec_point)
@@ -1475,14 +1484,21 @@ class FluidEngine:
                 hit &= ~old
                 k = np.where(old, 0.0, k)
         when = tf + 0.5 * hf if t_lost is None else t_lost
+        # a drop in a train on a link not yet full may be found a round late
+        late = 0.0 if k_drop is None else tau * self._next_round(k_drop > 0)
         if k_loss is None:
             first = hit & ~self.pending
-            self.t_detect[first] = (when + tau)[first]
+            timely = when + tau
         else:  # a link loss is found sooner than a drop of the same step
             link = hit & (k_loss > 0)
-            found = when + np.where(link, np.minimum(self.dup_acks / x, tau), tau)
+            late = np.where(link, 0.0, late)
+            timely = when + np.where(link, np.minimum(self.dup_acks / x, tau), tau)
+        found = timely + late  # (the same sums either way: a batch with random loss or not)
+        if k_loss is not None:
             first = hit & (~self.pending | (link & (found < self.t_detect)))
-            self.t_detect[first] = found[first]
+        self.t_detect[first] = found[first]
+        # its window's growth stops only for the round a timely detection takes
+        self.freeze_until[first] = timely[first]
         self.pending |= hit
         self.lost += k
         np.maximum(self.loss_flight, np.where(hit, sent_into, 0.0), out=self.loss_flight)
@@ -1496,6 +1512,31 @@ class FluidEngine:
                               np.maximum(self.t_detect[fi], self.rec_until[fi]))
             np.minimum.at(self.wake, fi, detect)
             np.minimum.at(self.wake_s, self.scen[fi], detect)
+
+    def _next_round(self, dropped: np.ndarray) -> np.ndarray:
+        """The share of the flows' ``dropped`` segments (mask) found a round
+        late (RTTs): a drop-tail drop on a link with no queue, in a window of
+        ``w`` whole segments that crosses it as one ACK-clocked train a round.
+
+        Fast retransmit needs ``dupthresh`` duplicate ACKs (RFC 5681 §3.2),
+        raised by segments sent after the lost one. Where the link keeps no
+        queue, a window-limited flow's round is a train followed by an idle
+        gap (Jacobson, SIGCOMM 1988), and a drop at a uniform place in it has
+        ``0..w − 1`` of its round's segments behind it: fewer than
+        ``dupthresh`` with probability ``min(dupthresh/w, 1)``, and then the
+        duplicate ACKs wait for the next round's train (limited transmit,
+        RFC 3042, lets it out), found two RTTs after the drop, not one. (On a
+        full link the ACK clock never stops: the next round follows at once.)
+        A drop-tail buffer drops a burst's tail and lets the rest of the round
+        through (:meth:`_burst_drops`); RED and the other active queues drop
+        anywhere in the train, its followers too in RED's drop-all phases, so
+        they keep the one RTT.
+        """
+        w = np.maximum(np.floor(np.minimum(self.cwnd, self.path_cap)), 1.0)
+        late = dropped & ~self.queued & self.ack_clocked & self.plain_tail[self.scen]
+        if self.paced:
+            late &= self.pacing == np.inf
+        return np.where(late, np.minimum(self.dup_acks / w, 1.0), 0.0)
 
     def _absorb(self, old: np.ndarray, k: np.ndarray, tau: np.ndarray) -> None:
         """Flows in ``old`` lost ``k`` segments sent before their recovery
