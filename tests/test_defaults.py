@@ -46,8 +46,9 @@ DEFAULTS = {
     "htcp": ("prr", {"delta_l": 1.0, "beta_min": 0.5, "beta_max": 0.8, "rtt_scaling": True,
                      "rtt_ref": 0.1, "bandwidth_switch": True, "jiffy": 0.004,
                      "rule": "linux"}, ["Leith", "Shorten", "tcp_htcp.c"]),
-    # Caini & Firrincieli 2004, Linux tcp_hybla.c: RTT0 = 25 ms.
-    "hybla": ("prr", {"rtt0": 0.025}, ["Caini", "Firrincieli", "tcp_hybla.c"]),
+    # Caini & Firrincieli 2004, Linux tcp_hybla.c: RTT0 = 25 ms; Linux's fixed point by
+    # default, the paper's continuous law as rule="paper".
+    "hybla": ("prr", {"rtt0": 0.025, "rule": "linux"}, ["Caini", "Firrincieli", "tcp_hybla.c"]),
     # Linux tcp_bbr.c (v1): bbr_bw_rtts 10, bbr_min_rtt_win_sec 10,
     # bbr_probe_rtt_mode_ms 200, bbr_cwnd_gain 2, bbr_cwnd_min_target 4,
     # bbr_pacing_margin_percent 1, bbr_high_gain 739/256 and bbr_drain_gain 88/256.
