@@ -177,11 +177,18 @@ LINUX_2011_ACK_COUNTING = {
 #: ack", until Linux 5.7 made it 100 and counted segments), ``a = 1/50`` per ACK;
 #: YeAH stepped once per ACK in slow start and its Reno mode (``tcp_slow_start``,
 #: ``tcp_cong_avoid_ai``) and added ``pkts_acked`` in its fast mode
-#: (``reno_per_ack`` with segment counting).
+#: (``reno_per_ack`` with segment counting). And ``tcp_cong_avoid_ai`` (Reno's
+#: growth, which Westwood+, TCP-LP and YeAH's Reno mode called) compared its
+#: counter with ``w`` before counting the ACK in hand, stepping on the ACK after
+#: the counter reached ``w``: a segment per ``w + 1`` ACKs (mainline counts
+#: first and steps after ``w``), and
+#: Scalable's counter and YeAH's fast mode stepped once it *exceeded*
+#: ``min(cwnd, AI_CNT)``, one ACK (segment) late alike (``extra_ack``).
 LINUX_2011_COUNTING_PARAMS: dict[str, dict[str, bool | float]] = {
     "cubic": {"friendly_per_ack": True},
-    "scalable": {"a": 1 / 50},
-    "yeah": {"reno_per_ack": True},
+    "scalable": {"a": 1 / 50, "extra_ack": True},
+    "yeah": {"reno_per_ack": True, "extra_ack": True},
+    "reno": {"extra_ack": True}, "westwood": {"extra_ack": True}, "lp": {"extra_ack": True},
 }
 
 #: Esterhuizen & Krzesinski's 2011 kernels: window-law parameters the testbed
