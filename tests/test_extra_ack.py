@@ -76,3 +76,27 @@ def test_the_fluid_engine_refuses_it():
                         flows=[ccsim.Flow("reno", params={"extra_ack": True})])
     with pytest.raises(ccsim.errors.ScenarioError, match="extra_ack"):
         ccsim.run(sc, mode="fluid")
+
+
+@pytest.mark.parametrize("reno_mode", [True, False])
+def test_yeah_counts_one_late_in_both_modes(reno_mode):
+    # 2011 tcp_yeah.c: the Reno mode through tcp_cong_avoid_ai (w + 1 ACKs a step), the
+    # fast mode adding pkts_acked and stepping once the count exceeds min(cwnd, 100)
+    # (here one segment per ACK, so min(cwnd, 100) + 1 ACKs a step). Reno mode from 20
+    # segments over 2000 ACKs: 65 (above); fast mode from 150 over 1005 ACKs: 9 steps
+    # of 101 ACKs, where mainline's counter makes 10 of 100.
+    def run(**params):
+        cc = algorithms.get("yeah")(**params)
+        cc.start(10, 1460)
+        w, n = (20, 2000) if reno_mode else (150, 1005)
+        cc.cwnd, cc.ssthresh, cc.doing_reno_now = float(w), 2.0, int(reno_mode)
+        for _ in range(n):
+            cc.on_ack(ack())
+        return math.floor(cc.cwnd)
+
+    if reno_mode:
+        assert (run(extra_ack=True), run()) == (65, 66)
+    else:
+        assert (counter_2011(150, 1005, cap=100), counter_mainline(150, 1005, cap=100)) == (
+            159, 160)
+        assert (run(extra_ack=True), run()) == (159, 160)

@@ -234,7 +234,11 @@ class HyblaFluid(FluidLaw):
     the time left passing to congestion avoidance. Congestion
     avoidance: per ACK ``cwnd += ρ²·acked/cwnd``, ``dcwnd/dt = ρ²/RTT``.
     Loss: Reno's. The exponent and the window are capped as the window
-    law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``).
+    law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``). This is the paper's
+    continuous law whatever ``rule``: Linux's 128ths, carry and ACK counter
+    (``rule="linux"``, the window law's default) are per-ACK state; at ρ = 1
+    they grow a window of 43–64 segments up to a third slower, of 65–128 up
+    to half.
     """
 
     long_steps = True  # linear (rho^2 per RTT) between losses
