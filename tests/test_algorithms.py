@@ -173,9 +173,11 @@ def test_rtt_samples_do_not_move_the_window(name):
 
 
 @family
-def test_takes_no_parameters(name):
+def test_takes_no_parameters_but_the_2011_step(name):
+    # RFC 5681's law has no tunables; the one keyword is Linux 2.6.3x-3.x's step on the
+    # ACK after tcp_cong_avoid_ai's counter reached cwnd (extra_ack, off: mainline's)
     cls = algorithms.get(name)
-    assert cls().params() == {}
+    assert cls().params() == {"extra_ack": False}
     with pytest.raises(TypeError):
         cls(beta=0.5)
 

@@ -14,13 +14,15 @@ from ccsim import algorithms
 
 # name: (default recovery, {parameter: value}, sources its docstring must cite)
 DEFAULTS = {
-    "reno": ("reno", {}, ["RFC 5681"]),
-    "newreno": ("newreno", {}, ["RFC 6582"]),
-    "tahoe": ("tahoe", {}, ["Jacobson", "1988"]),
-    "sack": ("sack", {}, ["RFC 6675"]),
-    "fack": ("fack", {}, ["Mathis & Mahdavi", "1996"]),
-    "rate-halving": ("rate-halving", {}, ["draft-mathis-tcp-ratehalving-00"]),
-    "ssdr": ("ssdr", {}, ["Wang", "Williamson", "1998"]),
+    # extra_ack False: mainline's tcp_cong_avoid_ai steps after w ACKs (2.6.3x-3.x: w + 1);
+    # the presets of Reno's law inherit the keyword.
+    "reno": ("reno", {"extra_ack": False}, ["RFC 5681"]),
+    "newreno": ("newreno", {"extra_ack": False}, ["RFC 6582"]),
+    "tahoe": ("tahoe", {"extra_ack": False}, ["Jacobson", "1988"]),
+    "sack": ("sack", {"extra_ack": False}, ["RFC 6675"]),
+    "fack": ("fack", {"extra_ack": False}, ["Mathis & Mahdavi", "1996"]),
+    "rate-halving": ("rate-halving", {"extra_ack": False}, ["draft-mathis-tcp-ratehalving-00"]),
+    "ssdr": ("ssdr", {"extra_ack": False}, ["Wang", "Williamson", "1998"]),
     # Linux tcp_cubic.c: bic_scale 41 (C = 41 * 10 / 1024), beta 717/1024, fast_convergence 1
     # (RFC 9438: C = 0.4, beta = 0.7, as keywords). Linux's HyStart on (hystart 1,
     # hystart_detect 3: ACK train and delay); HyStart++ (RFC 9406) as hystart_variant.
@@ -46,8 +48,9 @@ DEFAULTS = {
     "htcp": ("prr", {"delta_l": 1.0, "beta_min": 0.5, "beta_max": 0.8, "rtt_scaling": True,
                      "rtt_ref": 0.1, "bandwidth_switch": True, "jiffy": 0.004,
                      "rule": "linux"}, ["Leith", "Shorten", "tcp_htcp.c"]),
-    # Caini & Firrincieli 2004, Linux tcp_hybla.c: RTT0 = 25 ms.
-    "hybla": ("prr", {"rtt0": 0.025}, ["Caini", "Firrincieli", "tcp_hybla.c"]),
+    # Caini & Firrincieli 2004, Linux tcp_hybla.c: RTT0 = 25 ms; Linux's fixed point by
+    # default, the paper's continuous law as rule="paper".
+    "hybla": ("prr", {"rtt0": 0.025, "rule": "linux"}, ["Caini", "Firrincieli", "tcp_hybla.c"]),
     # Linux tcp_bbr.c (v1): bbr_bw_rtts 10, bbr_min_rtt_win_sec 10,
     # bbr_probe_rtt_mode_ms 200, bbr_cwnd_gain 2, bbr_cwnd_min_target 4,
     # bbr_pacing_margin_percent 1, bbr_high_gain 739/256 and bbr_drain_gain 88/256.
@@ -65,7 +68,8 @@ DEFAULTS = {
              ["tcp_bbr.c", "draft-ietf-ccwg-bbr"]),
     # Linux tcp_scalable.c: TCP_SCALABLE_AI_CNT 100 (a = 1/100), MD_SCALE 3 (b = 1/8), no
     # legacy window; Kelly 2003's legacy window 16 for rule="paper".
-    "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux"},
+    "scalable": ("prr", {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux",
+                         "extra_ack": False},
                  ["Kelly", "2003", "tcp_scalable.c"]),
     # Linux tcp_vegas.c: alpha 2, beta 4, gamma 1 (module parameters; Brakmo & Peterson's
     # experiments used 1 and 3); Linux's slow start (tcp_slow_start on every ACK), the paper's
@@ -80,7 +84,8 @@ DEFAULTS = {
     "veno": ("prr", {"beta": 3.0}, ["Fu", "Liew", "tcp_veno.c"]),
     # Mascolo et al., MobiCom 2001; Grieco & Mascolo, CCR 2004; Linux tcp_westwood.c:
     # filter (7a + b) >> 3, TCP_WESTWOOD_RTT_MIN = HZ/20; RTTs in jiffies of CONFIG_HZ = 250.
-    "westwood": ("prr", {"gain": 0.125, "min_interval": 0.05, "jiffy": 0.004},
+    "westwood": ("prr", {"gain": 0.125, "min_interval": 0.05, "jiffy": 0.004,
+                          "extra_ack": False},
                  ["Mascolo", "Grieco", "tcp_westwood.c"]),
     # Liu, Başar, Srikant 2006 (α 0.3–10, β 1/8–1/2, d1/d2/d3 = 1 %/10 %/80 % of dm);
     # Linux tcp_illinois.c: win_thresh 15, theta 5.
@@ -92,7 +97,7 @@ DEFAULTS = {
     # the paper's clocks (no offset; the Linux stack sets Linux's timestamp offset); an ECI
     # sets ssthresh (the paper's AI phase; Linux changes only cwnd).
     "lp": ("prr", {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0,
-                   "eci_ssthresh": True},
+                   "eci_ssthresh": True, "extra_ack": False},
            ["Kuzmanovic", "Knightly", "tcp_lp.c"]),
     # draft-irtf-iccrg-ledbat-plus-plus (revision 06): TARGET 60 ms (None: the variant's; RFC 6817's
     # 100 ms bound with variant="rfc6817"), C = 1, periodic slowdowns; RFC 6817 BASE_HISTORY 10
@@ -107,7 +112,8 @@ DEFAULTS = {
     # Linux tcp_yeah.c: ALPHA 80, GAMMA 1, DELTA 3, EPSILON 1, PHY 8, RHO 16, ZETA 50,
     # TCP_SCALABLE_AI_CNT 100.
     "yeah": ("prr", {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1, "phy": 8.0,
-                     "rho": 16, "zeta": 50, "ai_cnt": 100.0, "reno_per_ack": False},
+                     "rho": 16, "zeta": 50, "ai_cnt": 100.0, "reno_per_ack": False,
+                     "extra_ack": False},
              ["Baiocchi", "PFLDnet 2007", "tcp_yeah.c"]),
     # Linux tcp_dctcp.c: dctcp_shift_g 4 (g = 1/16, RFC 8257 §4.2's), dctcp_alpha_on_init
     # DCTCP_MAX_ALPHA (alpha starts at 1); ECN on (TCP_CONG_NEEDS_ECN).

@@ -1,8 +1,10 @@
-"""Rule tests for TCP Hybla (ccsim.algorithms.hybla) against Caini & Firrincieli, IJSCN 2004.
+"""Rule tests for TCP Hybla (ccsim.algorithms.hybla) against Caini & Firrincieli, IJSCN 2004,
+and Linux's net/ipv4/tcp_hybla.c.
 
 Expected values come from the paper's law restated here (rho = max(RTT/RTT0, 1); slow start
-+2^rho - 1 per segment; congestion avoidance +rho^2/cwnd per segment; Reno's decrease), or from
-hand arithmetic.
++2^rho - 1 per segment; congestion avoidance +rho^2/cwnd per segment; Reno's decrease; the law's
+rule="paper"), from Linux's fixed-point rule restated (the default rule="linux"), or from hand
+arithmetic.
 """
 
 import math
@@ -17,8 +19,8 @@ MSS = 1460
 RTT0 = 0.025  # s; the paper's reference RTT, Linux tcp_hybla.c rtt0=25 (ms)
 
 
-def make(cwnd, ssthresh=math.inf):
-    cc = algorithms.get("hybla")()
+def make(cwnd, ssthresh=math.inf, rule="paper"):
+    cc = algorithms.get("hybla")(rule=rule)
     cc.start(10, MSS)
     cc.cwnd, cc.ssthresh = float(cwnd), float(ssthresh)
     return cc
@@ -31,7 +33,7 @@ def ack(min_rtt, acked=1.0):
 
 def test_defaults():
     cc = algorithms.get("hybla")()
-    assert cc.params() == {"rtt0": 0.025}
+    assert cc.params() == {"rtt0": 0.025, "rule": "linux"}
     assert (cc.name, cc.recovery) == ("hybla", "prr")  # Linux: SACK + PRR
 
 
@@ -85,15 +87,16 @@ def test_per_time_growth_is_rtt_independent():
 
 
 def test_engine_hybla_is_reno_at_rtts_up_to_rtt0():
-    # rho = 1 for RTT <= RTT0, where Hybla's law is Reno's: the same run, packet for packet,
-    # beside a Reno that counts ACKs as Linux's hybla_cong_avoid does (the Linux profile).
-    # One flow, so the queue drains and the smallest RTT sample (≈ 21 ms) stays below RTT0;
-    # with two flows a standing queue can lift min RTT above 25 ms and rho above 1.
+    # rho = 1 for RTT <= RTT0, where the paper's law is Reno's: the same run, packet for
+    # packet, beside a Reno that counts ACKs as Linux's hybla_cong_avoid does (the Linux
+    # profile). One flow, so the queue drains and the smallest RTT sample (≈ 21 ms) stays
+    # below RTT0; with two flows a standing queue can lift min RTT above 25 ms and rho above 1.
     def run(flow):
         return ccsim.run(ccsim.dumbbell("10Mbps", "20ms", flows=[flow], duration="20s"))
 
-    h, r = run("hybla"), run(ccsim.Flow("reno", recovery=ccsim.algorithms.get("hybla").recovery,
-                                        ack_counting="acks"))
+    h = run(ccsim.Flow("hybla", params={"rule": "paper"}))
+    r = run(ccsim.Flow("reno", recovery=ccsim.algorithms.get("hybla").recovery,
+                       ack_counting="acks"))
     assert h.metrics["data_packets"] == r.metrics["data_packets"]
     assert h.metrics["drops"] == r.metrics["drops"]
     assert list(h.summary.delivered_bytes) == list(r.summary.delivered_bytes)
@@ -122,22 +125,25 @@ def test_engine_hybla_shares_between_rtts_more_evenly_than_reno(buffer):
 
 
 # -- Linux's bounds: the slow-start exponent and the window clamp (tcp_hybla.c) ----------------
+@pytest.mark.parametrize("rule", ["paper", "linux"])
 @pytest.mark.parametrize("rtt", [0.4, 0.6, 1.0, 5.0])
-def test_one_ack_in_slow_start_adds_at_most_two_to_the_sixteen_minus_one(rtt):
+def test_one_ack_in_slow_start_adds_at_most_two_to_the_sixteen_minus_one(rtt, rule):
     # Linux shifts 1 << min(rho, 16): above rho = 16 (RTT 400 ms) the step stops growing.
     # Without the cap one ACK at 1 s (rho = 40) would add 2^40 - 1 = 1.1e12 segments.
-    cc = make(10)
+    # These RTTs are whole multiples of RTT0, so Linux's eighths of rho are exact too.
+    cc = make(10, rule=rule)
     cc.CWND_CLAMP = math.inf  # the window clamp (next test) would hide the exponent's cap
     cc.on_ack(ack(rtt, acked=1))
     assert cc.cwnd == 10 + min(2.0 ** (rtt / RTT0), 2.0 ** 16) - 1
 
 
-def test_the_window_never_passes_linux_clamp_of_65535_segments():
+@pytest.mark.parametrize("rule", ["paper", "linux"])
+def test_the_window_never_passes_linux_clamp_of_65535_segments(rule):
     # hybla_init sets snd_cwnd_clamp = 65535; slow start and avoidance both stop there.
-    cc = make(60_000)
+    cc = make(60_000, rule=rule)
     cc.on_ack(ack(1.0, acked=5))
     assert cc.cwnd == 65535
-    cc = make(65_500, ssthresh=10)
+    cc = make(65_500, ssthresh=10, rule=rule)
     cc.on_ack(ack(1.0, acked=65_500))  # rho^2 = 1600 segments of avoidance growth
     assert cc.cwnd == 65535
 
@@ -159,3 +165,97 @@ def test_hybla_beats_reno_on_the_long_path_it_was_designed_for():
         sc = ccsim.dumbbell("10Mbps", "200ms", buffer=17, flows=[name], duration="30s")
         return ccsim.run(sc).summary.goodput_bps.iloc[0]
     assert goodput("hybla") >= goodput("reno")
+
+
+# -- Linux's fixed point (rule="linux", the default; hybla_cong_avoid in tcp_hybla.c) -----------
+def linux(cwnd, ssthresh=math.inf):
+    return make(cwnd, ssthresh, rule="linux")
+
+
+def acks_to_grow(cc, rtt):
+    """ACKs of one segment until cwnd first grows, and by how much."""
+    before = cc.cwnd
+    for n in range(1, 10_000):
+        cc.on_ack(ack(rtt))
+        if cc.cwnd != before:
+            return n, cc.cwnd - before
+    raise AssertionError("no growth in 10,000 ACKs")
+
+
+@pytest.mark.parametrize("rtt,eighths", [(0.010, 8), (0.025, 8), (0.030, 9), (0.0375, 12),
+                                         (0.050, 16), (math.inf, 8)])
+def test_linux_rho_is_in_eighths_rounded_down(rtt, eighths):
+    # rho_3ls = max(srtt_us / (rtt0 * 1000), 8), srtt_us being 8 x the RTT: 8 * 30/25 = 9.6 -> 9.
+    assert linux(10).rho_eighths(rtt) == eighths
+
+
+@pytest.mark.parametrize("cwnd,acks", [(30, 32), (50, 64), (64, 64), (65, 128), (100, 128),
+                                       (128, 128), (129, 129), (200, 200)])
+def test_linux_congestion_avoidance_at_rho_one(cwnd, acks):
+    # rho2_7ls = 128 at rho = 1: each ACK adds floor(128 / cwnd) 128ths to the carry, which
+    # gives a segment when it reaches 128: 128/30 -> 4, 32 ACKs; 128/50 -> 2, 64; 128/100 -> 1,
+    # 128. Above 128 segments the step is 0 and the ACK counter gives a segment after cwnd ACKs.
+    # Reno's law (and rule="paper") would take cwnd ACKs at every size.
+    assert acks_to_grow(linux(cwnd, ssthresh=2), RTT0) == (acks, 1)
+
+
+def test_linux_congestion_avoidance_at_rho_two():
+    # rho = 2 (RTT 50 ms): rho2_7ls = 2 * 16^2 = 512; at 100 segments 512 // 100 = 5 per ACK,
+    # 26 ACKs to fill the carry (26 * 5 = 130 >= 128), 2 left over; at 10 segments 51 per
+    # ACK, the carry 51, 102, 153 -> a segment at the third ACK.
+    assert acks_to_grow(linux(100, ssthresh=2), 0.050) == (26, 1)
+    assert acks_to_grow(linux(10, ssthresh=2), 0.050) == (3, 1)
+
+
+def test_linux_slow_start_uses_the_table_of_eighths():
+    # rho = 1.5 (RTT 37.5 ms): (1 << 1) * hybla_fraction(4) - 128 = 2 * 181 - 128 = 234
+    # 128ths per ACK: one segment and 106 carried; the second ACK adds one and the carry
+    # (212 -> 84) one more. The paper's 2^1.5 - 1 = 1.83 per ACK would give 13.66.
+    from ccsim.algorithms.hybla import LINUX_FRACTIONS
+
+    assert LINUX_FRACTIONS == (128, 139, 152, 165, 181, 197, 215, 234)
+    cc = linux(10)
+    cc.on_ack(ack(0.0375))
+    assert cc.cwnd == 11
+    cc.on_ack(ack(0.0375))
+    assert cc.cwnd == 13
+
+
+def test_linux_slow_start_stops_at_ssthresh_and_drops_the_rest():
+    # rho = 4: 15 segments per ACK; from 10 with ssthresh 20 the window stops at 20 (Linux's
+    # clamp after the step), where the paper's law carries the rest into avoidance.
+    cc = linux(10, ssthresh=20)
+    cc.on_ack(ack(0.100))
+    assert cc.cwnd == 20
+
+
+def test_linux_runs_renos_rule_outside_the_open_state():
+    # hybla_state: hybla_en only in TCP_CA_Open; elsewhere tcp_reno_cong_avoid, +1 per ACK in
+    # slow start whatever rho (4 here, 15 per ACK in the Open state).
+    from ccsim.algorithms.base import RecoveryState
+
+    cc = linux(2, ssthresh=50)
+    cc.on_recovery(RecoveryState(now=1.0, state="loss", pipe=0.0, inflight=0.0, delivered=0.0,
+                                 acked=0.0, lost=0.0, change=True))
+    cc.on_ack(ack(0.100))
+    assert cc.cwnd == 3
+    cc.on_recovery(RecoveryState(now=1.1, state="open", pipe=0.0, inflight=0.0, delivered=0.0,
+                                 acked=0.0, lost=0.0, change=True))
+    cc.on_ack(ack(0.100))
+    assert cc.cwnd == 18
+
+
+def test_linux_counter_restarts_at_a_loss():
+    # tcp_init_cwnd_reduction sets snd_cwnd_cnt = 0: ACKs counted before a loss do not count
+    # towards the next step (step 0 above 128 segments at rho = 1).
+    cc = linux(300, ssthresh=2)
+    for _ in range(150):
+        cc.on_ack(ack(RTT0))
+    cc.on_loss(Loss(1.0, "fast", 300, RTT0, RTT0))
+    cc.ssthresh = 2.0  # as if the recovery had ended at the same window
+    assert acks_to_grow(cc, RTT0) == (300, 1)
+
+
+def test_an_unknown_rule_is_refused():
+    with pytest.raises(ValueError, match="rule"):
+        algorithms.get("hybla")(rule="ns3")

@@ -32,7 +32,7 @@ def ack(now, acked=1.0):
 def test_defaults():
     cc = algorithms.get("lp")()
     assert cc.params() == {"delta": 0.15, "gamma": 0.125, "itt": 3.0, "clock_offset": 0.0,
-                           "eci_ssthresh": True}
+                           "eci_ssthresh": True, "extra_ack": False}
     assert (cc.name, cc.recovery) == ("lp", "prr")
 
 

@@ -36,7 +36,8 @@ def loss(inflight, kind="fast"):
 
 def test_defaults_are_linux_with_kellys_constants():
     cc = algorithms.get("scalable")()
-    assert cc.params() == {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux"}
+    assert cc.params() == {"a": 0.01, "b": 0.125, "low_window": 16.0, "rule": "linux",
+                           "extra_ack": False}
     assert (cc.name, cc.recovery) == ("scalable", "prr")  # Linux: SACK + PRR
 
 

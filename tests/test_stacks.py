@@ -109,6 +109,13 @@ def test_the_profiles_values_are_their_sources():
     assert ns3.params["scalable"]["a"].value == 1 / 50
     assert ns3.params["bic"]["smooth_part"].value == 5
     assert ns3.params["hybla"]["rtt0"].value == 0.05
+    # TcpHybla adds rho^2/cwnd in doubles (the paper's continuous law; Linux: 128ths)
+    assert ns3.params["hybla"]["rule"].value == "paper"
+    # TcpLp::PktsAcked halves m_cWnd alone at an early congestion indication, as
+    # tcp_lp_pkts_acked does; ns-2 keeps the paper's rule (the law's default)
+    assert ns3.params["lp"]["eci_ssthresh"].value is linux.params["lp"]["eci_ssthresh"].value \
+        is False
+    assert "lp" not in ns2.params
     # EnterRecovery hands GetSsThresh BytesInFlight(); TcpVegas::GetSsThresh
     # keeps min(ssThresh, cWnd - 1); TcpVegas's diff is segCwnd - targetCwnd;
     # TcpWestwoodPlus samples once per RTT on ns-3's exact clock

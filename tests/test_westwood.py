@@ -53,7 +53,8 @@ class Stream:
 def test_defaults():
     cc = Westwood()
     # Linux tcp_westwood.c; jiffies of CONFIG_HZ = 250, mainline's default
-    assert cc.params() == {"gain": 0.125, "min_interval": 0.05, "jiffy": 0.004}
+    assert cc.params() == {"gain": 0.125, "min_interval": 0.05, "jiffy": 0.004,
+                           "extra_ack": False}
     assert (cc.name, cc.recovery) == ("westwood", "prr")
 
 

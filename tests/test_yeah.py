@@ -35,7 +35,7 @@ def test_defaults():
     cc = algorithms.get("yeah")()
     assert cc.params() == {"alpha": 80.0, "gamma": 1.0, "delta": 3, "epsilon": 1,
                            "phy": 8.0, "rho": 16, "zeta": 50, "ai_cnt": 100.0,
-                           "reno_per_ack": False}
+                           "reno_per_ack": False, "extra_ack": False}
     assert (cc.name, cc.recovery) == ("yeah", "prr")
 
 

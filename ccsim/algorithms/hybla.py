@@ -26,8 +26,38 @@ recovery (PRR with RACK by default) to resend retransmissions lost again.
 lengthens both flows' RTTs alike, leaves the long flow growing faster per
 second than a short one and taking the larger share.
 
+``rule="linux"`` (the default) is mainline's ``hybla_cong_avoid``
+(``net/ipv4/tcp_hybla.c``; the 2.6.3x–3.x modules had the same rules but
+for the exponent's cap at 16), in fixed point, once per acknowledged segment the law is told of (the Linux
+profile tells it one per ACK, as Linux steps once per ACK):
+
+* ``ρ`` in eighths, rounded down, at least 8 (``rho_3ls``); ``ρ²`` in
+  128ths is ``2·rho_3ls²`` (``rho2_7ls``);
+* slow start: the step in 128ths is ``2^min(⌊ρ⌋, 16)·F − 128``, with ``F``
+  the fractional part of ``ρ`` as ``⌊128·2^(i/8)⌋`` (``hybla_fraction``,
+  ``i`` the eighths); the window then stops at ``ssthresh`` (what passes it
+  is dropped, not carried into congestion avoidance);
+* congestion avoidance: the step in 128ths is ``⌊rho2_7ls / ⌊cwnd⌋⌋``;
+* whole segments of a step go to the window at once, the 128ths into a
+  carry (``snd_cwnd_cents``) that adds a segment each time it reaches 128;
+* where the step is 0 (``⌊cwnd⌋ > 128·ρ²``) an ACK counter
+  (``snd_cwnd_cnt``, counting the ACKs whose step is under one segment, reset
+  by the carry's and its own steps and at a loss) adds one segment once it
+  reaches ``⌊cwnd⌋``;
+* outside the Open state (after a timeout until the loss phase ends) the
+  module hands the ACK to Reno's rule (``hybla_en``, ``hybla_state``).
+
+At ``ρ = 1`` (RTTs below ``rtt0``) the step is ``⌊128/⌊cwnd⌋⌋/128``: a
+segment per 32 ACKs at 30 segments, per 64 between 43 and 64, per 128
+between 65 and 128, per ``cwnd`` above; Reno's law adds one per ``cwnd``.
+
+``rule="paper"``: Caini & Firrincieli's continuous law above, the window a
+float growing by ``ρ²·acked/cwnd`` (exact ``ρ`` and ``2^ρ``), slow start's
+overshoot carried into congestion avoidance.
+
 Default: ``rtt0 = 0.025`` s, the paper's reference RTT and Linux's module
-parameter ``rtt0 = 25`` (ms) in ``net/ipv4/tcp_hybla.c`` (Linux 6.x).
+parameter ``rtt0 = 25`` (ms) in ``net/ipv4/tcp_hybla.c`` (Linux 6.x);
+``rule = "linux"``.
 
 Differences from the source:
 
@@ -37,30 +67,29 @@ Differences from the source:
   tracks the propagation delay the paper compensates for without the
   queueing delay srtt carries.
 * rho is kept above 1 by the ``max(·, 1)`` the paper's and Linux's clamps
-  share. ``2^rho`` is exact (Linux quantises rho to 1/8 and 2^rho by a table
-  of eighths), and, as in Linux, its exponent is capped at 16
-  (``SLOW_START_MAX_RHO``): one acknowledged segment adds at most 65,535
-  segments in slow start, whatever the RTT (the paper has no cap; without
-  one, an ACK at a 1 s RTT would add 1.1e12 segments).
+  share. With ``rule="paper"`` ``2^rho`` is exact; in both rules, as in
+  Linux, its exponent is capped at 16 (``SLOW_START_MAX_RHO``): one
+  acknowledged segment adds at most 65,535 segments in slow start, whatever
+  the RTT (the paper has no cap; without one, an ACK at a 1 s RTT would add
+  1.1e12 segments).
 * As Linux (``snd_cwnd_clamp = 65535`` in ``hybla_init``), the window never
   exceeds ``CWND_CLAMP`` = 65,535 segments.
-* Linux sets the initial window to rho segments and clamps a slow-start step
-  that overshoots to ``ssthresh``; ccsim keeps the scenario's initial window
-  and carries the overshoot into congestion avoidance, as its Reno does.
-* The window is a float growing continuously by ``rho²/cwnd`` per ACK.
-  Linux (``hybla_cong_avoid``, the same in the 2.6.3x modules and 6.x)
-  truncates each ACK's step to whole 1/128ths of a segment,
-  ``⌊128·rho²/snd_cwnd⌋/128`` with ``rho`` in eighths, and steps by one
-  segment per ``cwnd`` ACKs only where that is 0. That is slower than
-  ``rho²/cwnd`` between the multiples of 1/128: at ``rho = 1`` (RTTs below
-  ``rtt0``) 2/128 per ACK at 43–64 segments (up to a third slower) and
-  1/128 at 65–128 (about half of ``1/cwnd`` at 65). Not modelled; measured
-  on Esterhuizen & Krzesinski's Table I in docs/studies.md.
-* Linux's ``hybla_cong_avoid`` steps once per *ACK* in both phases,
-  whatever the ACK covers (outside the Open state it hands ``acked`` to
-  Reno's rule, which ccsim does not follow). The law multiplies by
-  ``acked``; the Linux stack profile hands it one per ACK
-  (``ack_counting="acks"``), so under delayed ACKs it grows as Linux's does.
+* Linux sets the initial window to rho segments; ccsim keeps the
+  scenario's. With ``rule="paper"`` a slow-start step that overshoots
+  ``ssthresh`` is carried into congestion avoidance, as ccsim's Reno does.
+* ``rule="linux"``: the window stays a float (a threshold of half an odd
+  window is fractional, as ``loss_flight`` may make it), so ``⌊cwnd⌋`` stands
+  for ``snd_cwnd`` in the divisions and the steps add whole segments to it.
+  Linux's ``tcp_is_cwnd_limited`` test is the sender's, not the law's; the
+  Disorder and CWR states (which also turn ``hybla_en`` off) are not told to
+  a law. Reno's rule outside the Open state is ccsim's continuous Reno.
+* ``rule="paper"`` steps by the segments each ACK acknowledged; Linux's
+  ``hybla_cong_avoid`` steps once per *ACK* in both phases, whatever the ACK
+  covers. The Linux stack profile hands it one per ACK
+  (``ack_counting="acks"``), so under delayed ACKs either rule grows as
+  Linux's does.
+* The fluid law is the paper's continuous one with either rule: the
+  fixed-point carry and the ACK counter are per-ACK state.
 """
 
 from __future__ import annotations
@@ -69,7 +98,7 @@ import math
 
 import numpy as np
 
-from .base import Ack
+from .base import Ack, Loss, RecoveryState
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
 from .reno import Reno
@@ -78,6 +107,9 @@ LINUX_MAX_RHO = 16.0
 """Linux ``tcp_hybla.c`` caps the slow-start exponent: ``1 << min(rho, 16)``."""
 LINUX_CWND_CLAMP = 65535.0
 """Linux ``hybla_init``: ``tp->snd_cwnd_clamp`` (segments)."""
+LINUX_FRACTIONS = tuple(math.floor(128 * 2 ** (i / 8)) for i in range(8))
+"""Linux ``hybla_fraction``: ``2^(i/8)`` in 128ths, rounded down, ``i`` = 0–7."""
+RULES = ("linux", "paper")
 
 
 @register
@@ -91,22 +123,34 @@ class Hybla(Reno):
     SLOW_START_MAX_RHO = LINUX_MAX_RHO  # the exponent's cap in slow start (a subclass may change it)
     CWND_CLAMP = LINUX_CWND_CLAMP       # the window's cap (segments)
 
-    def __init__(self, *, rtt0: float = 0.025) -> None:
+    def __init__(self, *, rtt0: float = 0.025, rule: str = "linux") -> None:
+        if rule not in RULES:
+            from ..errors import ScenarioError
+            raise ScenarioError("rule", rule, "'linux' (tcp_hybla.c, fixed point) or 'paper' "
+                                "(Caini & Firrincieli's continuous law)")
         self.rtt0 = rtt0  # reference RTT (s)
+        self.rule = rule  # "linux" (tcp_hybla.c) or "paper" (continuous)
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
         self.rho = 1.0  # no RTT sample yet: behave as Reno
+        self.linux = self.rule == "linux"
+        self.cents = 0  # Linux snd_cwnd_cents: 128ths of a segment carried over
+        self.count = 0  # Linux snd_cwnd_cnt: ACKs whose step was under a segment
+        self.open = True  # Linux hybla_en: the Open state, where the module's rule runs
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """Congestion avoidance grows ``ρ²`` segments per RTT: the paper's law,
-        faster than doubling while ``cwnd < ρ²``."""
-        return max(self.rho * self.rho, cwnd)
+        faster than doubling while ``cwnd < ρ²``. Linux's fixed point adds at
+        most one segment more (``⌊cwnd⌋`` as divisor, the carry it ends)."""
+        return max(self.rho * self.rho + (1.0 if self.rule == "linux" else 0.0), cwnd)
 
     def max_slow_start_step(self, ack: Ack) -> float:
         """``(2^min(ρ, 16) − 1)·acked``: Linux's capped exponent (the
-        promise, whatever ``SLOW_START_MAX_RHO`` a subclass sets)."""
-        return (2.0 ** min(self.rho_for(ack.min_rtt), LINUX_MAX_RHO) - 1.0) * ack.acked
+        promise, whatever ``SLOW_START_MAX_RHO`` a subclass sets), plus the
+        one segment Linux's carry may end with (rule ``"linux"``)."""
+        step = (2.0 ** min(self.rho_for(ack.min_rtt), LINUX_MAX_RHO) - 1.0) * ack.acked
+        return step + (1.0 if self.rule == "linux" else 0.0)
 
     def rho_for(self, rtt: float) -> float:
         """Normalised RTT, ``max(rtt / rtt0, 1)``; 1 when ``rtt`` is unknown."""
@@ -114,8 +158,31 @@ class Hybla(Reno):
             return 1.0
         return max(rtt / self.rtt0, 1.0)
 
+    def rho_eighths(self, rtt: float) -> int:
+        """Linux's ``rho_3ls``: ``ρ`` in eighths, rounded down, at least 8."""
+        if not math.isfinite(rtt) or rtt <= 0:
+            return 8
+        return max(math.floor(8.0 * rtt / self.rtt0 + 1e-9), 8)  # 1e-9: 0.05/0.025 is 2
+
+    def on_recovery(self, change: RecoveryState) -> None:
+        """``hybla_state``: the module's rule runs in the Open state only."""
+        if change.change:
+            self.open = change.state == "open"
+
+    def on_loss(self, loss: Loss) -> None:
+        super().on_loss(loss)
+        self.count = 0  # tcp_init_cwnd_reduction, tcp_enter_loss
+
     def on_ack(self, ack: Ack) -> None:
         self.rho = rho = self.rho_for(ack.min_rtt)
+        if self.linux:
+            if not self.open:  # hybla_cong_avoid hands the ACK to tcp_reno_cong_avoid
+                Reno.on_ack(self, ack)
+                return
+            q = self.rho_eighths(ack.min_rtt)
+            for _ in range(max(round(ack.acked), 1)):  # Linux: one step per ACK
+                self.linux_step(q)
+            return
         acked = ack.acked
         if self.cwnd < self.ssthresh:
             step = 2.0 ** min(rho, self.SLOW_START_MAX_RHO) - 1.0  # per acknowledged segment
@@ -126,6 +193,33 @@ class Hybla(Reno):
             self.cwnd = self.ssthresh
             acked -= room / step
         self.cwnd = min(self.cwnd + rho * rho * acked / self.cwnd, self.CWND_CLAMP)
+
+    def linux_step(self, q: int) -> None:
+        """One ACK of ``hybla_cong_avoid`` in the Open state, ``q`` = ρ in
+        eighths: the step in 128ths, its whole segments, the carry, the ACK
+        counter where the step is 0, then slow start's stop at ``ssthresh``."""
+        w = max(math.floor(self.cwnd), 1)  # snd_cwnd
+        slow = self.cwnd < self.ssthresh
+        if slow:
+            whole_rho, eighths = divmod(q, 8)
+            step = (1 << min(whole_rho, int(self.SLOW_START_MAX_RHO))) * LINUX_FRACTIONS[eighths] - 128
+        else:
+            step = 2 * q * q // w  # rho2_7ls / snd_cwnd
+            if step < 128:
+                self.count += 1
+        whole, odd = divmod(step, 128)
+        self.cwnd += whole
+        self.cents += odd
+        if self.cents >= 128:  # the carry ends: one segment (cents < 256 here)
+            self.cwnd += 1
+            self.cents -= 128
+            self.count = 0
+        if step == 0 and self.count >= w:  # no step for a window of ACKs
+            self.cwnd += 1
+            self.count = 0
+        if slow:
+            self.cwnd = min(self.cwnd, self.ssthresh)
+        self.cwnd = min(self.cwnd, self.CWND_CLAMP)
 
 
 class HyblaFluid(FluidLaw):
@@ -140,7 +234,11 @@ class HyblaFluid(FluidLaw):
     the time left passing to congestion avoidance. Congestion
     avoidance: per ACK ``cwnd += ρ²·acked/cwnd``, ``dcwnd/dt = ρ²/RTT``.
     Loss: Reno's. The exponent and the window are capped as the window
-    law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``).
+    law's are (``SLOW_START_MAX_RHO``, ``CWND_CLAMP``). This is the paper's
+    continuous law whatever ``rule``: Linux's 128ths, carry and ACK counter
+    (``rule="linux"``, the window law's default) are per-ACK state; at ρ = 1
+    they grow a window of 43–64 segments up to a third slower, of 65–128 up
+    to half.
     """
 
     long_steps = True  # linear (rho^2 per RTT) between losses

@@ -109,7 +109,7 @@ import numpy as np
 from .base import MIN_SSTHRESH, Ack, RttSample
 from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
-from .reno import Reno
+from .reno import Reno, refuse_extra_ack
 
 ECI_MAX_FACTOR = 2.0
 """After an early congestion indication ``d_max = ECI_MAX_FACTOR · sd``
@@ -131,12 +131,14 @@ class LP(Reno):
                    "clock_offset": (0.0, 1e4)}
 
     def __init__(self, *, delta: float = 0.15, gamma: float = 0.125, itt: float = 3.0,
-                 clock_offset: float = 0.0, eci_ssthresh: bool = True) -> None:
+                 clock_offset: float = 0.0, eci_ssthresh: bool = True,
+                 extra_ack: bool = False) -> None:
         self.delta = delta  # ECI threshold, fraction of (d_max − d_min)
         self.gamma = gamma  # EWMA gain of the smoothed delay
         self.itt = itt      # inference time-out (RTTs)
         self.clock_offset = clock_offset  # added to every delay sample (s)
         self.eci_ssthresh = eci_ssthresh  # an ECI sets ssthresh too (paper), or only cwnd (Linux)
+        self.extra_ack = extra_ack  # Reno's growth as 2.6.3x-3.x stepped it (reno.py)
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -222,6 +224,10 @@ class LPFluid(FluidLaw):
 
     state = {"sowd": math.nan, "owd_min": math.inf, "owd_max": 0.0, "owd_max_rsv": 0.0,
              "last_rtt": math.nan, "last_drop": math.nan}
+
+    def __init__(self, cc: LP) -> None:
+        refuse_extra_ack(cc)  # refused once, as the batch is built
+        super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc

@@ -25,15 +25,42 @@ Differences from the source:
 * The window is a float and grows continuously in congestion avoidance;
   Linux's ``tcp_cong_avoid_ai`` adds whole segments after ``cwnd`` ACKed
   segments. Both add one segment per window of ACKs.
+
+``extra_ack = True`` (default ``False``, mainline's): the 2.6.3x–3.x kernels'
+``tcp_cong_avoid_ai`` (Esterhuizen & Krzesinski's testbed) compared its
+counter with ``w`` *before* counting the ACK in hand, so the counter reached
+``w`` on the ``w``-th ACK and the window stepped on the next one: one
+segment per ``w + 1`` ACKs, ``cwnd += acked/(cwnd + 1)`` here (mainline
+counts first and steps after ``w``). Laws with the same counter take the
+keyword too (:func:`ai_step`).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
+
+
+def ai_step(acked: float, w: float, extra_ack: bool) -> float:
+    """Segments an ACK adds under a one-segment-per-``w`` counter (Linux's
+    ``tcp_cong_avoid_ai`` and the counters written like it): ``acked/w``, or
+    ``acked/(w + 1)`` with ``extra_ack``, the 2.6.3x–3.x kernels' step on the
+    ACK after the counter reached ``w``."""
+    return acked / (w + 1.0) if extra_ack else acked / w
+
+
+def refuse_extra_ack(cc: CongestionControl) -> None:
+    """The fluid laws' refusal of ``extra_ack`` (the packet engine's alone):
+    the one ACK more per step is a counter's, which no fluid law keeps."""
+    if np.any(getattr(cc, "extra_ack", False)):
+        from ..errors import packet_only
+        raise packet_only("params.extra_ack", True, "False",
+                          "the step on the ACK after the counter is a per-ACK rule")
 
 
 def one_segment_per_window_of_acks(before: dict, event: object, after: dict) -> str | None:
@@ -76,6 +103,10 @@ class Reno(CongestionControl):
     name = "reno"
     recovery = "reno"
     properties = (one_segment_per_window_of_acks, halves_on_loss)
+    extra_ack = False  # for laws built on Reno's growth whose keywords leave it out
+
+    def __init__(self, *, extra_ack: bool = False) -> None:
+        self.extra_ack = extra_ack  # 2.6.3x-3.x tcp_cong_avoid_ai: a step per cwnd + 1 ACKs
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         # RFC 5681 eq. 3: cwnd += SMSS*SMSS/cwnd per ACK, at most one segment per RTT.
@@ -88,11 +119,11 @@ class Reno(CongestionControl):
 
     def on_ack(self, ack: Ack) -> None:
         if self.cwnd >= self.ssthresh:  # congestion avoidance (slow_start would pass it all)
-            self.cwnd += ack.acked / self.cwnd
+            self.cwnd += ai_step(ack.acked, self.cwnd, self.extra_ack)
             return
         acked = self.slow_start(ack.acked)
         if acked:
-            self.cwnd += acked / self.cwnd
+            self.cwnd += ai_step(acked, self.cwnd, self.extra_ack)
 
 
 class RenoFluid(FluidLaw):
@@ -102,6 +133,10 @@ class RenoFluid(FluidLaw):
     a loss sets ``ssthresh = max(FlightSize/2, 2)`` (eq. 4)."""
 
     long_steps = True  # linear between losses
+
+    def __init__(self, cc: CongestionControl) -> None:
+        refuse_extra_ack(cc)  # refused once, as the batch is built
+        super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:
         f.cwnd += f.slow_start() / f.rtt

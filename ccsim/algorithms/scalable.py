@@ -57,7 +57,7 @@ import numpy as np
 from .base import MIN_SSTHRESH, Ack, Loss
 from .fluid import FlowArrays, FluidLaw, law_tables
 from .registry import register
-from .reno import Reno
+from .reno import Reno, ai_step, refuse_extra_ack
 
 
 @register
@@ -69,7 +69,7 @@ class Scalable(Reno):
     recovery = "prr"  # Linux: SACK recovery with PRR for every law (tcp_input.c)
 
     def __init__(self, *, a: float = 0.01, b: float = 0.125,
-                 low_window: float = 16.0, rule: str = "linux") -> None:
+                 low_window: float = 16.0, rule: str = "linux", extra_ack: bool = False) -> None:
         if rule not in ("linux", "paper"):
             from ..errors import ScenarioError
             raise ScenarioError("rule", rule, "'linux' or 'paper'")
@@ -77,6 +77,7 @@ class Scalable(Reno):
         self.b = b                    # fraction of the window given up on a loss
         self.low_window = low_window  # paper's legacy window lwnd (segments): Reno at or below
         self.rule = rule              # "linux" (tcp_scalable.c) or "paper" (Kelly 2003)
+        self.extra_ack = extra_ack    # 2.6.3x-3.x: the counter stepped after min(cwnd, 50) + 1
 
     def max_growth_per_rtt(self, cwnd: float) -> float:
         """``a`` per segment acknowledged: ``a·cwnd`` per RTT, Reno's one
@@ -91,7 +92,7 @@ class Scalable(Reno):
         acked = self.slow_start(ack.acked)
         if acked:
             if self.rule == "linux":  # one segment per min(cwnd, AI_CNT) acknowledged
-                self.cwnd += acked / min(self.cwnd, 1.0 / self.a)
+                self.cwnd += ai_step(acked, min(self.cwnd, 1.0 / self.a), self.extra_ack)
             else:
                 self.cwnd += self.a * acked
 
@@ -133,6 +134,7 @@ class ScalableFluid(FluidLaw):
     _EPS = 1e-2  # segments acknowledged by the probing ACK, per segment of window
 
     def __init__(self, cc) -> None:
+        refuse_extra_ack(cc)  # refused once, as the batch is built
         super().__init__(cc)
         self._w, self._gain, self._keep = law_tables(cc, self._tables)
 

@@ -141,10 +141,11 @@ class Westwood(Reno):
     properties = (one_segment_per_window_of_acks, _window_from_estimate)
 
     def __init__(self, *, gain: float = 0.125, min_interval: float = 0.05,
-                 jiffy: float = 0.004) -> None:
+                 jiffy: float = 0.004, extra_ack: bool = False) -> None:
         self.gain = gain                  # weight of a new sample in each filter
         self.min_interval = min_interval  # shortest sampling interval (s)
         self.jiffy = jiffy                # RTTs in whole ticks of this clock, rounded up (s)
+        self.extra_ack = extra_ack        # Reno's growth as 2.6.3x-3.x stepped it (reno.py)
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)

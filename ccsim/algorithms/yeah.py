@@ -87,6 +87,7 @@ import numpy as np
 from .base import MIN_SSTHRESH, Ack, CongestionControl, Loss, RttSample
 from .fluid import FlowArrays, FluidLaw, any_
 from .registry import register
+from .reno import ai_step, refuse_extra_ack
 
 RENO_COUNT_MIN = 2.0
 """The estimated window of a competing Reno flow starts at, and never falls
@@ -123,7 +124,8 @@ class YeAH(CongestionControl):
 
     def __init__(self, *, alpha: float = 80.0, gamma: float = 1.0, delta: int = 3,
                  epsilon: int = 1, phy: float = 8.0, rho: int = 16, zeta: int = 50,
-                 ai_cnt: float = 100.0, reno_per_ack: bool = False) -> None:
+                 ai_cnt: float = 100.0, reno_per_ack: bool = False,
+                 extra_ack: bool = False) -> None:
         self.alpha = alpha      # Q_max: segments this flow may keep queued
         self.gamma = gamma      # fraction 1/gamma of Q removed per decongestion
         self.delta = delta      # log2 of the smallest fraction of cwnd given up at a loss
@@ -133,6 +135,7 @@ class YeAH(CongestionControl):
         self.zeta = zeta        # fast rounds before reno_count resets
         self.ai_cnt = ai_cnt    # Scalable: one segment per ai_cnt segments ACKed
         self.reno_per_ack = reno_per_ack  # Linux < 3.18: one step per ACK but in fast mode
+        self.extra_ack = extra_ack  # 2.6.3x-3.x: both counters stepped one ACK (segment) late
 
     def start(self, initial_window: float, mss: int) -> None:
         super().start(initial_window, mss)
@@ -175,10 +178,10 @@ class YeAH(CongestionControl):
         else:
             left = segments = self.slow_start(ack.acked)
         if left:
-            if self.doing_reno_now:
-                self.cwnd += left / self.cwnd                        # Reno
+            if self.doing_reno_now:  # Reno, then Scalable (reno.ai_step)
+                self.cwnd += ai_step(left, self.cwnd, self.extra_ack)
             else:
-                self.cwnd += segments / min(self.cwnd, self.ai_cnt)  # Scalable
+                self.cwnd += ai_step(segments, min(self.cwnd, self.ai_cnt), self.extra_ack)
         if ack.delivered >= self.round_end:
             if self.cnt_rtt > FEW_SAMPLES:
                 self._end_round()
@@ -266,6 +269,7 @@ class YeAHFluid(FluidLaw):
             from ..errors import packet_only
             raise packet_only("params.reno_per_ack", True, "False",
                               "it counts per segment in every mode")
+        refuse_extra_ack(cc)
         super().__init__(cc)
 
     def grow(self, f: FlowArrays) -> None:

@@ -40,7 +40,13 @@ these four grew per segment in congestion avoidance, all but CUBIC's
 Reno-friendly estimate, which ``bictcp_update`` advanced once per ACK
 (``ca->ack_cnt++``, per segment only since 4.1), and slow-started through
 ``tcp_slow_start``, per ACK; Scalable's per-ACK count was ``TCP_SCALABLE_AI_CNT`` 50 (100
-segments since 5.7). :data:`LINUX_2011_ACK_COUNTING` and
+segments since 5.7). Several counters also stepped one ACK late:
+``tcp_cong_avoid_ai`` (Reno's growth, Westwood+'s, TCP-LP's, YeAH's Reno mode)
+compared ``snd_cwnd_cnt`` with ``w`` before counting the ACK in hand, a segment
+per ``w + 1`` ACKs, and Scalable's and YeAH's fast mode stepped once theirs
+exceeded ``min(cwnd, AI_CNT)`` (``extra_ack``); BIC's and CUBIC's
+``tcp_cong_avoid_ai(tp, ca->cnt)`` did too, with an integer ``cnt``, which
+the recipe does not model. :data:`LINUX_2011_ACK_COUNTING` and
 :data:`LINUX_2011_COUNTING_PARAMS` hold these; the recipe gives each flow
 its algorithm's (``Flow.ack_counting``, ``Flow.params``), and
 ``ack_counting_2011=False`` runs every flow with the stack's own. The fluid
@@ -177,11 +183,18 @@ LINUX_2011_ACK_COUNTING = {
 #: ack", until Linux 5.7 made it 100 and counted segments), ``a = 1/50`` per ACK;
 #: YeAH stepped once per ACK in slow start and its Reno mode (``tcp_slow_start``,
 #: ``tcp_cong_avoid_ai``) and added ``pkts_acked`` in its fast mode
-#: (``reno_per_ack`` with segment counting).
+#: (``reno_per_ack`` with segment counting). And ``tcp_cong_avoid_ai`` (Reno's
+#: growth, which Westwood+, TCP-LP and YeAH's Reno mode called) compared its
+#: counter with ``w`` before counting the ACK in hand, stepping on the ACK after
+#: the counter reached ``w``: a segment per ``w + 1`` ACKs (mainline counts
+#: first and steps after ``w``), and
+#: Scalable's counter and YeAH's fast mode stepped once it *exceeded*
+#: ``min(cwnd, AI_CNT)``, one ACK (segment) late alike (``extra_ack``).
 LINUX_2011_COUNTING_PARAMS: dict[str, dict[str, bool | float]] = {
     "cubic": {"friendly_per_ack": True},
-    "scalable": {"a": 1 / 50},
-    "yeah": {"reno_per_ack": True},
+    "scalable": {"a": 1 / 50, "extra_ack": True},
+    "yeah": {"reno_per_ack": True, "extra_ack": True},
+    "reno": {"extra_ack": True}, "westwood": {"extra_ack": True}, "lp": {"extra_ack": True},
 }
 
 #: Esterhuizen & Krzesinski's 2011 kernels: window-law parameters the testbed

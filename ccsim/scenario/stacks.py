@@ -229,7 +229,17 @@ NS3 = Profile(
                                           "Linux 100)")},
         "bic": {"smooth_part": Setting(5.0, "`TcpBic::SmoothPart` 5 (tcp-bic.cc; Linux 20)"),
                 "beta": Setting(0.8, "`TcpBic::Beta` 0.8 (tcp-bic.cc; Linux 819/1024)")},
-        "hybla": {"rtt0": Setting(0.05, "`TcpHybla::RRTT` 50 ms (tcp-hybla.cc; Linux 25 ms)")},
+        "lp": {"eci_ssthresh": Setting(False, "`TcpLp::PktsAcked` sets `m_cWnd` alone at an "
+                                              "early congestion indication (one segment inside "
+                                              "the inference time, else half, at least one "
+                                              "segment), never `m_ssThresh`: below it "
+                                              "`TcpNewReno::IncreaseWindow` slow-starts on "
+                                              "(tcp-lp.cc)")},
+        "hybla": {"rtt0": Setting(0.05, "`TcpHybla::RRTT` 50 ms (tcp-hybla.cc; Linux 25 ms)"),
+                  "rule": Setting("paper", "`TcpHybla::CongestionAvoidance` adds ρ²/cwnd per "
+                                           "segment in doubles with the exact ρ, and "
+                                           "`SlowStart` 2^ρ − 1 (tcp-hybla.cc; Linux in "
+                                           "128ths of a segment, ρ in eighths)")},
         "westwood": {"jiffy": Setting(0.0, "ns-3 reads RTTs from its exact clock (Linux: "
                                            "whole jiffies)"),
                      "min_interval": Setting(0.0, "`TcpWestwoodPlus::PktsAcked` samples once "
