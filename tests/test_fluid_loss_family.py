@@ -272,8 +272,9 @@ def test_hybla_restarts_from_a_timeout_with_renos_slow_start_in_the_engine():
     """Two Hybla flows at 200 ms (ρ = 8) behind RED: flow 0's first recovery
     ends in a timeout at about 2.2 s with its whole window of about 1,700
     segments to resend. With Linux's rule the loss phase's slow start doubles
-    per RTT (≥ 0.2 s here): below 2 segments a quarter of a second later;
-    the paper's 2^ρ = 256 per RTT passes 100 by then."""
+    per RTT (about 0.3 s with RED's queue here; measured 1.7 segments): under
+    one doubling of the loss window a quarter of a second later. The paper's
+    2^ρ = 256 per RTT passes 100 by then (measured 464)."""
     def after_timeout(rule):
         flows = [ccsim.Flow("hybla", params={"rule": rule}) for _ in range(2)]
         sc = ccsim.dumbbell(bandwidth="10Mbps", rtt="200ms", buffer=167, queue="red",
