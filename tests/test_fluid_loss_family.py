@@ -234,6 +234,63 @@ def test_hybla_grows_rho_squared_per_rtt_and_2_to_rho_in_slow_start():
     assert f.cwnd[0] == pytest.approx(112.0, rel=1e-9)
 
 
+@pytest.mark.parametrize("rule", ["linux", "paper"])
+def test_hybla_grows_as_reno_in_the_loss_phase_after_a_timeout(rule):
+    """Linux's hybla_state turns the module's rule off outside TCP_CA_Open:
+    after a timeout, until the data then out is delivered (``loss_until``),
+    hybla_cong_avoid hands the ACK to tcp_reno_cong_avoid, so slow start
+    doubles per RTT and congestion avoidance adds one segment per RTT, as
+    Reno's fluid law on the same arrays (ρ = 4 at 100 ms would multiply by
+    16 and add 16). Once ``delivered`` reaches ``loss_until`` Hybla's law is
+    back. The paper's rule has no such phase."""
+    reno_f = _arrays(cwnd=2.0, ssthresh=1e9, rtt=0.1, min_rtt=0.1, delivered=10.0)
+    reno = _law("reno", reno_f)
+    f = _arrays(cwnd=2.0, ssthresh=1e9, rtt=0.1, min_rtt=0.1, delivered=10.0,
+                loss_until=500.0)
+    law = _law("hybla", f, rule=rule)
+    for phase_ssthresh in (1e9, None):               # slow start, then avoidance
+        if phase_ssthresh is None:
+            f.ssthresh[:] = f.cwnd
+            reno_f.ssthresh[:] = reno_f.cwnd
+        for _ in range(10):
+            f.h[:] = reno_f.h[:] = 0.01
+            law.grow(f)
+            reno.grow(reno_f)
+    if rule == "linux":
+        assert f.cwnd[0] == reno_f.cwnd[0]           # the same arithmetic: 2 x 2 + 1 = 5
+        assert f.cwnd[0] == pytest.approx(5.0, rel=1e-9)
+    else:
+        assert f.cwnd[0] == pytest.approx(32.0 + 16.0, rel=1e-9)
+    f.delivered[:] = 500.0                           # the loss phase is over: Hybla's again
+    before = f.cwnd[0]
+    for _ in range(10):
+        law.grow(f)
+    assert f.cwnd[0] == pytest.approx(before + 16.0, rel=1e-9)
+
+
+def test_hybla_restarts_from_a_timeout_with_renos_slow_start_in_the_engine():
+    """Two Hybla flows at 200 ms (ρ = 8) behind RED: flow 0's first recovery
+    ends in a timeout at about 2.2 s with its whole window of about 1,700
+    segments to resend. With Linux's rule the loss phase's slow start doubles
+    per RTT (about 0.3 s with RED's queue here; measured 1.7 segments): under
+    one doubling of the loss window a quarter of a second later. The paper's
+    2^ρ = 256 per RTT passes 100 by then (measured 464)."""
+    def after_timeout(rule):
+        flows = [ccsim.Flow("hybla", params={"rule": rule}) for _ in range(2)]
+        sc = ccsim.dumbbell(bandwidth="10Mbps", rtt="200ms", buffer=167, queue="red",
+                            duration="3s", seed=1, flows=flows)
+        r = ccsim.run(sc, mode="fluid")
+        ev = r.events[(r.events.flow == 0) & (r.events.event == "timeout")]
+        assert len(ev), "the scenario must time out"
+        t0 = ev.time.iloc[0]
+        tr = r.traces
+        c = tr[(tr.variable == "cwnd") & (tr.flow == 0) & (tr.time > t0)
+               & (tr.time <= t0 + 0.25)]
+        return c.value.max()
+    assert after_timeout("linux") < 2.0
+    assert after_timeout("paper") > 100.0
+
+
 def test_highspeed_fluid_reads_the_window_laws_own_a_and_b():
     """The fluid law tabulates HighSpeed.a/b, so a change to the window law's
     (a, b) — Linux's table, say — reaches the fluid engine: within 0.05 %."""

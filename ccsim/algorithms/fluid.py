@@ -136,6 +136,11 @@ class FlowArrays:
             at the rate it sent one RTT before (:meth:`ss_grown`).
         scenario: the flow's scenario's index in the batch (flows of one
             scenario share a bottleneck); read only.
+        loss_until: after a retransmission timeout, the ``delivered`` count
+            (segments) that ends its loss phase (Linux's ``TCP_CA_Loss``,
+            left once the data out at the timeout is acknowledged; 0 when
+            there is none): the flow is in it while ``delivered <
+            loss_until``.
         start: when the flow opens (s; :meth:`Scenario.flow_start`, its
             start jitter included): with the law's ``seed``, a key for a
             law's random draws that neither the batch nor the step grid
@@ -173,6 +178,7 @@ class FlowArrays:
     delack_timeout: np.ndarray | float = 0.0
     ack_wait: np.ndarray | float = 0.0
     quick_left: np.ndarray | float = 0.0
+    loss_until: np.ndarray | float = 0.0
     rtt_floor: np.ndarray | None = None
 
     def ss_grown(self, gain: float | np.ndarray = 1.0,

@@ -89,7 +89,9 @@ Differences from the source:
   (``ack_counting="acks"``), so under delayed ACKs either rule grows as
   Linux's does.
 * The fluid law is the paper's continuous one with either rule: the
-  fixed-point carry and the ACK counter are per-ACK state.
+  fixed-point carry and the ACK counter are per-ACK state. With
+  ``rule="linux"`` it keeps Reno's growth in the loss phase after a
+  timeout, as the fluid engine delimits it (``FlowArrays.loss_until``).
 """
 
 from __future__ import annotations
@@ -239,9 +241,16 @@ class HyblaFluid(FluidLaw):
     (``rule="linux"``, the window law's default) are per-ACK state; at ρ = 1
     they grow a window of 43–64 segments up to a third slower, of 65–128 up
     to half.
+
+    ``rule="linux"``: in the loss phase after a timeout (``delivered <
+    loss_until``: until the holes left at the timeout are delivered, Linux's
+    ``TCP_CA_Loss``), ρ is 1: Reno's slow start, doubling per RTT, and
+    Reno's avoidance (``hybla_state`` turns ``hybla_en`` off outside
+    ``TCP_CA_Open``), as the window law's :meth:`Hybla.on_recovery`.
     """
 
     long_steps = True  # linear (rho^2 per RTT) between losses
+    scalar_params = ("rule",)  # an if on it
 
     def rho(self, f: FlowArrays) -> np.ndarray:
         r = f.min_rtt
@@ -251,6 +260,8 @@ class HyblaFluid(FluidLaw):
     def grow(self, f: FlowArrays) -> None:
         cc = self.cc
         rho = self.rho(f)
+        if cc.rule == "linux":  # hybla_en: Reno's rule (rho = 1) in the loss phase
+            rho = np.where(f.delivered < f.loss_until, 1.0, rho)
         ss_rho = np.minimum(rho, cc.SLOW_START_MAX_RHO)
         cwnd, rtt = f.cwnd, f.rtt
         h_ca = f.slow_start(np.exp2(ss_rho) - 1.0)

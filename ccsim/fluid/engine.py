@@ -620,6 +620,8 @@ class FluidEngine:
         self.p_lost_on = False                 # some share is not 0
         self.rto_lost = np.zeros(F)            # losses the timeout will repair
         self.rto_flight = np.zeros(F)          # FlightSize when it was set (segments)
+        self.loss_until = np.zeros(F)          # the loss phase after a timeout lasts until
+        #                                        ``delivered`` reaches this (segments)
         self.jump_at = np.full(F, np.inf)      # a go-back-N restart passes its holes then (s)
         self.jump_held = np.zeros(F)           # segments the receiver holds past them
         self.nr_holes = np.zeros(F)            # holes a NewReno recovery began with
@@ -704,7 +706,8 @@ class FluidEngine:
             for name in ("cwnd", "ssthresh", "pacing", "min_rtt", "srtt", "delivered", "mss",
                          "base_rtt", "rtt", "rate", "acked", "inflight", "marked", "h", "now",
                          "capacity", "scenario", "lost", "lost_inflight", "queued", "ack_segs",
-                         "delack_timeout", "quick_left", "start", "rtt_floor", "ack_wait"):
+                         "delack_timeout", "quick_left", "start", "rtt_floor", "ack_wait",
+                         "loss_until"):
                 source = {"base_rtt": self.d, "rtt": self.tau, "h": self.h_f, "now": self.now_f,
                           "ack_wait": self.ack_wait_f,
                           "inflight": self.outstanding, "capacity": self.cap_f,
@@ -1325,6 +1328,7 @@ class FluidEngine:
             self._loss(fire, "timeout")
             self._note(fire, tf, "timeout")
             self.cwnd[fire] = self.loss_window[fire]
+            self._loss_phase(fire)
             self.retransmits[fire] += self.rto_lost[fire]
             self.outstanding[fire] = 0.0  # go back: what is still out is sent again,
             self.ghost[fire] = 0.0  # losses since the timeout included
@@ -1595,6 +1599,7 @@ class FluidEngine:
         self.rec_until[newly] = 0.0
         self.rec_point[newly] = -np.inf
         self.rec_timeout[newly] = np.inf
+        self.loss_until[newly] = 0.0
         self.jump_at[newly] = np.inf
         self.resent[newly] = 0.0
         for g in self._groups_in(newly):
@@ -1645,6 +1650,7 @@ class FluidEngine:
             fast[fi] = True
             self._note(fast, tf, "recovery")
             self._loss(fast, "fast")
+            self.loss_until[fast] = 0.0  # a recovery begun in the loss phase ends it
             left = halvings[~to]
             more = left >= 2
             while any_(more):  # Reno: one more reduction per further loss
@@ -1859,6 +1865,15 @@ class FluidEngine:
         self.jump_at[jump] = np.inf
         self.jump_held[jump] = 0.0
 
+    def _loss_phase(self, fire: np.ndarray) -> None:
+        """Flows in ``fire`` time out: their loss phase lasts until the holes
+        left in the data out at the timeout (``rto_lost`` and those lost
+        since) are delivered, as Linux leaves ``TCP_CA_Loss`` once ``snd_una``
+        passes ``high_seq`` (``tcp_process_loss``); a fast recovery begun
+        meanwhile ends it (``tcp_enter_recovery``). Laws read it as
+        ``loss_until``."""
+        self.loss_until[fire] = (self.delivered + self.rto_lost + self.lost)[fire]
+
     def _recovery_timeout(self, late: np.ndarray, tf: np.ndarray) -> None:
         """Flows in ``late`` were still in recovery when their timer fired:
         a timeout (RFC 5681 §3.1) — ssthresh from FlightSize, the loss
@@ -1874,6 +1889,7 @@ class FluidEngine:
         self._loss(late & ~self.keep_ssthresh, "timeout")
         self._note(late, tf, "timeout")
         self.cwnd[late] = self.loss_window[late]
+        self._loss_phase(late)
         self._go_back(late, tf)
         self.outstanding[late] = 0.0
         self.ghost[late] = 0.0
