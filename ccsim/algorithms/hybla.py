@@ -28,8 +28,9 @@ second than a short one and taking the larger share.
 
 ``rule="linux"`` (the default) is mainline's ``hybla_cong_avoid``
 (``net/ipv4/tcp_hybla.c``; the 2.6.3x–3.x modules had the same rules but
-for the exponent's cap at 16), in fixed point, once per acknowledged segment the law is told of (the Linux
-profile tells it one per ACK, as Linux steps once per ACK):
+for the exponent's cap at 16), in fixed point, once per acknowledged
+segment the law is told of (the Linux profile tells it one per ACK, as
+Linux steps once per ACK):
 
 * ``ρ`` in eighths, rounded down, at least 8 (``rho_3ls``); ``ρ²`` in
   128ths is ``2·rho_3ls²`` (``rho2_7ls``);
@@ -100,6 +101,7 @@ import math
 
 import numpy as np
 
+from ..errors import ScenarioError
 from .base import Ack, Loss, RecoveryState
 from .fluid import FlowArrays, FluidLaw
 from .registry import register
@@ -127,7 +129,6 @@ class Hybla(Reno):
 
     def __init__(self, *, rtt0: float = 0.025, rule: str = "linux") -> None:
         if rule not in RULES:
-            from ..errors import ScenarioError
             raise ScenarioError("rule", rule, "'linux' (tcp_hybla.c, fixed point) or 'paper' "
                                 "(Caini & Firrincieli's continuous law)")
         self.rtt0 = rtt0  # reference RTT (s)
