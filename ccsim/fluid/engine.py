@@ -1491,15 +1491,15 @@ class FluidEngine:
         # a drop in a train on a link not yet full may be found a round late
         late = 0.0 if k_drop is None else tau * self._next_round(k_drop > 0)
         if k_loss is None:
-            first = hit & ~self.pending
             timely = when + tau
         else:  # a link loss is found sooner than a drop of the same step
             link = hit & (k_loss > 0)
             late = np.where(link, 0.0, late)
             timely = when + np.where(link, np.minimum(self.dup_acks / x, tau), tau)
         found = timely + late  # (the same sums either way: a batch with random loss or not)
+        first = hit & ~self.pending  # a detection already due stays, but a link loss's sooner
         if k_loss is not None:
-            first = hit & (~self.pending | (link & (found < self.t_detect)))
+            first |= link & (found < self.t_detect)
         self.t_detect[first] = found[first]
         # its window's growth stops only for the round a timely detection takes
         self.freeze_until[first] = timely[first]
