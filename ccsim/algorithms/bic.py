@@ -144,12 +144,14 @@ class BicFluid(FluidLaw):
     """BIC in the fluid engine: per ACK ``cwnd += inc(cwnd)·acked/cwnd`` is
     ``dcwnd/dt = inc(cwnd)/RTT``, with ``inc`` (the window law's
     :meth:`Bic.increment`, vectorised and mirrored by value, constants from
-    ``self.cc``) taken at the step's start; a step is a fraction of an RTT,
-    so the binary search (``1/b`` of the gap per RTT) cannot overshoot
-    ``W_max`` by more than that fraction. Slow start is Reno's. A loss sets
+    ``self.cc``) taken at the step's start; a step is at most an RTT
+    (``round_steps``), so the binary search (``1/b`` of the gap per RTT)
+    cannot overshoot ``W_max``. Slow start is Reno's. A loss sets
     ``ssthresh = max(β·cwnd, 2)`` (``cwnd/2`` at or below ``low_window``) and
     ``W_max`` with fast convergence, as the window law.
     """
+
+    round_steps = True  # the binary search moves 1/b of the gap per RTT
 
     state = {"w_max": 0.0}
 

@@ -252,6 +252,13 @@ class FluidLaw:
     #: between loss events (up to its ``max_step``). Laws that sample or
     #: decide once per step keep the short steps.
     long_steps: ClassVar[bool] = False
+    #: Whether :meth:`grow` is exact over steps of up to one RTT: the law
+    #: samples or decides once per round (its rounds end on ``delivered``),
+    #: so a step no longer than the round meets each decision once. On a
+    #: path without random loss, RED or marking the engine takes such steps
+    #: between loss events, where the other laws of the scenario allow long
+    #: steps; the bounds of the long steps still apply.
+    round_steps: ClassVar[bool] = False
     #: Whether a window the law left unchanged over a step stays unchanged
     #: over any longer one while the RTT and the deliveries stay as they were
     #: (an equilibrium, such as Vegas's band, with no clock of its own): a

@@ -236,6 +236,8 @@ class IllinoisFluid(FluidLaw):
 
     scalar_params = ("alpha_min", "alpha_max")  # alpha_for branches on them
 
+    round_steps = True  # alpha and beta are set once per round
+
     state = {"alpha": math.nan, "beta": math.nan, "rtt_lo": math.inf, "rtt_hi": 0.0,
              "sum_rtt": 0.0, "cnt_rtt": 0.0, "round_end": -1.0, "rtt_low": 0.0,
              "rtt_above": 0.0}

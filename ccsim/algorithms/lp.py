@@ -222,6 +222,8 @@ class LPFluid(FluidLaw):
     the inference phase ends. Losses as Reno.
     """
 
+    round_steps = True  # an inference lasts itt RTTs; Reno between
+
     state = {"sowd": math.nan, "owd_min": math.inf, "owd_max": 0.0, "owd_max_rsv": 0.0,
              "last_rtt": math.nan, "last_drop": math.nan}
 

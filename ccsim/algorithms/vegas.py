@@ -357,6 +357,7 @@ class VegasFluid(FluidLaw):
     """
 
     scalar_params = ("alpha", "beta")  # Linux rounds them to whole segments
+    round_steps = True  # one segment per round, and no further than the band
     holds = True  # inside the band at a steady queue, nothing moves the window
 
     def grow(self, f: FlowArrays) -> None:

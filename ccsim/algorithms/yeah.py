@@ -238,7 +238,8 @@ class YeAHFluid(FluidLaw):
     Reno: one segment per RTT) or ``acked/min(cwnd, ai_cnt)`` (fast mode,
     Scalable: ``max(1, cwnd/ai_cnt)`` segments per RTT) becomes ``cwnd +=
     rate · h_ca/RTT`` with the rate at the start of the step (Euler; a step
-    is a fraction of an RTT and ``ai_cnt`` RTTs the Scalable time constant).
+    is at most an RTT, ``round_steps``, and ``ai_cnt`` RTTs the Scalable
+    time constant).
 
     Rounds as the class: RTT samples (one per ACK: ``acked`` per step, in
     recovery too) feed ``base_rtt`` and the round's minimum; a round ends
@@ -259,6 +260,8 @@ class YeAHFluid(FluidLaw):
     2)``; ``ssthresh = max(cwnd − reduction, 2)``; ``fast_count = 0`` and
     ``reno_count`` halves (at least 2).
     """
+
+    round_steps = True  # fast or slow mode is decided once per round
 
     state = {"base_rtt": math.inf, "round_min": math.inf, "cnt_rtt": 0.0, "round_end": -1.0,
              "last_q": 0.0, "doing_reno_now": 0.0, "reno_count": RENO_COUNT_MIN,

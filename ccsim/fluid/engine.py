@@ -741,8 +741,10 @@ class FluidEngine:
         # scenarios that may take long steps: every law has a closed form,
         # and neither RED nor random loss needs sampling within the step
         short_law = np.zeros(F, bool)
+        round_law = np.zeros(F, bool)  # laws that decide once per round
         for g in self.groups:
-            short_law[g.lo:g.hi] = not g.law.long_steps
+            short_law[g.lo:g.hi] = not (g.law.long_steps or g.law.round_steps)
+            round_law[g.lo:g.hi] = g.law.round_steps and not g.law.long_steps
         self.red = bool(any_(self.is_red))
         # what a long step may fill: the buffer (RED: up to its min_th)
         self.long_room = np.where(self.is_red, np.minimum(self.B, self.red_min), self.B)
@@ -750,17 +752,22 @@ class FluidEngine:
         marking = self.red_ecn.copy()
         for _, idx in self.aqms:
             marking[idx] = True
+        by_rounds = np.bincount(self.scen, round_law, S) > 0
         self.long_ok = ((np.bincount(self.scen, short_law, S) == 0) & ~marking
-                        & (self.max_step > self.step))
-        # scenarios that may hold at a fixed point: every law holds at
-        # equilibrium (FluidLaw.holds), and nothing samples within a step
+                        & (self.max_step > self.step)
+                        & ~(by_rounds & (self.is_red | (self.p_loss > 0))))
+        # the longest step (RTTs): one round where a law decides once per round
+        self.long_rtts = np.where(by_rounds, min(1.0, self.max_step), self.max_step)
+        # scenarios that may hold at a fixed point: every open flow's law holds
+        # at equilibrium (FluidLaw.holds; _settle), and nothing samples within a step
         hold_law = np.zeros(F, bool)
         for g in self.groups:
             hold_law[g.lo:g.hi] = g.law.holds and not g.law.paces
         aqm = np.zeros(S, bool)
         for _, idx in self.aqms:
             aqm[idx] = True
-        self.hold_ok = ((np.bincount(self.scen, ~hold_law, S) == 0) & ~self.is_red & ~aqm
+        self.hold_law = hold_law  # (a flow not yet started, or finished, holds nothing back)
+        self.hold_ok = ((np.bincount(self.scen, hold_law, S) > 0) & ~self.is_red & ~aqm
                         & (self.p_loss == 0))
         for s, _, _ in self.schedules:  # a rate that changes moves any fixed point
             self.hold_ok[s] = False
@@ -1266,7 +1273,7 @@ class FluidEngine:
             losses = (self.p_loss + self.red_p_last) * self.arrived  # expected per second
             t_loss = np.where(losses > 0, 0.1 / np.where(losses > 0, losses, 1.0), np.inf)
             t_full = np.minimum(t_full, t_loss)
-        h_long = np.minimum(np.minimum(self.max_step * (self.d_min + self.q / C),
+        h_long = np.minimum(np.minimum(self.long_rtts * (self.d_min + self.q / C),
                                        0.5 * t_full),
                             np.minimum(self.wake_s, self.rec_s) - self.t)
         if self.nr_any:  # a NewReno recovery's window opens by a hole each RTT
@@ -1277,14 +1284,16 @@ class FluidEngine:
 
     def _settle(self, moved: np.ndarray, tf: np.ndarray, q_new: np.ndarray,
                 live: np.ndarray) -> None:
-        """Mark the scenarios at a fixed point after this step: every law
-        holds at equilibrium (``FluidLaw.holds``), no open flow's window moved
+        """Mark the scenarios at a fixed point after this step: every open
+        flow's law holds at equilibrium (``FluidLaw.holds``; flows not yet
+        started or finished do not count, so a Vegas flow alone holds until
+        another law's flow starts), no open flow's window moved
         (``moved``: the step's change), none is in recovery, waiting for its
         timer or about to detect a loss, and the queue did not move. The next
         step of such a scenario is the same step again, so it may run to the
         scenario's next event (a flow's start or stop, or the end)."""
         unsettled = (moved != 0) | self.pending | (self.rec_until > tf) | ~self.sending \
-            | (self.cwr_until > tf)
+            | (self.cwr_until > tf) | ~self.hold_law
         open_ = self.started & ~self.done
         unsettled &= open_
         self.settled = (self.hold_ok & live & (q_new == self.q)
