@@ -250,7 +250,8 @@ class FluidLaw:
     #: Whether :meth:`grow` is exact (a closed form) over steps of several
     #: RTTs in congestion avoidance, so that the engine may take long steps
     #: between loss events (up to its ``max_step``). Laws that sample or
-    #: decide once per step keep the short steps.
+    #: decide once per step keep the short steps, or at most a round's
+    #: (:attr:`round_steps`).
     long_steps: ClassVar[bool] = False
     #: Whether :meth:`grow` is exact over steps of up to one RTT: the law
     #: samples or decides once per round (its rounds end on ``delivered``),
