@@ -178,9 +178,10 @@ def test_parameter_sweeps_share_one_law_and_give_each_scenario_its_own_result():
 @pytest.mark.slow
 def test_scenarios_with_long_and_short_steps_keep_their_own_results_in_a_batch():
     """Each scenario keeps its own clock: a scenario taking long steps between
-    losses (CUBIC, drop-tail), one held at quarter-RTT steps by its law
-    (Vegas), one under RED and random loss, one that starts late and one
-    that ends early give, in any batch, bit for bit their results alone."""
+    losses (CUBIC, drop-tail), one taking steps of a round at most (Vegas),
+    one held at quarter-RTT steps by its law (Veno), one under RED and
+    random loss, one that starts late and one that ends early give, in any
+    batch, bit for bit their results alone."""
     F = ccsim.Flow
     scs = [ccsim.dumbbell("100Mbps", "20ms", buffer="1BDP", duration="12s", seed=1,
                           flows=["cubic", F("reno", rtt="45ms")]),
@@ -188,14 +189,17 @@ def test_scenarios_with_long_and_short_steps_keep_their_own_results_in_a_batch()
            ccsim.dumbbell("20Mbps", "60ms", queue="red", loss=1e-3, duration="10s", seed=3,
                           flows=["htcp", F("reno", start="2s")]),
            ccsim.dumbbell("50Mbps", "10ms", buffer="2BDP", duration="3s", seed=4,
-                          flows=["scalable", "highspeed"])]
+                          flows=["scalable", "highspeed"]),
+           ccsim.dumbbell("10Mbps", "5ms", buffer=50, duration="6s", seed=5, flows=["veno", "reno"])]
     engine = ccsim.fluid.FluidEngine(scs)
-    assert engine.long_ok.tolist() == [True, False, True, True]
+    assert engine.long_ok.tolist() == [True, True, True, True, False]
+    assert engine.long_rtts.tolist() == [ccsim.fluid.MAX_STEP, 1.0, ccsim.fluid.MAX_STEP,
+                                         ccsim.fluid.MAX_STEP, ccsim.fluid.MAX_STEP]
     alone = [ccsim.run(sc, mode="fluid") for sc in scs]
     # the clocks really differ: CUBIC's scenario takes long steps between losses
     quarter = ccsim.fluid.FluidEngine([scs[0]], max_step=ccsim.fluid.STEP).run()[0]
     assert alone[0].metrics["steps"] < 0.9 * quarter.metrics["steps"]
-    for order in ([0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2, 0]):
+    for order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [1, 3, 0, 4, 2, 0]):
         batch = ccsim.run_many([scs[i] for i in order], mode="fluid")
         for i, res in zip(order, batch):
             same(res, alone[i])

@@ -109,8 +109,11 @@ _MOVED_BY_PRR: dict[str, float] = {"ssdr": 0.116}
 # fluid (before -> after) against the packet engine: HighSpeed 0.578 -> 0.541
 # against 0.636 (past its tolerance), BIC 0.534 -> 0.546 against 0.673, Hybla
 # 0.692 -> 0.700 against 0.794, Scalable 0.734 -> 0.723 against 0.845.
-_MOVED_BY_ARRIVAL_RATE: dict[str, float] = {"bic": 0.127, "hybla": 0.094,
-                                            "scalable": 0.122, "highspeed": 0.095}
+# BIC's round steps (steps of up to an RTT between losses, 2026-11-28) brought
+# its pair back within its tolerance: 0.555 against 0.673 (0.118; 0.531 with
+# quarter-RTT steps).
+_MOVED_BY_ARRIVAL_RATE: dict[str, float] = {"hybla": 0.094, "scalable": 0.122,
+                                            "highspeed": 0.095}
 
 
 @pytest.mark.parametrize("name", [
