@@ -274,6 +274,19 @@ def test_halving_the_step_changes_shares_by_less_than_two_points(case):
     assert abs(coarse.metrics["utilisation"] - fine.metrics["utilisation"]) < 0.01
 
 
+def _like_quarter_steps(case: dict, fewer: float) -> None:
+    """A 60-s run of ``case`` against the same with quarter-RTT steps
+    (``max_step=STEP``): under ``fewer`` of their steps, shares within three
+    points and utilisation within one."""
+    sc = ccsim.dumbbell(duration="60s", seed=1, **case)
+    long_ = ccsim.run(sc, mode="fluid", traces=False)
+    short = ccsim.run(sc, mode="fluid", traces=False, max_step=ccsim.fluid.STEP)
+    assert long_.metrics["steps"] < fewer * short.metrics["steps"]
+    gap = (long_.summary["share"] - short.summary["share"]).abs().max()
+    assert gap < 0.03, (sc.flows, gap)
+    assert abs(long_.metrics["utilisation"] - short.metrics["utilisation"]) < 0.01
+
+
 _LONG_STEP_CASES = {
     "cubic pair": dict(bandwidth="100Mbps", rtt="20ms", buffer="1BDP",
                        flows=["cubic", "cubic"]),
@@ -303,13 +316,7 @@ def test_long_steps_between_losses_keep_the_outcome(case):
     when the step is halved (Reno against CUBIC at 1 ms and 1000 packets:
     measured 2.2 points, halving the step alone 1.5); the rest of these move
     by less than one."""
-    sc = ccsim.dumbbell(duration="60s", seed=1, **_LONG_STEP_CASES[case])
-    long_ = ccsim.run(sc, mode="fluid", traces=False)
-    short = ccsim.run(sc, mode="fluid", traces=False, max_step=ccsim.fluid.STEP)
-    assert long_.metrics["steps"] < 0.6 * short.metrics["steps"]
-    gap = (long_.summary["share"] - short.summary["share"]).abs().max()
-    assert gap < 0.03, (sc.flows, gap)
-    assert abs(long_.metrics["utilisation"] - short.metrics["utilisation"]) < 0.01
+    _like_quarter_steps(_LONG_STEP_CASES[case], 0.6)
 
 
 # chosen before the rule was tried on them: Table I's LAN with each law that
@@ -342,13 +349,7 @@ def test_round_steps_keep_the_outcome(case):
     (measured 2026-11-28: 0.27-0.31 of the steps on the LAN, 0.62 and 0.75
     in the two mixes, whose 0.5-2 BDP buffers overflow every few seconds;
     shares within 2.0 points, utilisation within 0.04)."""
-    sc = ccsim.dumbbell(duration="60s", seed=1, **_ROUND_STEP_CASES[case])
-    long_ = ccsim.run(sc, mode="fluid", traces=False)
-    short = ccsim.run(sc, mode="fluid", traces=False, max_step=ccsim.fluid.STEP)
-    assert long_.metrics["steps"] < 0.8 * short.metrics["steps"]
-    gap = (long_.summary["share"] - short.summary["share"]).abs().max()
-    assert gap < 0.03, (sc.flows, gap)
-    assert abs(long_.metrics["utilisation"] - short.metrics["utilisation"]) < 0.01
+    _like_quarter_steps(_ROUND_STEP_CASES[case], 0.8)
 
 
 def test_round_steps_stay_short_behind_red_or_random_loss():
