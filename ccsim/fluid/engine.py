@@ -86,6 +86,8 @@ from ..errors import packet_only as _packet_only
 from ..recovery import get as get_recovery
 from ..scenario import RED, DropTail, Scenario
 from . import draws
+from .fast import clip as _clip
+from .fast import indices as _indices
 from .hooks import HookLaw
 from .params import ParamView, split_names
 
@@ -113,12 +115,6 @@ MIN_STEP = 1.0 / 10_000
 """Default shortest step outside slow start, as a fraction of the scenario's
 duration: about 10,000 steps per run at most, whatever the RTT (a 60-s run:
 steps of 6 ms or more once no flow is in slow start)."""
-
-
-def _clip(a: np.ndarray, lo, hi) -> np.ndarray:
-    """``np.clip(a, lo, hi)``, the same values at a third of its cost on a
-    batch's small arrays (where the engine clips at every step)."""
-    return np.minimum(np.maximum(a, lo), hi)
 
 
 def _train_tail(rise: np.ndarray, b: np.ndarray, room: np.ndarray,
@@ -151,12 +147,6 @@ def _train_tail(rise: np.ndarray, b: np.ndarray, room: np.ndarray,
     f = n - lo
     at_lo, above = mean(np.stack([lo, lo + 1.0]))  # (one pass for both neighbours)
     return np.where(f > 0, (1.0 - f) * at_lo + f * above, at_lo)
-
-
-def _indices(mask: np.ndarray) -> np.ndarray:
-    """``np.flatnonzero(mask)`` of a 1-d mask, without its layers of Python
-    (several times cheaper on a batch's small arrays)."""
-    return mask.nonzero()[0]
 
 
 class FluidLawError(CcsimError):
