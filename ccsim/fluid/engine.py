@@ -89,6 +89,7 @@ from . import draws
 from .fast import clip as _clip
 from .fast import indices as _indices
 from .hooks import HookLaw
+from .acks import QUICK_ACKS, AckClock, _ack_share
 from .params import ParamView, split_names
 
 __all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP", "MAX_STEP"]
@@ -102,10 +103,6 @@ are all in congestion avoidance with laws that have a closed form
 (``FluidLaw.long_steps``), no loss on its way and no RED or random loss,
 steps up to this many RTTs, and no further than half the time its windows'
 growth needs to fill pipe and buffer, nor past its next event."""
-
-QUICK_ACKS = 16
-"""Linux's ``TCP_MAX_QUICKACKS``: ACKs of new data a receiver in quick-ACK
-mode sends at once (:data:`ccsim.packet.receiver.MAX_QUICKACKS`)."""
 
 ECHO_SLOTS = 32
 """Steps of history kept to delay ECN echoes by an RTT: a flow whose RTT
@@ -218,18 +215,6 @@ def _periodic_queue(rate: np.ndarray, duty: np.ndarray, drain: np.ndarray,
     busy = np.where(slope >= 0, length, np.minimum(length, q / np.where(slope < 0, -slope, 1.0)))
     area = np.add.reduce(q * busy + 0.5 * slope * busy * busy, axis=2)
     return np.add.reduce(area, axis=1) / phase_n  # (ndarray.mean's sum and division)
-
-
-def _ack_share(stack, phase: str) -> float:
-    """The share of a law's per-segment growth it keeps in ``phase``
-    (``"slow-start"`` or ``"congestion-avoidance"``) under its flow's
-    ``ack_counting``: 1, or one half where it counts ACKs and the receiver
-    delays them (two segments per ACK). In slow start this grows a Reno window
-    by ``√2`` per RTT where the per-ACK rule gives 1.5, a first-order
-    approximation; in congestion avoidance it is exact for laws that add a
-    fixed amount per ACK (Reno, Hybla, HighSpeed)."""
-    per_ack = stack.ack_counting in ("acks", f"acks-in-{phase}")
-    return 0.5 if per_ack and stack.delayed_ack else 1.0
 
 
 def _refuse(sc: Scenario, i: int, stacks: Sequence) -> None:
@@ -347,7 +332,7 @@ class _Group:
             law.cc = self.view
 
 
-class FluidEngine:
+class FluidEngine(AckClock):
     """Integrates a batch of scenarios together.
 
     Args:
@@ -1085,20 +1070,6 @@ class FluidEngine:
             self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
-    def _window(self, i: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """What each flow (of ``i``, indices; default all) keeps in flight
-        while it sends (segments): its window within the path's cap; a paced
-        flow no more than rate × RTT of data physically in flight, beside
-        what it lost unseen (pacing spaces sending; only cwnd counts those)."""
-        window = np.minimum(self.cwnd[i], self.path_cap[i])
-        # whole segments: a sender transmits while snd_nxt − snd_una + 1 ≤ cwnd
-        np.copyto(window, np.floor(window), where=window >= 1.0)
-        if self.nr_any:  # a NewReno recovery's holes hold part of its window
-            window = np.maximum(window - self._holes_left(i), 0.0)
-        if self.paced:
-            window = np.minimum(window, self.pacing[i] * self.tau[i] + self.ghost[i])
-        return window
-
     def _holes_left(self, i: np.ndarray | slice = slice(None)) -> np.ndarray:
         """The holes each flow's (of ``i``) NewReno recovery has not yet
         repaired (segments; 0 outside one). NewReno (RFC 6582) repairs one
@@ -1122,106 +1093,6 @@ class FluidEngine:
         tf = self.t[self.scen[i]]
         on = (self.nr_holes[i] > 0) & (tf < self.rec_until[i])
         return on, np.floor(np.maximum(tf - self.nr_start[i], 0.0) / self.nr_tau[i])
-
-    def _arrivals(self, physical: np.ndarray, tau: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """Each flow's arrival rate at the queue, into ``x`` (packets/s): what
-        it has physically in flight over its RTT, a paced flow's no faster
-        than it paces. Returns their sum per scenario."""
-        np.divide(physical, tau, out=x)
-        if self.delack:
-            np.multiply(x, self.hold, out=x)
-        if self.paced:
-            np.minimum(x, self.pacing, out=x)
-        return np.bincount(self.scen, x, self.S)
-
-    def _held_acks(self, q_need: np.ndarray, tau: np.ndarray, tf: np.ndarray) -> None:
-        """How delayed ACKs (RFC 1122 §4.2.3.2, RFC 5681 §4.2: one ACK per two
-        segments, else on a timer) slow the ACK clock of a flow whose window
-        does not fill the link, into ``hold`` (its rate over ``window/RTT``).
-
-        Such a flow's window crosses the bottleneck as a train of back-to-back
-        pairs, one every RTT. The first segment of each pair waits at the
-        receiver for the second, one packet time ``1/C``; the pair its ACK
-        releases is sent back to back, so the second waits as long at the
-        bottleneck: each pair's round lasts ``τ + 1/C``. Of an odd window
-        (``cwnd`` counts whole segments), the last segment has no partner
-        until the next train: its ACK waits for the delayed-ACK timer ``T``
-        (Linux: 40 ms), or for that train if it comes first, ``τ − (w − 1)/C``
-        later. So ``w`` segments take ``(w − s)/(τ + 1/C) + s/(τ + min(T, gap))``
-        per second, ``s`` being 1 for an odd window. Where the link is full
-        a standing queue feeds it continuously and the clock is the link's;
-        in recovery the receiver acknowledges at once (out-of-order data), and
-        so in Linux's quick-ACK mode (``quick_ack``): the first
-        :data:`QUICK_ACKS` ACKs of new data at the start and after a timeout."""
-        hold = self.hold
-        hold.fill(1.0)
-        empty = q_need <= 0.0
-        if not any_(empty):  # a standing queue everywhere: the link's clock
-            return
-        w = np.floor(np.minimum(self.cwnd, self.path_cap))
-        on = (self.ack_segs > 1.0) & self.sending & (w >= 1.0) & (tf >= self.rec_until) \
-            & empty[self.scen] & (self.quick_left <= 0.0)
-        if not any_(on):
-            return
-        i = _indices(on)
-        w, t, c = w[i], tau[i], self.cap_f[i]
-        odd = np.mod(w, 2.0)
-        gap = np.maximum(t - (w - 1.0) / c, 0.0)
-        wait = np.minimum(self.delack_timeout[i], gap)
-        rate = (w - odd) / (t + 1.0 / c) + odd / (t + wait)
-        hold[i] = rate * t / w
-
-    def _count_acks(self, cwnd: np.ndarray, grown: np.ndarray, hf: np.ndarray,
-                    tau: np.ndarray) -> None:
-        """Scale the step's growth ``grown`` (in place, and ``cwnd`` with it) of
-        flows whose laws count ACKs, not segments, behind delayed ACKs.
-
-        Congestion avoidance adds a fixed amount per ACK: ``share`` of the
-        per-segment growth; so does slow start behind a queue, where it adds
-        ``i`` per acknowledged segment (:meth:`FlowArrays.ss_grown`). On a
-        link not yet full slow start multiplies the window by ``1 + i`` per
-        RTT, and one ACK per ``1/share`` segments makes that ``1 + share·i``.
-        ``i`` is read back from the law's own step (``cwnd/before = (1 +
-        i)^(h/RTT)``), so the rule holds for Reno's ``i = 1`` and Hybla's
-        ``2^ρ − 1`` alike.
-        """
-        before = cwnd - grown
-        if not any_((grown > 0) & self.ack_counted):  # nothing to scale
-            np.add(before, grown, out=cwnd)
-            return
-        in_ss = before < self.ssthresh
-        share = np.where(in_ss, self.ack_share_ss, self.ack_share_ca)
-        scaled = (grown > 0) & (share < 1.0)
-        ss = scaled & in_ss & (hf > 0) & (before > 0) & ~self.queued
-        # (under run()'s errstate: the flows outside ``ss`` may divide by 0)
-        per_rtt = np.log(np.where(ss, cwnd / np.where(ss, before, 1.0), 1.0)) \
-            * tau / np.where(ss, hf, 1.0)                    # ln(1 + i)
-        ss_grown = before * np.expm1(np.log1p(np.expm1(per_rtt) * share) * hf / tau)
-        kept = np.where(ss, ss_grown, grown * share)
-        np.copyto(grown, kept, where=scaled)
-        np.add(before, grown, out=cwnd)
-
-    def _held_growth(self, cwnd: np.ndarray, grown: np.ndarray) -> None:
-        """Slow the step's growth ``grown`` (in place, and ``cwnd`` with it)
-        of window-limited flows whose ACK clock delayed ACKs hold
-        (:meth:`_held_acks`): a window law grows per acknowledged segment
-        (RFC 5681 §3.1: ``cwnd += acked`` in slow start, ``acked/cwnd`` per ACK
-        in congestion avoidance), so its round is a window of ACKs, ``RTT /
-        hold`` long, not an RTT. The step's growth is the law's over
-        ``hold`` of the step: linear growth scaled by ``hold``, slow start's
-        multiplication raised to the power ``hold``. (Paced laws set their
-        windows from their estimates and are left alone.)"""
-        slow = (self.hold < 1.0) & (grown > 0) & self.ack_clocked
-        if not any_(slow):
-            return
-        i = _indices(slow)
-        now, hold = cwnd[i], self.hold[i]
-        before = now - grown[i]
-        ss = (before < self.ssthresh[i]) & (before > 0)
-        factor = now / np.where(ss, before, 1.0)
-        new = np.where(ss, before * factor ** hold, before + grown[i] * hold)
-        cwnd[i] = new
-        grown[i] = new - before
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
         """Longer steps for calm scenarios: no flow in slow start, and laws
@@ -2204,13 +2075,6 @@ class FluidEngine:
         cum = np.cumsum(np.where(flows >= 0, arrivals[flows], 0.0), axis=1)
         j = np.sum(cum < (u * cum[:, -1])[:, None], axis=1)
         return flows[np.arange(s.size), j]
-
-    def _growth_sent(self) -> np.ndarray:
-        """The last step's window growth (segments, per flow) that goes out as
-        new data: a window held by the receiver (or the path's cap) sends no
-        more as ``cwnd`` grows."""
-        cap, cwnd = self.path_cap, self.cwnd
-        return np.maximum(np.minimum(cwnd, cap) - np.minimum(cwnd - self.growth, cap), 0.0)
 
     def _red_arrivals(self, hf: np.ndarray) -> np.ndarray:
         """Each flow's arrivals at the queue in this step (packets), of which
