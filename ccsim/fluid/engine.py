@@ -87,11 +87,12 @@ from ..scenario import RED, DropTail, Scenario
 from . import draws
 from .fast import indices as _indices
 from .hooks import HookLaw
+from .events import Events
 from .losses import LossRecovery
 from .aqm import ECHO_SLOTS, ActiveQueues
 from .bottleneck import Bottleneck
 from .steps import StepRules
-from .acks import QUICK_ACKS, AckClock, _ack_share
+from .acks import AckClock, _ack_share
 from .params import ParamView, split_names
 
 __all__ = ["FluidEngine", "FluidLawError", "STEP", "MIN_STEP", "MAX_STEP"]
@@ -232,7 +233,7 @@ class _Group:
             law.cc = self.view
 
 
-class FluidEngine(AckClock, StepRules, Bottleneck, ActiveQueues, LossRecovery):
+class FluidEngine(AckClock, StepRules, Bottleneck, ActiveQueues, LossRecovery, Events):
     """Integrates a batch of scenarios together.
 
     Args:
@@ -971,75 +972,6 @@ class FluidEngine(AckClock, StepRules, Bottleneck, ActiveQueues, LossRecovery):
         return True
 
     # -- events (rare): checked only when a flow's wake-up time has come ------------------
-    def _events(self, tf: np.ndarray, h: np.ndarray) -> None:
-        # only live scenarios with a flow that woke, and only their flows (by
-        # index): a batch of a thousand scenarios has some event at nearly
-        # every step, in a few of its scenarios (a scenario that has reached
-        # its end is not here, whatever its wake-up times)
-        woke_s = (h > 0) & (self.t >= self.wake_s)
-        wi = _indices(woke_s[self.scen])
-        tw = tf[wi]
-        started = self.started[wi]
-        newly = ~started & (tw >= self.start[wi])
-        if any_(newly):
-            self._open(self._mask(wi[newly]))
-            started = self.started[wi]
-        done = self.done[wi]
-        stopping = started & ~done & (tw >= self.stop[wi])
-        if any_(stopping):
-            si = wi[stopping]
-            self.done[si] = True
-            self.end_time[si] = self.stop[si]
-            done = self.done[wi]
-        active = started & ~done
-        # a sending flow has its whole window out: that is its FlightSize
-        window = self._window(wi)
-        out = self.outstanding[wi]
-        self.outstanding[wi] = np.where(active & ~np.isfinite(self.rto_until[wi]),
-                                        np.maximum(out, window), out)
-        # retransmission timers that fire now: a timeout reduction, the loss window
-        fire = active & (tw >= self.rto_until[wi])
-        if any_(fire):
-            fire = self._mask(wi[fire])
-            # FlightSize at the timeout: nothing was cumulatively ACKed past
-            # the first hole, so it is what was out when the loss was detected
-            self.outstanding[fire] = self.rto_flight[fire]
-            self._loss(fire, "timeout")
-            self._note(fire, tf, "timeout")
-            self.cwnd[fire] = self.loss_window[fire]
-            self._loss_phase(fire)
-            self.retransmits[fire] += self.rto_lost[fire]
-            self.outstanding[fire] = 0.0  # go back: what is still out is sent again,
-            self.ghost[fire] = 0.0  # losses since the timeout included
-            self.retransmits[fire] += self.lost[fire]
-            self.lost[fire] = 0.0
-            self.loss_flight[fire] = 0.0
-            self.pending[fire] = False
-            self.rto_until[fire] = np.inf
-            self.rec_until[fire] = tf[fire]
-            self.rec_point[fire] = -np.inf
-            self._go_back(fire, tf)
-            # the timer's silence (an RTO and more) exceeds the receiver's
-            # quick-ACK gap (its RTT plus min_rto): quick ACKs again
-            self.quick_left[fire] = QUICK_ACKS * self.quick_on[fire]
-        jump = active & (tw >= self.jump_at[wi])
-        if any_(jump):
-            self._restart_burst(self._mask(wi[jump]))
-        # recoveries that end now: were any of their retransmissions lost?
-        ended = active & (self.resent[wi] > 0) & (tw >= self.rec_until[wi])
-        if any_(ended):
-            self._retransmissions_lost(self._mask(wi[ended]), tf)
-        # recoveries that outlast the retransmission timer end in a timeout
-        late = active & (tw >= self.rec_timeout[wi])
-        if any_(late):
-            self._recovery_timeout(self._mask(wi[late]), tf)
-        # losses detected now (one RTT after the first drop of a window)
-        due = self.pending[wi] & active & (tw >= self.t_detect[wi]) \
-            & (tw >= self.rec_until[wi]) & ~np.isfinite(self.rto_until[wi])
-        if any_(due):
-            self._detect(self._mask(wi[due]), tf)
-        self._update_flags(wi)
-
     def _groups_in(self, mask: np.ndarray) -> list[_Group]:
         """The groups with a flow in ``mask``, in their order (one count over
         the groups, not a test of each group's slice)."""
@@ -1051,34 +983,6 @@ class FluidEngine(AckClock, StepRules, Bottleneck, ActiveQueues, LossRecovery):
         m = np.zeros(self.F, bool)
         m[idx] = True
         return m
-
-    def _update_flags(self, i: np.ndarray | None = None) -> None:
-        """Recompute the per-flow flags and wake-up times after events, of
-        the flows ``i`` (indices; None: all), the only ones whose state the
-        events changed; then every scenario's next event."""
-        if i is None:
-            i = slice(None)
-            self.sending = np.zeros(self.F, bool)
-            self.floor = np.zeros(self.F)
-            self.wake = np.zeros(self.F)
-        started = self.started[i]
-        active = started & ~self.done[i]
-        rto_until = self.rto_until[i]
-        waiting = np.isfinite(rto_until)
-        self.sending[i] = active & ~waiting
-        self.floor[i] = np.where(active, self.min_cwnd[i], -np.inf)
-        # (a flow waiting for its timer detects nothing: the timeout repairs it)
-        rec_until = self.rec_until[i]
-        detect = np.where(self.pending[i] & ~waiting,
-                          np.maximum(self.t_detect[i], rec_until), np.inf)
-        timed = np.minimum(np.minimum(self.stop[i], rto_until), self.rec_timeout[i])
-        np.minimum(timed, self.jump_at[i], out=timed)
-        np.minimum(timed, np.where(self.resent[i] > 0, rec_until, np.inf), out=timed)
-        # a flow not yet open wakes at its start (it is not active)
-        wake = np.where(active, timed, np.where(started, np.inf, self.start[i]))
-        self.wake[i] = np.minimum(wake, detect, out=wake)
-        self.wake_s = self._scenario_min(self.wake)  # each scenario's next event
-        self._recoveries_end()
 
     def _scenario_min(self, values: np.ndarray) -> np.ndarray:
         """The least of each scenario's flows' ``values`` (one per scenario)."""
@@ -1093,36 +997,6 @@ class FluidEngine(AckClock, StepRules, Bottleneck, ActiveQueues, LossRecovery):
     def _scenario_max(self, values: np.ndarray) -> np.ndarray:
         """The greatest of each scenario's flows' ``values`` (one per scenario)."""
         return -self._scenario_min(-values)
-
-    def _recoveries_end(self, stale: np.ndarray | None = None) -> None:
-        """Each scenario's next end of a recovery (s; inf if none is under
-        way), of the scenarios in the mask ``stale`` (None: all)."""
-        if stale is None:
-            active = self.started & ~self.done
-            self.rec_s = self._scenario_min(
-                np.where(active & (self.rec_until > self.t[self.scen]), self.rec_until, np.inf))
-            return
-        i = _indices(stale[self.scen])
-        s, until = self.scen[i], self.rec_until[i]
-        on = self.started[i] & ~self.done[i] & (until > self.t[s])
-        rec_s = self.rec_s.copy()
-        rec_s[stale] = np.inf
-        np.minimum.at(rec_s, s, np.where(on, until, np.inf))
-        self.rec_s = rec_s
-
-    def _complete(self, before, deliv, tf, hf) -> None:
-        """Sized flows that delivered their last segment this step."""
-        done = self.sending & (self.delivered >= self.size)
-        if not any_(done):
-            return
-        frac = np.where(deliv > 0, (self.size - before) / deliv, 1.0)
-        end = tf + hf * np.clip(frac, 0.0, 1.0)
-        self.done_at[done] = end[done]
-        self.end_time[done] = end[done]
-        self.done |= done
-        np.minimum.at(self.t1, self.scen[done], end[done])
-        self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
-        self._update_flags()
 
     def _marks(self, t, h, t_new, before, deliv, departed, live) -> None:
         """Cumulative deliveries at the start (t0) and end (t1) of the interval
@@ -1142,26 +1016,6 @@ class FluidEngine(AckClock, StepRules, Bottleneck, ActiveQueues, LossRecovery):
         self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
 
     # -- pieces of a step ---------------------------------------------------------------
-    def _open(self, newly: np.ndarray) -> None:
-        self.started |= newly
-        self.fresh |= newly
-        self.cwnd[newly] = self.iw[newly]
-        self.quick_left[newly] = QUICK_ACKS * self.quick_on[newly]
-        self.srtt[newly], self.rttvar[newly] = self.d[newly], self.d[newly] / 2.0
-        self.ssthresh[newly] = np.inf
-        self.pacing[newly] = np.inf
-        self.rec_until[newly] = 0.0
-        self.rec_point[newly] = -np.inf
-        self.rec_timeout[newly] = np.inf
-        self.loss_until[newly] = 0.0
-        self.jump_at[newly] = np.inf
-        self.resent[newly] = 0.0
-        for g in self._groups_in(newly):
-            m = newly[g.lo:g.hi]
-            for name, value in g.law.state.items():
-                getattr(g.f, name)[m] = value
-            g.call("start", m)
-
     def _draw(self, *requests: tuple[np.ndarray, str]) -> list[np.ndarray | None]:
         """Poisson counts per flow, one array for each ``(mean, stream)`` of
         ``requests`` (None where its means are all 0). Each count is a
