@@ -70,7 +70,7 @@ def _train_tail(rise: np.ndarray, b: np.ndarray, room: np.ndarray,
 
 
 TRAIN_PHASES = 16
-"""Relative phases of paced trains averaged over (:meth:`FluidEngine._paced_trains`)."""
+"""Relative phases of paced trains averaged over (:meth:`Bottleneck._paced_trains`)."""
 
 
 @functools.lru_cache(maxsize=None)

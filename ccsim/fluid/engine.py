@@ -19,10 +19,10 @@ wrong):
   RTT is an empty path's: propagation, the packet's time at the NICs and at
   every link, half the receiving delay. Below full load the trains of
   window-limited paced flows still queue where they overlap
-  (:meth:`FluidEngine._paced_trains`); that queue adds to the RTTs.
+  (:mod:`ccsim.fluid.bottleneck`); that queue adds to the RTTs.
 * **Delayed ACKs** slow the ACK clock of a window that does not fill the
   link: pairs a packet time apart, an odd window's last segment held by the
-  receiver's timer (:meth:`FluidEngine._held_acks`).
+  receiver's timer (:mod:`ccsim.fluid.acks`).
 * **Loss events.** In-flight data beyond pipe and buffer is dropped as it
   arrives, shared by the flows' arrival rates (slow start's back-to-back
   pairs counting twice) and dropped as whole packets when a
@@ -59,7 +59,7 @@ The step of each scenario is a fraction ``step`` of the smallest current RTT
 among its flows (it lengthens as queues fill) and, once none of its flows is
 in slow start, never shorter than ``min_step`` of the scenario's duration.
 Between loss events, where its laws have closed forms, a scenario takes long
-steps of up to ``max_step`` RTTs (:meth:`FluidEngine._long_steps`). Each
+steps of up to ``max_step`` RTTs (:mod:`ccsim.fluid.steps`). Each
 scenario's clock is its own: a step advances every live scenario by its own
 step, so a scenario's result does not depend on its neighbours.
 
@@ -67,6 +67,21 @@ Flows of one algorithm share one fluid-law instance; parameters that differ
 among them are arrays over the group's flows (:mod:`ccsim.fluid.params`).
 The results of a batch are assembled at once, each result's tables built
 when first read (:mod:`ccsim.fluid.results`).
+
+This module is the core: :class:`FluidEngine`'s ``run`` and ``_step``, whose
+sequence is the model's table of contents, with the recording of traces and
+the random draws. Each concern is a part of its own, a mixin
+:class:`FluidEngine` inherits (their methods read and write the engine's
+arrays; each module's docstring lists which):
+
+* :mod:`ccsim.fluid.layout`: the batch as arrays, built in named parts;
+* :mod:`ccsim.fluid.scope`: what the model refuses, with a clear error;
+* :mod:`ccsim.fluid.events`: flows open and stop, timers fire, wake-ups;
+* :mod:`ccsim.fluid.acks`: windows in flight, arrivals, delayed and counted ACKs;
+* :mod:`ccsim.fluid.bottleneck`: the queue, paced trains, bursts, overflow;
+* :mod:`ccsim.fluid.aqm`: RED, CoDel, PIE, step marking, ECN echoes;
+* :mod:`ccsim.fluid.losses`: detection, recoveries, timeouts, go-back-N;
+* :mod:`ccsim.fluid.steps`: long steps and fixed points.
 """
 
 from __future__ import annotations
@@ -429,7 +444,7 @@ class FluidEngine(Layout, Events, AckClock, Bottleneck, ActiveQueues, LossRecove
             self.long_live = bool(any_(self.long_ok & ~finished))
         return True
 
-    # -- events (rare): checked only when a flow's wake-up time has come ------------------
+    # -- over flows and scenarios -------------------------------------------------------
     def _groups_in(self, mask: np.ndarray) -> list[Group]:
         """The groups with a flow in ``mask``, in their order (one count over
         the groups, not a test of each group's slice)."""
@@ -473,7 +488,7 @@ class FluidEngine(Layout, Events, AckClock, Bottleneck, ActiveQueues, LossRecove
                 dep_mark[cross] = (self.dep + departed * frac)[cross]
         self.next_mark = np.where(self.t0_marked, self.t1, self.t0)
 
-    # -- pieces of a step ---------------------------------------------------------------
+    # -- draws, recording, errors -------------------------------------------------------
     def _draw(self, *requests: tuple[np.ndarray, str]) -> list[np.ndarray | None]:
         """Poisson counts per flow, one array for each ``(mean, stream)`` of
         ``requests`` (None where its means are all 0). Each count is a
