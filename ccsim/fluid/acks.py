@@ -8,7 +8,8 @@ segments, else on a timer) slows the clock of a window that does not fill
 the link, and slows its growth with it; Linux's quick-ACK mode
 (:data:`QUICK_ACKS`) acknowledges at once after a start or a timeout. A law
 that counts ACKs rather than segments (``ack_counting``) keeps its share of
-the growth it computes per segment.
+the growth it computes per segment (each flow's share is set up once, by
+:func:`ccsim.fluid.layout._ack_share`).
 
 Engine attributes read: ``cwnd``, ``ssthresh``, ``path_cap``, ``pacing``,
 ``tau``, ``ghost``, ``growth``, ``sending``, ``queued``, ``rec_until``,
@@ -25,18 +26,6 @@ import numpy as np
 
 from ..algorithms.fluid import any_
 from .fast import indices as _indices
-
-
-def _ack_share(stack, phase: str) -> float:
-    """The share of a law's per-segment growth it keeps in ``phase``
-    (``"slow-start"`` or ``"congestion-avoidance"``) under its flow's
-    ``ack_counting``: 1, or one half where it counts ACKs and the receiver
-    delays them (two segments per ACK). In slow start this grows a Reno window
-    by ``√2`` per RTT where the per-ACK rule gives 1.5, a first-order
-    approximation; in congestion avoidance it is exact for laws that add a
-    fixed amount per ACK (Reno, Hybla, HighSpeed)."""
-    per_ack = stack.ack_counting in ("acks", f"acks-in-{phase}")
-    return 0.5 if per_ack and stack.delayed_ack else 1.0
 
 
 QUICK_ACKS = 16

@@ -34,11 +34,22 @@ from ..algorithms.fluid import FlowArrays, FluidLaw, any_
 from ..recovery import get as get_recovery
 from ..scenario import RED
 from . import draws
-from .acks import _ack_share
 from .aqm import ECHO_SLOTS
 from .fast import indices as _indices
 from .hooks import HookLaw
 from .params import ParamView, split_names
+
+
+def _ack_share(stack, phase: str) -> float:
+    """The share of a law's per-segment growth it keeps in ``phase``
+    (``"slow-start"`` or ``"congestion-avoidance"``) under its flow's
+    ``ack_counting``: 1, or one half where it counts ACKs and the receiver
+    delays them (two segments per ACK). In slow start this grows a Reno window
+    by ``√2`` per RTT where the per-ACK rule gives 1.5, a first-order
+    approximation; in congestion avoidance it is exact for laws that add a
+    fixed amount per ACK (Reno, Hybla, HighSpeed)."""
+    per_ack = stack.ack_counting in ("acks", f"acks-in-{phase}")
+    return 0.5 if per_ack and stack.delayed_ack else 1.0
 
 
 class Group:
