@@ -15,7 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import ccsim
-from ccsim.fluid.engine import FluidEngine, _clip
+from ccsim.fluid.engine import FluidEngine
+from ccsim.fluid.fast import clip as _clip
 
 floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
 

@@ -1,5 +1,5 @@
 """The queue that window-limited paced flows' trains build on a link they do
-not fill (the fluid engine's ``_paced_trains``): the exact periodic queue of
+not fill (the fluid engine's ``Bottleneck._paced_trains``): the exact periodic queue of
 piecewise-constant rates, checked against closed forms and a brute-force
 integration, and its effect on two Copa flows under random loss, checked
 against the packet engine."""
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import ccsim
-from ccsim.fluid.engine import TRAIN_PHASES, _periodic_queue, _phases
+from ccsim.fluid.bottleneck import TRAIN_PHASES, _periodic_queue, _phases
 
 
 def brute_queue(rates, duties, phases, drain, T=1.0, n=20_000):

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import ccsim
-from ccsim.fluid.engine import _train_tail
+from ccsim.fluid.bottleneck import _train_tail
 
 
 def _path(**kw):
