@@ -455,8 +455,9 @@ class Layout:
             for g in self.groups:
                 pacer[g.lo:g.hi] = g.law.paces
             self.paced_s = np.bincount(self.scen, pacer, S) > 0
-        # scenarios that may take long steps: every law has a closed form,
-        # and neither RED nor random loss needs sampling within the step
+        # scenarios that may take long steps: every law has a closed form (or
+        # decides once per round: steps of up to an RTT, and neither RED nor
+        # random loss, whose drops land within a step), and no marks
         short_law = np.zeros(F, bool)
         round_law = np.zeros(F, bool)  # laws that decide once per round
         for g in self.groups:
