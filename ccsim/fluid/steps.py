@@ -35,7 +35,8 @@ class StepRules:
 
     def _long_steps(self, h: np.ndarray, in_ss: np.ndarray) -> np.ndarray:
         """Longer steps for calm scenarios: no flow in slow start, and laws
-        that integrate long steps exactly. Up to ``max_step`` RTTs; half the
+        that integrate long steps exactly. Up to ``max_step`` RTTs (one,
+        ``long_rtts``, where a law decides once per round); half the
         time the windows' growth (at the last step's rate) needs to fill pipe
         and buffer (RED: to its ``min_th``), and while the queue is empty no
         more than 2 % window growth; a twentieth of the mean time between
