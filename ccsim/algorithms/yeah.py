@@ -242,7 +242,11 @@ class YeAHFluid(FluidLaw):
     time constant).
 
     Rounds as the class: RTT samples (one per ACK: ``acked`` per step, in
-    recovery too) feed ``base_rtt`` and the round's minimum; a round ends
+    recovery too) feed ``base_rtt`` and the round's minimum, which takes the
+    RTT at the step's start as well as at its end (a step's ACKs span both,
+    the queue moving one way within it; with the end alone the minimum read
+    high while the queue rose, by up to a round's rise once steps reach a
+    round, ``round_steps``); a round ends
     when ``delivered`` passes the count delivered plus in flight at its
     start (in flight before the step's deliveries, ``inflight + acked``, so
     that a round lasts an RTT and not ``1 − h/RTT`` of one), and counts only
@@ -265,7 +269,7 @@ class YeAHFluid(FluidLaw):
 
     state = {"base_rtt": math.inf, "round_min": math.inf, "cnt_rtt": 0.0, "round_end": -1.0,
              "last_q": 0.0, "doing_reno_now": 0.0, "reno_count": RENO_COUNT_MIN,
-             "fast_count": 0.0}
+             "fast_count": 0.0, "step_rtt": math.nan}
 
     def __init__(self, cc: YeAH) -> None:
         if np.any(cc.reno_per_ack):  # refused once, as the batch is built
@@ -280,9 +284,13 @@ class YeAHFluid(FluidLaw):
         sampled = f.acked > 0
         if any_(sampled):                     # on_rtt
             np.copyto(f.base_rtt, np.where(sampled, np.minimum(f.base_rtt, f.rtt), f.base_rtt))
-            np.copyto(f.round_min, np.where(sampled, np.minimum(f.round_min, f.rtt),
+            # the step's samples span the RTTs at its start and its end (the
+            # queue moves one way within a step): the round's minimum takes both
+            low = np.fmin(f.rtt, f.step_rtt)
+            np.copyto(f.round_min, np.where(sampled, np.minimum(f.round_min, low),
                                             f.round_min))
             f.cnt_rtt += f.acked
+        np.copyto(f.step_rtt, f.rtt)
         moving = (f.h > 0) & sampled
         if not any_(moving):
             return
