@@ -346,7 +346,7 @@ def test_round_steps_keep_the_outcome(case):
     steps above, for the same reason: loss events land at other instants).
     Fewer steps, but not the long steps' 0.6: a round is four quarter-RTT
     steps at most, and near each loss event the step is a quarter RTT again
-    (measured 2026-11-28: 0.27-0.31 of the steps on the LAN, 0.62 and 0.75
+    (measured 2026-11-28: 0.26-0.31 of the steps on the LAN, 0.62 and 0.75
     in the two mixes, whose 0.5-2 BDP buffers overflow every few seconds;
     shares within 2.0 points, utilisation within 0.04)."""
     _like_quarter_steps(_ROUND_STEP_CASES[case], 0.8)
